@@ -1,0 +1,3 @@
+module github.com/countersign/countersign
+
+go 1.24

@@ -1,0 +1,290 @@
+// Package percent implements the percent-encoding of RFC 3986 §2.1 in the
+// strict form that OAuth 1.0 requires (RFC 5849 §3.6): every byte outside the
+// unreserved set ALPHA / DIGIT / "-" / "." / "_" / "~" (RFC 3986 §2.3)
+// becomes "%XX" with two UPPERCASE hexadecimal digits.
+//
+// Unlike [net/url.QueryEscape], a space is "%20", never "+", and unlike
+// [net/url.PathEscape], the sub-delimiters "$&+,:;=@" are always escaped.
+// Encoding works on bytes, not characters: each byte of a multi-byte UTF-8
+// sequence, and each byte of invalid UTF-8, is escaped on its own, so
+// "é" becomes "%C3%A9".
+//
+// [Decode] reverses [Encode]. It accepts upper- and lowercase hex digits,
+// leaves "+" alone and rejects malformed escapes with an [*EscapeError] that
+// says where. [DecodeForm] is the separate path for
+// application/x-www-form-urlencoded data (query strings and form bodies,
+// RFC 5849 §3.4.1.3.1), where "+" stands for a space. [Normalize] puts an
+// already-encoded string into the normal form of RFC 3986 §6.2.2, so that two
+// encodings of the same data can be compared.
+//
+// The zero-allocation forms [AppendEncode] and [AppendDecode] follow
+// [encoding/hex]: they append to a caller's buffer and return it.
+package percent
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+const upperhex = "0123456789ABCDEF"
+
+// escape[c] is 1 when byte c is outside the RFC 3986 §2.3 unreserved set.
+// It is a byte, not a bool, so that the hot loops can add entries up.
+var escape = func() (t [256]uint8) {
+	for i := range t {
+		c := byte(i)
+		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' ||
+			c == '-' || c == '.' || c == '_' || c == '~') {
+			t[i] = 1
+		}
+	}
+	return t
+}()
+
+// unhex[c] is the value of hex digit c, or 0xFF when c is not a hex digit.
+var unhex = func() (t [256]uint8) {
+	for i := range t {
+		t[i] = 0xFF
+	}
+	for i := 0; i < 10; i++ {
+		t['0'+i] = uint8(i)
+	}
+	for i := 0; i < 6; i++ {
+		t['A'+i] = uint8(10 + i)
+		t['a'+i] = uint8(10 + i)
+	}
+	return t
+}()
+
+// countEscapes returns how many bytes of s must be escaped. It looks at eight
+// bytes per iteration: independent table loads summed together keep the CPU's
+// load ports busy, which a byte-at-a-time loop with a branch per byte cannot.
+func countEscapes(s string) int {
+	n := 0
+	for len(s) >= 8 {
+		n += int(escape[s[0]]) + int(escape[s[1]]) + int(escape[s[2]]) + int(escape[s[3]]) +
+			int(escape[s[4]]) + int(escape[s[5]]) + int(escape[s[6]]) + int(escape[s[7]])
+		s = s[8:]
+	}
+	for i := 0; i < len(s); i++ {
+		n += int(escape[s[i]])
+	}
+	return n
+}
+
+// EncodedLen returns the length of Encode(s) without encoding or allocating,
+// so that callers can size a buffer for [AppendEncode].
+func EncodedLen(s string) int {
+	return len(s) + 2*countEscapes(s)
+}
+
+// Encode returns s percent-encoded as RFC 5849 §3.6 requires. If no byte of s
+// needs escaping, Encode returns s itself and does not allocate; otherwise it
+// allocates exactly once.
+func Encode(s string) string {
+	n := countEscapes(s)
+	if n == 0 {
+		return s
+	}
+	buf := make([]byte, 0, len(s)+2*n)
+	buf = appendEncode(buf, s)
+	return unsafeString(buf)
+}
+
+// AppendEncode appends the percent-encoding of s to dst and returns the
+// extended buffer. It does not allocate when dst has room for
+// [EncodedLen](s) more bytes.
+func AppendEncode(dst []byte, s string) []byte {
+	if n := len(s) + 2*countEscapes(s); cap(dst)-len(dst) < n {
+		grown := make([]byte, len(dst), len(dst)+n)
+		copy(grown, dst)
+		dst = grown
+	}
+	return appendEncode(dst, s)
+}
+
+// appendEncode assumes dst has room; it copies runs of unreserved bytes
+// whole rather than one append per byte.
+func appendEncode(dst []byte, s string) []byte {
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if escape[c] == 0 {
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		dst = append(dst, '%', upperhex[c>>4], upperhex[c&15])
+		start = i + 1
+	}
+	return append(dst, s[start:]...)
+}
+
+// An EscapeError reports a malformed "%XX" escape: a '%' that is not
+// followed by two hexadecimal digits. EscapeError values are comparable.
+type EscapeError struct {
+	Offset int    // byte offset of the '%' in the input
+	Escape string // the malformed escape, cut short at the end of the input
+}
+
+func (e *EscapeError) Error() string {
+	return "percent: invalid escape " + strconv.Quote(e.Escape) + " at offset " + strconv.Itoa(e.Offset)
+}
+
+// A UTF8Error reports decoded data that is not valid UTF-8; see [DecodeUTF8].
+type UTF8Error struct {
+	Offset int // byte offset in the input where the invalid sequence starts
+}
+
+func (e *UTF8Error) Error() string {
+	return "percent: invalid UTF-8 at offset " + strconv.Itoa(e.Offset)
+}
+
+// Decode returns the bytes that s percent-encodes. It accepts upper- and
+// lowercase hex digits and leaves every other byte, including '+', as it is.
+// A '%' that is not followed by two hex digits is an [*EscapeError].
+//
+// Decoding works on bytes: the result may hold any byte value, including
+// bytes that do not form valid UTF-8 ("%FF" decodes to the single byte 0xFF),
+// exactly as Encode would have been given them. Use [DecodeUTF8] to require
+// valid UTF-8.
+func Decode(s string) (string, error) {
+	i := strings.IndexByte(s, '%')
+	if i < 0 {
+		return s, nil
+	}
+	buf, err := decode(make([]byte, 0, len(s)), s, i, false)
+	if err != nil {
+		return "", err
+	}
+	return unsafeString(buf), nil
+}
+
+// AppendDecode appends the decoding of s to dst and returns the extended
+// buffer. On error it returns dst extended by what was decoded before the
+// malformed escape, together with an [*EscapeError].
+func AppendDecode(dst []byte, s string) ([]byte, error) {
+	return decode(dst, s, 0, false)
+}
+
+// DecodeForm is [Decode] under the application/x-www-form-urlencoded rules
+// that RFC 5849 §3.4.1.3.1 applies to query strings and form bodies: a '+'
+// decodes to a space. "%2B" still decodes to '+'.
+func DecodeForm(s string) (string, error) {
+	i := strings.IndexAny(s, "%+")
+	if i < 0 {
+		return s, nil
+	}
+	buf, err := decode(make([]byte, 0, len(s)), s, i, true)
+	if err != nil {
+		return "", err
+	}
+	return unsafeString(buf), nil
+}
+
+// DecodeUTF8 is [Decode] that also requires the decoded bytes to be valid
+// UTF-8. The [*UTF8Error] it returns otherwise gives the offset, in s, of
+// the text that decodes to the first invalid byte.
+func DecodeUTF8(s string) (string, error) {
+	d, err := Decode(s)
+	if err != nil {
+		return "", err
+	}
+	if utf8.ValidString(d) {
+		return d, nil
+	}
+	bad := firstInvalid(d)
+	// Walk s again to find which input byte produced decoded byte bad.
+	off := 0
+	for j := 0; j < bad; j++ {
+		if s[off] == '%' {
+			off += 3
+		} else {
+			off++
+		}
+	}
+	return "", &UTF8Error{Offset: off}
+}
+
+func firstInvalid(s string) int {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return len(s)
+}
+
+// decode appends the decoding of s to dst, copying s[:start] verbatim: the
+// caller has already established that it holds nothing to decode.
+func decode(dst []byte, s string, start int, form bool) ([]byte, error) {
+	dst = append(dst, s[:start]...)
+	run := start
+	for i := start; i < len(s); {
+		switch s[i] {
+		case '%':
+			if i+2 >= len(s) || unhex[s[i+1]]|unhex[s[i+2]] == 0xFF {
+				dst = append(dst, s[run:i]...)
+				return dst, escapeError(s, i)
+			}
+			dst = append(dst, s[run:i]...)
+			dst = append(dst, unhex[s[i+1]]<<4|unhex[s[i+2]])
+			i += 3
+			run = i
+		case '+':
+			if form {
+				dst = append(dst, s[run:i]...)
+				dst = append(dst, ' ')
+				run = i + 1
+			}
+			i++
+		default:
+			i++
+		}
+	}
+	return append(dst, s[run:]...), nil
+}
+
+func escapeError(s string, i int) *EscapeError {
+	end := min(i+3, len(s))
+	return &EscapeError{Offset: i, Escape: s[i:end]}
+}
+
+// Normalize returns s in the percent-encoding normal form of RFC 3986
+// §6.2.2.2: the hex digits of every escape are uppercased and escapes of
+// unreserved characters are decoded ("%7e" becomes "~", "%41" becomes "A").
+// Escapes of every other byte stay escaped ("%2f" becomes "%2F", never "/"),
+// and bytes that are not escaped are left as they are, even when Encode would
+// escape them. Two strings denote the same data exactly when their normal
+// forms are equal. A malformed escape is an [*EscapeError].
+func Normalize(s string) (string, error) {
+	i := strings.IndexByte(s, '%')
+	if i < 0 {
+		return s, nil
+	}
+	buf := make([]byte, 0, len(s))
+	buf = append(buf, s[:i]...)
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c != '%' {
+			buf = append(buf, c)
+			continue
+		}
+		if i+2 >= len(s) || unhex[s[i+1]]|unhex[s[i+2]] == 0xFF {
+			return "", escapeError(s, i)
+		}
+		b := unhex[s[i+1]]<<4 | unhex[s[i+2]]
+		if escape[b] == 0 {
+			buf = append(buf, b)
+		} else {
+			buf = append(buf, '%', upperhex[b>>4], upperhex[b&15])
+		}
+		i += 2
+	}
+	if string(buf) == s {
+		return s, nil
+	}
+	return unsafeString(buf), nil
+}
