@@ -182,6 +182,11 @@ func DecodeForm(s string) (string, error) {
 	return unsafeString(buf), nil
 }
 
+// AppendDecodeForm is [AppendDecode] under the rules of [DecodeForm].
+func AppendDecodeForm(dst []byte, s string) ([]byte, error) {
+	return decode(dst, s, 0, true)
+}
+
 // DecodeUTF8 is [Decode] that also requires the decoded bytes to be valid
 // UTF-8. The [*UTF8Error] it returns otherwise gives the offset, in s, of
 // the text that decodes to the first invalid byte.
