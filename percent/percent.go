@@ -22,6 +22,7 @@
 package percent
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -96,11 +97,9 @@ func Encode(s string) string {
 // extended buffer. It does not allocate when dst has room for
 // [EncodedLen](s) more bytes.
 func AppendEncode(dst []byte, s string) []byte {
-	if n := len(s) + 2*countEscapes(s); cap(dst)-len(dst) < n {
-		grown := make([]byte, len(dst), len(dst)+n)
-		copy(grown, dst)
-		dst = grown
-	}
+	// slices.Grow grows geometrically, so that a caller appending many
+	// values into one buffer reallocates O(log n) times, not once per value.
+	dst = slices.Grow(dst, len(s)+2*countEscapes(s))
 	return appendEncode(dst, s)
 }
 
