@@ -1,0 +1,558 @@
+package oauth1
+
+import (
+	"bytes"
+	"crypto"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/countersign/countersign/percent"
+)
+
+// A param is one signed name/value pair, stored percent-encoded in
+// state.enc: the name is enc[k0:k1] and the value enc[k1:v1]. Offsets rather
+// than slices, because enc grows while parameters are added.
+type param struct {
+	k0, k1, v1 int
+	proto      bool // an oauth_* protocol parameter this package supplies
+}
+
+// state is the scratch space of one signing operation, pooled so that
+// signing a request allocates little beyond what it hands back.
+type state struct {
+	signer  Signer
+	method  string
+	enc     []byte  // encoded names and values, back to back
+	params  []param // sorted before the base string is written
+	scratch []byte  // the base string URI, then the header or query
+	dec     []byte  // one decoded name or value
+	body    []byte  // a form body read through GetBody
+	form    []byte  // the form body's bytes, wherever they came from
+	base    []byte  // the signature base string
+}
+
+var statePool = sync.Pool{New: func() any { return new(state) }}
+
+// maxPooledBytes keeps a state that once signed a huge body from pinning
+// that memory in the pool.
+const maxPooledBytes = 64 << 10
+
+func getState() *state { return statePool.Get().(*state) }
+
+func putState(s *state) {
+	if cap(s.body) > maxPooledBytes || cap(s.enc) > maxPooledBytes || cap(s.base) > 4*maxPooledBytes {
+		return
+	}
+	s.signer, s.method, s.form = nil, "", nil
+	s.enc, s.params, s.scratch, s.dec, s.body, s.base = s.enc[:0], s.params[:0], s.scratch[:0], s.dec[:0], s.body[:0], s.base[:0]
+	statePool.Put(s)
+}
+
+func (s *state) name(p param) []byte  { return s.enc[p.k0:p.k1] }
+func (s *state) value(p param) []byte { return s.enc[p.k1:p.v1] }
+
+const formType = "application/x-www-form-urlencoded"
+
+// build collects the parameters of r and writes the signature base string
+// into s.base.
+func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time, nonce string, extra []Param) error {
+	switch {
+	case c == nil:
+		return errors.New("oauth1: nil Config")
+	case r == nil:
+		return errors.New("oauth1: nil request")
+	case r.URL == nil:
+		return errors.New("oauth1: request has no URL")
+	case c.Consumer.Token == "":
+		return errors.New("oauth1: missing consumer key (Config.Consumer.Token)")
+	}
+	s.signer = c.signer()
+	s.method = s.signer.Method()
+	if s.method == "" {
+		switch m := s.signer.(type) {
+		case HMAC:
+			return unsupportedHash("HMAC", m.Hash)
+		case RSA:
+			return unsupportedHash("RSA", m.Hash)
+		}
+		return fmt.Errorf("oauth1: signer %T has an empty Method name", s.signer)
+	}
+	plain := s.method == "PLAINTEXT"
+	if plain && !c.AllowInsecurePlainText && !strings.EqualFold(r.URL.Scheme, "https") {
+		return fmt.Errorf("oauth1: PLAINTEXT needs an https URL, not %q (RFC 5849 §3.4.4); set Config.AllowInsecurePlainText to override", r.URL.Scheme)
+	}
+	omitTime := plain && t.IsZero() && nonce == ""
+	if !omitTime {
+		if t.IsZero() {
+			return errors.New("oauth1: zero timestamp")
+		}
+		if nonce == "" {
+			return errors.New("oauth1: empty nonce")
+		}
+	}
+
+	// The base string URI goes into scratch first, so that it can be
+	// encoded as a whole into the base string.
+	uri, err := appendBaseURI(s.scratch[:0], r)
+	if err != nil {
+		return err
+	}
+	s.scratch = uri
+
+	if err := s.addForm(r.URL.RawQuery, "query"); err != nil {
+		return err
+	}
+	form, err := isForm(r.Header.Get("Content-Type"))
+	if err != nil {
+		return err
+	}
+	hasBody := r.Body != nil && r.Body != http.NoBody
+	switch {
+	case form && hasBody:
+		body, err := s.readBody(c, r)
+		if err != nil {
+			return err
+		}
+		s.form = body
+		if err := s.addForm(unsafeString(body), "body"); err != nil {
+			return err
+		}
+	case c.Delivery == FormBody && hasBody:
+		return errors.New("oauth1: FormBody delivery needs an application/x-www-form-urlencoded body")
+	}
+
+	// Protocol parameters (§3.4.1.3.1), in no particular order: all are sorted below.
+	n := len(s.params)
+	s.addProto("oauth_consumer_key", c.Consumer.Token)
+	if tok.token() != "" {
+		s.addProto("oauth_token", tok.Token)
+	}
+	s.addProto("oauth_signature_method", s.method)
+	if !omitTime {
+		s.enc = append(s.enc, "oauth_timestamp"...)
+		k1 := len(s.enc)
+		s.enc = strconv.AppendInt(s.enc, t.Unix(), 10)
+		s.params = append(s.params, param{k1 - len("oauth_timestamp"), k1, len(s.enc), true})
+		s.addProto("oauth_nonce", nonce)
+	}
+	if !c.OmitVersion {
+		s.addProto("oauth_version", "1.0")
+	}
+	if c.BodyHash != 0 && !form && c.Delivery != FormBody {
+		sum, err := s.bodyHash(c, r, hasBody)
+		if err != nil {
+			return err
+		}
+		s.addProto("oauth_body_hash", sum)
+	}
+	for _, p := range extra {
+		if p.Name == "realm" || p.Name == "oauth_signature" {
+			return fmt.Errorf("oauth1: %q cannot be an extra protocol parameter", p.Name)
+		}
+		s.addProto(p.Name, p.Value)
+	}
+	if err := s.checkDuplicates(n); err != nil {
+		return err
+	}
+
+	enc := s.enc
+	slices.SortFunc(s.params, func(a, b param) int {
+		if c := bytes.Compare(enc[a.k0:a.k1], enc[b.k0:b.k1]); c != 0 {
+			return c
+		}
+		return bytes.Compare(enc[a.k1:a.v1], enc[b.k1:b.v1])
+	})
+	s.writeBase(r.Method)
+	return nil
+}
+
+// checkDuplicates refuses a request whose query or body already carries a
+// protocol parameter that is being added (a second oauth_nonce would be a
+// request that providers reject), or that repeats one among themselves.
+// params[:n] came from the request, params[n:] are the protocol parameters.
+func (s *state) checkDuplicates(n int) error {
+	proto := s.params[n:]
+	for i, p := range proto {
+		name := s.name(p)
+		for _, q := range proto[i+1:] {
+			if bytes.Equal(name, s.name(q)) {
+				return fmt.Errorf("oauth1: protocol parameter %s given twice", name)
+			}
+		}
+	}
+	for _, q := range s.params[:n] {
+		name := s.name(q)
+		if !bytes.HasPrefix(name, []byte("oauth_")) {
+			continue
+		}
+		if string(name) == "oauth_signature" {
+			return errors.New("oauth1: the request already carries an oauth_signature parameter")
+		}
+		for _, p := range proto {
+			if bytes.Equal(name, s.name(p)) {
+				return fmt.Errorf("oauth1: the request already carries protocol parameter %s", name)
+			}
+		}
+	}
+	return nil
+}
+
+func (s *state) addProto(name, value string) {
+	k0 := len(s.enc)
+	s.enc = percent.AppendEncode(s.enc, name)
+	k1 := len(s.enc)
+	s.enc = percent.AppendEncode(s.enc, value)
+	s.params = append(s.params, param{k0, k1, len(s.enc), true})
+}
+
+// addForm adds the pairs of an application/x-www-form-urlencoded string,
+// split on "&" alone: net/url.ParseQuery also splits on ";" in some versions
+// and drops such pairs in others, and either way the signed set would differ
+// from what the server sees. Empty pairs are skipped, as every form parser
+// does; a name without "=" has an empty value.
+func (s *state) addForm(raw, where string) error {
+	off := 0
+	for off <= len(raw) {
+		end := strings.IndexByte(raw[off:], '&')
+		if end < 0 {
+			end = len(raw)
+		} else {
+			end += off
+		}
+		if pair := raw[off:end]; pair != "" {
+			eq := strings.IndexByte(pair, '=')
+			if eq < 0 {
+				eq = len(pair)
+			}
+			k0 := len(s.enc)
+			if err := s.reencode(pair[:eq]); err != nil {
+				return formError(where, err, off)
+			}
+			k1 := len(s.enc)
+			if eq < len(pair) {
+				if err := s.reencode(pair[eq+1:]); err != nil {
+					return formError(where, err, off+eq+1)
+				}
+			}
+			s.params = append(s.params, param{k0, k1, len(s.enc), false})
+		}
+		off = end + 1
+	}
+	return nil
+}
+
+// reencode appends the strict encoding of the form-decoded v to s.enc.
+func (s *state) reencode(v string) error {
+	if strings.IndexByte(v, '%') < 0 && strings.IndexByte(v, '+') < 0 {
+		s.enc = percent.AppendEncode(s.enc, v)
+		return nil
+	}
+	d, err := percent.AppendDecodeForm(s.dec[:0], v)
+	s.dec = d
+	if err != nil {
+		return err
+	}
+	s.enc = percent.AppendEncode(s.enc, unsafeString(d))
+	return nil
+}
+
+// formError reports a malformed escape with its offset in the whole query
+// or body, not in the one name or value that held it.
+func formError(where string, err error, off int) error {
+	var e *percent.EscapeError
+	if errors.As(err, &e) {
+		return fmt.Errorf("oauth1: malformed %s: %w", where, &percent.EscapeError{Offset: off + e.Offset, Escape: e.Escape})
+	}
+	return fmt.Errorf("oauth1: malformed %s: %w", where, err)
+}
+
+// appendBaseURI appends the base string URI of §3.4.1.2: scheme and host
+// lowercased, the default port dropped, the path exactly as it goes on the
+// wire, no query.
+func appendBaseURI(dst []byte, r *http.Request) ([]byte, error) {
+	u := r.URL
+	host := r.Host // what net/http sends as the Host header, when set
+	if host == "" {
+		host = u.Host
+	}
+	if u.Scheme == "" || host == "" {
+		return dst, fmt.Errorf("oauth1: request URL %q is not absolute", u.Redacted())
+	}
+	dst = appendLower(dst, u.Scheme)
+	dst = append(dst, "://"...)
+	// net/http drops an empty port from the Host header.
+	host = strings.TrimSuffix(host, ":")
+	switch {
+	case strings.EqualFold(u.Scheme, "http") && strings.HasSuffix(host, ":80"):
+		host = host[:len(host)-3]
+	case strings.EqualFold(u.Scheme, "https") && strings.HasSuffix(host, ":443"):
+		host = host[:len(host)-4]
+	}
+	dst = appendLower(dst, host)
+
+	path := u.EscapedPath()
+	if u.Opaque != "" {
+		// net/http sends an opaque URL verbatim as the request target.
+		switch {
+		case strings.HasPrefix(u.Opaque, "//"):
+			rest := u.Opaque[2:]
+			if i := strings.IndexByte(rest, '/'); i >= 0 {
+				path = rest[i:]
+			} else {
+				path = ""
+			}
+		case strings.HasPrefix(u.Opaque, "/"):
+			path = u.Opaque
+		default:
+			return dst, fmt.Errorf("oauth1: request URL %q has an opaque part that is not a path", u.Redacted())
+		}
+	}
+	if path == "" {
+		path = "/"
+	}
+	return append(dst, path...), nil
+}
+
+func appendLower(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// writeBase writes method&uri&params into s.base (§3.4.1.1). The URI is in
+// s.scratch; the parameters are sorted.
+func (s *state) writeBase(method string) {
+	b := s.base[:0]
+	if method == "" {
+		method = http.MethodGet // as net/http sends it
+	}
+	start := len(b)
+	b = percent.AppendEncode(b, method)
+	for i := start; i < len(b); i++ {
+		if c := b[i]; 'a' <= c && c <= 'z' {
+			b[i] = c - ('a' - 'A')
+		}
+	}
+	b = append(b, '&')
+	b = percent.AppendEncode(b, unsafeString(s.scratch))
+	b = append(b, '&')
+	// The parameter string is name=value pairs joined by "&", and it is
+	// itself encoded: "=" becomes %3D, "&" %26, and each "%" %25.
+	for i, p := range s.params {
+		if i > 0 {
+			b = append(b, "%26"...)
+		}
+		b = percent.AppendEncode(b, unsafeString(s.name(p)))
+		b = append(b, "%3D"...)
+		b = percent.AppendEncode(b, unsafeString(s.value(p)))
+	}
+	s.base = b
+}
+
+// isForm reports whether a Content-Type names an
+// application/x-www-form-urlencoded body, in any case, with or without
+// parameters.
+func isForm(ct string) (bool, error) {
+	if ct == "" {
+		return false, nil
+	}
+	if strings.EqualFold(ct, formType) {
+		return true, nil // the common case, without mime's allocations
+	}
+	if !containsFold(ct, "x-www-form-urlencoded") {
+		return false, nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if mt == formType {
+		return true, nil // a malformed charset does not change what the body is
+	}
+	if err != nil {
+		return false, fmt.Errorf("oauth1: malformed Content-Type %q: %w", ct, err)
+	}
+	return false, nil
+}
+
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// readBody returns r's body without consuming it: through GetBody when r
+// has one, otherwise by reading r.Body and replacing it with an in-memory
+// copy (with GetBody) so that the request can still be sent and replayed.
+func (s *state) readBody(c *Config, r *http.Request) ([]byte, error) {
+	limit := c.maxBodyBytes()
+	if r.ContentLength > limit {
+		return nil, fmt.Errorf("%w: Content-Length %d, limit %d bytes", ErrBodyTooLarge, r.ContentLength, limit)
+	}
+	if r.GetBody != nil {
+		rc, err := r.GetBody()
+		if err != nil {
+			return nil, fmt.Errorf("oauth1: reading request body: GetBody: %w", err)
+		}
+		defer rc.Close()
+		s.body, err = readLimited(s.body[:0], rc, limit)
+		return s.body, err
+	}
+	b, err := readLimited(nil, r.Body, limit)
+	r.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	setBody(r, b)
+	return b, nil
+}
+
+// setBody makes b the body of r, with GetBody and ContentLength to match.
+func setBody(r *http.Request, b []byte) {
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+	r.ContentLength = int64(len(b))
+	if len(b) == 0 {
+		r.Body = http.NoBody
+		r.GetBody = func() (io.ReadCloser, error) { return http.NoBody, nil }
+	}
+}
+
+// readLimited appends all of rd to dst, failing rather than truncating when
+// there is more than limit bytes.
+func readLimited(dst []byte, rd io.Reader, limit int64) ([]byte, error) {
+	for {
+		if len(dst) == cap(dst) {
+			dst = append(dst, 0)[:len(dst)]
+		}
+		n, err := rd.Read(dst[len(dst):cap(dst)])
+		dst = dst[:len(dst)+n]
+		if int64(len(dst)) > limit {
+			return nil, fmt.Errorf("%w: limit %d bytes", ErrBodyTooLarge, limit)
+		}
+		if err == io.EOF {
+			return dst, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("oauth1: reading request body: %w", err)
+		}
+	}
+}
+
+// bodyHash returns the oauth_body_hash value: the base64 hash of the body,
+// of the empty string when there is none.
+func (s *state) bodyHash(c *Config, r *http.Request, hasBody bool) (string, error) {
+	h := c.BodyHash
+	if h != crypto.SHA1 && h != crypto.SHA256 && h != crypto.SHA512 {
+		return "", errors.New("oauth1: oauth_body_hash: unsupported hash " + hashName(h))
+	}
+	var body []byte
+	if hasBody {
+		var err error
+		if body, err = s.readBody(c, r); err != nil {
+			return "", err
+		}
+	}
+	d := h.New()
+	d.Write(body)
+	var sum [64]byte
+	return base64.StdEncoding.EncodeToString(d.Sum(sum[:0])), nil
+}
+
+// deliver adds the protocol parameters and the signature to r.
+func (s *state) deliver(c *Config, r *http.Request, sig string) error {
+	switch c.Delivery {
+	case AuthHeader:
+		b := append(s.scratch[:0], "OAuth "...)
+		if c.Realm != "" {
+			b = append(b, `realm="`...)
+			b = percent.AppendEncode(b, c.Realm)
+			b = append(b, `", `...)
+		}
+		b = s.appendProto(b, sig, `="`, `", `)
+		b = b[:len(b)-2] // the last ", "
+		if r.Header == nil {
+			r.Header = make(http.Header)
+		}
+		r.Header.Set("Authorization", string(b))
+		s.scratch = b
+	case QueryString:
+		u := *r.URL // the caller may share r.URL with other requests
+		b := append(s.scratch[:0], u.RawQuery...)
+		if len(b) > 0 {
+			b = append(b, '&')
+		}
+		b = s.appendProto(b, sig, "=", "&")
+		u.RawQuery = string(b[:len(b)-1])
+		r.URL = &u
+		s.scratch = b
+	case FormBody:
+		b := make([]byte, 0, len(s.form)+len(s.enc)+len(sig)+64)
+		b = append(b, s.form...)
+		if len(b) > 0 {
+			b = append(b, '&')
+		}
+		b = s.appendProto(b, sig, "=", "&")
+		setBody(r, b[:len(b)-1])
+		if r.Header == nil {
+			r.Header = make(http.Header)
+		}
+		if r.Header.Get("Content-Type") == "" {
+			r.Header.Set("Content-Type", formType)
+		}
+	default:
+		return fmt.Errorf("oauth1: unknown %v", c.Delivery)
+	}
+	return nil
+}
+
+// appendProto appends the protocol parameters sorted by name, with
+// oauth_signature in its sorted place, each as name, eq, value, sep.
+func (s *state) appendProto(b []byte, sig, eq, sep string) []byte {
+	const sigName = "oauth_signature"
+	done := false
+	writeSig := func(b []byte) []byte {
+		b = append(b, sigName...)
+		b = append(b, eq...)
+		b = percent.AppendEncode(b, sig)
+		return append(b, sep...)
+	}
+	for _, p := range s.params {
+		if !p.proto {
+			continue
+		}
+		if !done && string(s.name(p)) > sigName {
+			b, done = writeSig(b), true
+		}
+		b = append(b, s.name(p)...)
+		b = append(b, eq...)
+		b = append(b, s.value(p)...)
+		b = append(b, sep...)
+	}
+	if !done {
+		b = writeSig(b)
+	}
+	return b
+}
+
+// unsafeString returns a string sharing b's memory, for handing pooled
+// bytes to functions that take strings without copying them. The string
+// must not outlive the next write to b.
+func unsafeString(b []byte) string {
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}

@@ -1,0 +1,54 @@
+// Package oauth1 signs and verifies HTTP requests with OAuth 1.0a
+// (RFC 5849), the protocol still spoken by the X (Twitter) API v1.1/v2 user
+// context, Jira and Atlassian application links, NetSuite, WooCommerce,
+// Mastercard, Garmin, Flickr and others.
+//
+// A [Config] holds the client (consumer) credentials and the signature
+// method; [Credentials] hold a token and its secret. Signing a request is one
+// call:
+//
+//	cfg := &oauth1.Config{Consumer: oauth1.Credentials{Token: key, Secret: secret}}
+//	req, _ := http.NewRequest("GET", "https://api.x.com/2/users/me", nil)
+//	err := cfg.Sign(req, &oauth1.Credentials{Token: token, Secret: tokenSecret})
+//
+// Sign uses the current time and a random nonce from crypto/rand; [Config.SignAt]
+// takes both explicitly, for tests and published vectors, and
+// [Config.BaseString] returns the exact signature base string (§3.4.1) that
+// SignAt signs, which is where every "invalid signature" investigation starts.
+//
+// # What is signed
+//
+// The signature base string is built exactly as RFC 5849 §3.4.1 says:
+//
+//   - the method, uppercased;
+//   - the base string URI: scheme and host lowercased, the port dropped only
+//     when it is the scheme's default, the path as sent on the wire (its
+//     escaped form), no query and no fragment;
+//   - the parameters: the query string and, only when the Content-Type is
+//     application/x-www-form-urlencoded, the form body, both decoded with form
+//     rules ("+" is a space) by this package's own parser, which splits on "&"
+//     alone and keeps duplicates and empty values; plus the oauth_* protocol
+//     parameters except oauth_signature, and never "realm". Every name and
+//     value is percent-encoded with [percent.Encode] and the pairs are sorted
+//     by name, then value, byte-wise.
+//
+// A malformed escape in the query or body is an error: a request is never
+// signed with a parameter set that differs from the one on the wire.
+// Bodies of other types (JSON, XML, multipart) are not part of the signature;
+// set [Config.BodyHash] to cover them with the oauth_body_hash extension.
+//
+// # Signature methods
+//
+// [HMAC] (HMAC-SHA1, the zero value; HMAC-SHA256; HMAC-SHA512), [RSA]
+// (RSA-SHA1/256/512 with PKCS #1 v1.5, over any [crypto.Signer], so keys held
+// in an HSM or KMS work) and [PlainText]. Package
+// [github.com/countersign/countersign/oauth1/rsakey] loads RSA keys from PEM,
+// OpenSSH and PKCS #12 files. Any other method implements [Signer].
+//
+// # Delivery
+//
+// Protocol parameters go in the Authorization header by default (§3.5.1), in
+// a fixed order: realm first, then the oauth_* parameters sorted by name, as
+// the X API documentation shows them. [QueryString] and [FormBody] deliver
+// them in the query or the form body instead (§3.5.2, §3.5.3).
+package oauth1

@@ -1,0 +1,195 @@
+package oauth1
+
+import (
+	"crypto"
+	"crypto/rand"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Credentials is a token and shared-secret pair: the client credentials
+// (consumer key and secret), temporary credentials or token credentials of
+// RFC 5849 §1.1. String and GoString redact Secret, so that a Credentials
+// value can be logged or printed with any fmt verb without leaking it.
+type Credentials struct {
+	Token  string
+	Secret string
+}
+
+func (c Credentials) String() string {
+	return "{Token:" + c.Token + " Secret:" + redact(c.Secret) + "}"
+}
+
+func (c Credentials) GoString() string {
+	return "oauth1.Credentials{Token:" + strconv.Quote(c.Token) + ", Secret:" + redact(c.Secret) + "}"
+}
+
+func redact(secret string) string {
+	if secret == "" {
+		return `""`
+	}
+	return "REDACTED"
+}
+
+// Delivery says where the protocol parameters travel (RFC 5849 §3.5).
+type Delivery int
+
+const (
+	// AuthHeader sends them in the Authorization header (§3.5.1), the
+	// default and what nearly every provider expects.
+	AuthHeader Delivery = iota
+	// QueryString appends them to the request URI's query (§3.5.3), as
+	// WooCommerce requires over plain HTTP.
+	QueryString
+	// FormBody appends them to an application/x-www-form-urlencoded body
+	// (§3.5.2). A request without a body gets one.
+	FormBody
+)
+
+func (d Delivery) String() string {
+	switch d {
+	case AuthHeader:
+		return "header"
+	case QueryString:
+		return "query"
+	case FormBody:
+		return "body"
+	}
+	return "Delivery(" + strconv.Itoa(int(d)) + ")"
+}
+
+// DefaultMaxBodyBytes is the limit on the body that signing reads when
+// Config.MaxBodyBytes is zero: form bodies are read to collect their
+// parameters and, with Config.BodyHash, other bodies are read to hash them.
+const DefaultMaxBodyBytes = 4 << 20
+
+// ErrBodyTooLarge is returned (wrapped, with the limit) when a body that
+// signing must read is larger than the limit. A request is never signed over
+// a truncated body.
+var ErrBodyTooLarge = errors.New("oauth1: request body exceeds the size limit")
+
+// Config holds a client's credentials, its signature method and how
+// requests are signed. A Config is never modified by this package and is
+// safe for concurrent use, as long as the caller does not change it.
+type Config struct {
+	// Consumer holds the client credentials (consumer key and secret).
+	Consumer Credentials
+
+	// Signer is the signature method. Nil means HMAC{}, that is HMAC-SHA1.
+	Signer Signer
+
+	// Realm, if set, is sent as the realm parameter of the Authorization
+	// header (NetSuite wants the account id). It is never signed (§3.4.1.3.1).
+	Realm string
+
+	// Delivery says where the protocol parameters go; the zero value is
+	// the Authorization header.
+	Delivery Delivery
+
+	// OmitVersion leaves out oauth_version=1.0, which RFC 5849 §3.1 makes
+	// optional. It is sent by default because providers such as the X API
+	// include it in their examples; the RFC's own examples omit it.
+	OmitVersion bool
+
+	// BodyHash, if nonzero, adds an oauth_body_hash parameter (the OAuth
+	// Request Body Hash extension) computed with this hash over the body of
+	// every request whose body is not form-encoded; an absent body hashes as
+	// the empty string. crypto.SHA1 is what LTI 1.1 uses, crypto.SHA256 what
+	// Mastercard uses. The hash is chosen apart from the signature method.
+	BodyHash crypto.Hash
+
+	// AllowInsecurePlainText lets the PLAINTEXT method sign requests whose
+	// URL is not https. RFC 5849 §3.4.4 requires a secure channel, so
+	// by default such requests are refused.
+	AllowInsecurePlainText bool
+
+	// MaxBodyBytes limits how much of a body signing reads; zero means
+	// DefaultMaxBodyBytes. A larger body is an error wrapping ErrBodyTooLarge.
+	MaxBodyBytes int64
+}
+
+// A Param is a name and value pair, unencoded. Extra protocol parameters
+// given to [Config.SignAt] are sent with the ones the Config supplies.
+type Param struct {
+	Name, Value string
+}
+
+// Sign signs r, using the current time and a fresh random nonce, and adds
+// the protocol parameters to it as c.Delivery says. tok holds the token
+// credentials; it is nil for two-legged requests and for temporary
+// credential requests, which have no token.
+//
+// Sign modifies r: it sets the Authorization header, or extends the query or
+// the body. When r has a form body (or c.BodyHash is set) but no GetBody,
+// Sign reads r.Body and replaces it with an in-memory copy.
+func (c *Config) Sign(r *http.Request, tok *Credentials) error {
+	return c.SignAt(r, tok, time.Now(), newNonce())
+}
+
+// SignAt is Sign with an explicit timestamp and nonce, for tests, published
+// vectors and replays. extra holds additional protocol parameters to send and
+// sign, such as oauth_callback (§2.1) or oauth_verifier (§2.3).
+//
+// With the PLAINTEXT method, a zero t and an empty nonce leave
+// oauth_timestamp and oauth_nonce out, as §3.1 permits.
+func (c *Config) SignAt(r *http.Request, tok *Credentials, t time.Time, nonce string, extra ...Param) error {
+	s := getState()
+	defer putState(s)
+	if err := s.build(c, r, tok, t, nonce, extra); err != nil {
+		return err
+	}
+	sig, err := s.signer.Sign(s.base, c.Consumer.Secret, tok.secret())
+	if err != nil {
+		return err
+	}
+	return s.deliver(c, r, sig)
+}
+
+// BaseString returns the signature base string (RFC 5849 §3.4.1) that
+// SignAt would sign for the same arguments. It does not sign r or add
+// anything to it; like Sign, it replaces a form body that has no GetBody with
+// an in-memory copy so that the request can still be sent.
+func (c *Config) BaseString(r *http.Request, tok *Credentials, t time.Time, nonce string, extra ...Param) (string, error) {
+	s := getState()
+	defer putState(s)
+	if err := s.build(c, r, tok, t, nonce, extra); err != nil {
+		return "", err
+	}
+	return string(s.base), nil
+}
+
+// newNonce returns 26 characters from crypto/rand (130 bits), all
+// unreserved, so that the nonce never needs escaping.
+func newNonce() string {
+	return rand.Text()
+}
+
+func (tok *Credentials) secret() string {
+	if tok == nil {
+		return ""
+	}
+	return tok.Secret
+}
+
+func (tok *Credentials) token() string {
+	if tok == nil {
+		return ""
+	}
+	return tok.Token
+}
+
+func (c *Config) signer() Signer {
+	if c.Signer != nil {
+		return c.Signer
+	}
+	return HMAC{}
+}
+
+func (c *Config) maxBodyBytes() int64 {
+	if c.MaxBodyBytes > 0 {
+		return c.MaxBodyBytes
+	}
+	return DefaultMaxBodyBytes
+}
