@@ -109,25 +109,11 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 	}
 	s.scratch = uri
 
-	if err := s.addForm(r.URL.RawQuery, "query"); err != nil {
-		return err
-	}
-	form, err := isForm(r.Header.Get("Content-Type"))
+	form, hasBody, err := s.collect(r, c.maxBodyBytes())
 	if err != nil {
 		return err
 	}
-	hasBody := r.Body != nil && r.Body != http.NoBody
-	switch {
-	case form && hasBody:
-		body, err := s.readBody(c, r)
-		if err != nil {
-			return err
-		}
-		s.form = body
-		if err := s.addForm(unsafeString(body), "body"); err != nil {
-			return err
-		}
-	case c.Delivery == FormBody && hasBody:
+	if c.Delivery == FormBody && hasBody && !form {
 		return errors.New("oauth1: FormBody delivery needs an application/x-www-form-urlencoded body")
 	}
 
@@ -165,6 +151,38 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 		return err
 	}
 
+	s.sortParams()
+	s.writeBase(r.Method)
+	return nil
+}
+
+// collect adds the parameters of r's query and, when it is form-encoded,
+// of its body (§3.4.1.3.1). It reports whether the body is a form and
+// whether r has a body at all.
+func (s *state) collect(r *http.Request, limit int64) (form, hasBody bool, err error) {
+	if err := s.addForm(r.URL.RawQuery, "query"); err != nil {
+		return false, false, err
+	}
+	form, err = isForm(r.Header.Get("Content-Type"))
+	if err != nil {
+		return false, false, err
+	}
+	hasBody = r.Body != nil && r.Body != http.NoBody
+	if form && hasBody {
+		body, err := s.readBody(r, limit)
+		if err != nil {
+			return false, false, err
+		}
+		s.form = body
+		if err := s.addForm(unsafeString(body), "body"); err != nil {
+			return false, false, err
+		}
+	}
+	return form, hasBody, nil
+}
+
+// sortParams sorts by encoded name, then encoded value, byte-wise (§3.4.1.3.2).
+func (s *state) sortParams() {
 	enc := s.enc
 	slices.SortFunc(s.params, func(a, b param) int {
 		if c := bytes.Compare(enc[a.k0:a.k1], enc[b.k0:b.k1]); c != 0 {
@@ -172,8 +190,6 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 		}
 		return bytes.Compare(enc[a.k1:a.v1], enc[b.k1:b.v1])
 	})
-	s.writeBase(r.Method)
-	return nil
 }
 
 // checkDuplicates refuses a request whose query or body already carries a
@@ -399,8 +415,7 @@ func containsFold(s, sub string) bool {
 // readBody returns r's body without consuming it: through GetBody when r
 // has one, otherwise by reading r.Body and replacing it with an in-memory
 // copy (with GetBody) so that the request can still be sent and replayed.
-func (s *state) readBody(c *Config, r *http.Request) ([]byte, error) {
-	limit := c.maxBodyBytes()
+func (s *state) readBody(r *http.Request, limit int64) ([]byte, error) {
 	if r.ContentLength > limit {
 		return nil, fmt.Errorf("%w: Content-Length %d, limit %d bytes", ErrBodyTooLarge, r.ContentLength, limit)
 	}
@@ -464,7 +479,7 @@ func (s *state) bodyHash(c *Config, r *http.Request, hasBody bool) (string, erro
 	var body []byte
 	if hasBody {
 		var err error
-		if body, err = s.readBody(c, r); err != nil {
+		if body, err = s.readBody(r, c.maxBodyBytes()); err != nil {
 			return "", err
 		}
 	}
@@ -555,4 +570,33 @@ func (s *state) appendProto(b []byte, sig, eq, sep string) []byte {
 // must not outlive the next write to b.
 func unsafeString(b []byte) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// receivedBase writes into s.base the base string of a request as a
+// provider received it: uri is its base string URI, which the provider
+// knows better than r.URL does (scheme behind TLS termination, the Host it
+// is served as), and header holds the protocol parameters read from the
+// Authorization header, decoded. Protocol parameters delivered in the query
+// or body are part of r and are collected with it. oauth_signature and realm
+// are left out wherever they came from (§3.4.1.3.1).
+func (s *state) receivedBase(r *http.Request, uri string, header []Param, limit int64) error {
+	s.scratch = append(s.scratch[:0], uri...)
+	if _, _, err := s.collect(r, limit); err != nil {
+		return err
+	}
+	kept := s.params[:0]
+	for _, p := range s.params {
+		if string(s.name(p)) != "oauth_signature" {
+			kept = append(kept, p)
+		}
+	}
+	s.params = kept
+	for _, p := range header {
+		if p.Name != "realm" && p.Name != "oauth_signature" {
+			s.addProto(p.Name, p.Value)
+		}
+	}
+	s.sortParams()
+	s.writeBase(r.Method)
+	return nil
 }
