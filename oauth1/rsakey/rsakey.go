@@ -1,0 +1,279 @@
+// Package rsakey loads RSA private keys for the RSA-SHA1, RSA-SHA256 and
+// RSA-SHA512 signature methods (RFC 5849 §3.4.3). [Parse] detects the format
+// itself and accepts:
+//
+//   - PEM "RSA PRIVATE KEY": PKCS #1 (RFC 8017 appendix A.1.2), the output of
+//     `openssl genrsa -traditional`;
+//   - PEM "PRIVATE KEY": unencrypted PKCS #8 (RFC 5208), the output of
+//     `openssl genpkey` and OpenSSL 3's `openssl genrsa`;
+//   - PEM "OPENSSH PRIVATE KEY": the format of `ssh-keygen`, with or without
+//     a passphrase;
+//   - PKCS #12 (RFC 7292) DER, the ".p12" or ".pfx" file some providers
+//     (Mastercard among them) issue, protected by a password;
+//   - PKCS #1 or PKCS #8 DER without the PEM armour.
+//
+// Deviations: PKCS #12 files are read with [golang.org/x/crypto/pkcs12],
+// which knows only the legacy PBE-SHA1-3DES/RC2 algorithms; files written
+// with OpenSSL 3's default AES-256-CBC and PBKDF2 are rejected with
+// [ErrUnsupported] and must be re-exported with `openssl pkcs12 -legacy`:
+//
+//	openssl pkcs12 -in old.p12 -nodes -out plain.pem
+//	openssl pkcs12 -export -legacy -in plain.pem -out new.p12
+//	rm plain.pem
+//
+// Encrypted PEM keys, both the legacy "Proc-Type: 4,ENCRYPTED" form (RFC 1423,
+// insecure by design and deprecated in [crypto/x509]) and PKCS #8 "ENCRYPTED
+// PRIVATE KEY", are also rejected with [ErrUnsupported]. Re-encrypt them as
+// an OpenSSH key, which ssh-keygen does in place:
+//
+//	ssh-keygen -p -f key.pem
+//
+// This is a separate package so that programs signing with HMAC do not
+// depend on golang.org/x/crypto.
+//
+// Errors returned by Parse name the problem and match one of [ErrFormat],
+// [ErrPasswordRequired], [ErrIncorrectPassword], [ErrUnsupported] with
+// [errors.Is], or are a [*KeyTypeError]. They never contain the password or
+// any key material.
+package rsakey
+
+import (
+	"crypto/ecdh"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/asn1"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"strings"
+
+	"golang.org/x/crypto/pkcs12"
+	"golang.org/x/crypto/ssh"
+)
+
+var (
+	// ErrFormat means the input is empty, garbage, truncated, or holds no
+	// private key (a certificate or a public key alone, for example).
+	ErrFormat = errors.New("rsakey: no private key found")
+
+	// ErrPasswordRequired means the key is encrypted and the password
+	// passed to Parse was empty.
+	ErrPasswordRequired = errors.New("rsakey: key is encrypted and no password was given")
+
+	// ErrIncorrectPassword means the key is encrypted and the password
+	// passed to Parse does not decrypt it.
+	ErrIncorrectPassword = errors.New("rsakey: incorrect password")
+
+	// ErrUnsupported means the key is in a recognised container whose
+	// encryption this package cannot read. The wrapping message says how to
+	// convert the file.
+	ErrUnsupported = errors.New("rsakey: unsupported key encryption")
+)
+
+// A KeyTypeError reports a private key that was read successfully but is not
+// an RSA key, so it cannot sign with RSA-SHA1/256/512.
+type KeyTypeError struct {
+	Type string // the key found, such as "ECDSA P-256", "Ed25519" or "DSA"
+}
+
+func (e *KeyTypeError) Error() string {
+	return "rsakey: found " + e.Type + " private key, want RSA"
+}
+
+// Parse returns the RSA private key held in data, in any of the formats
+// listed in the package documentation. Parse looks at the first PEM block
+// whose type ends in "PRIVATE KEY" and skips other blocks, such as
+// certificates; input without PEM armour is read as DER.
+//
+// The password decrypts OpenSSH and PKCS #12 keys and is ignored for
+// unencrypted keys, so a caller may always pass the one it has. An
+// encrypted key with an empty password gives [ErrPasswordRequired].
+func Parse(data []byte, password string) (*rsa.PrivateKey, error) {
+	if len(data) == 0 {
+		return nil, fmt.Errorf("%w: empty input", ErrFormat)
+	}
+	block, others := findPEM(data)
+	switch {
+	case block != nil:
+		return parsePEM(block, password)
+	case len(others) > 0:
+		return nil, noKeyInPEM(others)
+	case isPKCS12(data):
+		return parsePKCS12(data, password)
+	}
+	if key, err := parseDER(data); !errors.Is(err, ErrFormat) {
+		return key, err
+	}
+	return nil, fmt.Errorf("%w: input is neither PEM, PKCS #1, PKCS #8 nor PKCS #12", ErrFormat)
+}
+
+// findPEM returns the first PEM block holding a private key, or the types of
+// the other PEM blocks in data if there is none.
+func findPEM(data []byte) (key *pem.Block, others []string) {
+	for {
+		var block *pem.Block
+		block, data = pem.Decode(data)
+		if block == nil {
+			return nil, others
+		}
+		if strings.HasSuffix(block.Type, "PRIVATE KEY") {
+			return block, nil
+		}
+		others = append(others, block.Type)
+	}
+}
+
+func noKeyInPEM(types []string) error {
+	for _, t := range types {
+		if strings.HasSuffix(t, "PUBLIC KEY") {
+			return fmt.Errorf("%w: PEM block %q is a public key; signing needs the private key", ErrFormat, t)
+		}
+	}
+	return fmt.Errorf("%w: PEM input has only %q blocks", ErrFormat, types)
+}
+
+func parsePEM(block *pem.Block, password string) (*rsa.PrivateKey, error) {
+	if _, ok := block.Headers["DEK-Info"]; ok || block.Headers["Proc-Type"] == "4,ENCRYPTED" {
+		// x509.DecryptPEMBlock is deprecated: RFC 1423 encryption has no
+		// integrity check, so a wrong password can yield a wrong key.
+		return nil, fmt.Errorf("%w: legacy PEM encryption (Proc-Type: 4,ENCRYPTED) is insecure; "+
+			"re-encrypt the key in OpenSSH format with `ssh-keygen -p -f FILE`", ErrUnsupported)
+	}
+	switch block.Type {
+	case "RSA PRIVATE KEY", "PRIVATE KEY":
+		key, err := parseDER(block.Bytes)
+		if errors.Is(err, ErrFormat) {
+			return nil, fmt.Errorf("%w: malformed PEM block %q", ErrFormat, block.Type)
+		}
+		return key, err
+	case "OPENSSH PRIVATE KEY":
+		return parseOpenSSH(block, password)
+	case "ENCRYPTED PRIVATE KEY":
+		return nil, fmt.Errorf("%w: encrypted PKCS #8; "+
+			"re-encrypt the key in OpenSSH format with `ssh-keygen -p -f FILE`", ErrUnsupported)
+	case "EC PRIVATE KEY":
+		if key, err := x509.ParseECPrivateKey(block.Bytes); err == nil {
+			return nil, &KeyTypeError{Type: keyType(key)}
+		}
+		return nil, &KeyTypeError{Type: "ECDSA"}
+	case "DSA PRIVATE KEY":
+		return nil, &KeyTypeError{Type: "DSA"}
+	}
+	return nil, fmt.Errorf("%w: unknown PEM block type %q", ErrFormat, block.Type)
+}
+
+// parseDER reads PKCS #8 or PKCS #1 DER whatever the PEM label says, since
+// some tools write one under the other's label.
+func parseDER(der []byte) (*rsa.PrivateKey, error) {
+	if key, err := x509.ParsePKCS8PrivateKey(der); err == nil {
+		return asRSA(key)
+	}
+	if key, err := x509.ParsePKCS1PrivateKey(der); err == nil {
+		return key, nil
+	}
+	if key, err := x509.ParseECPrivateKey(der); err == nil {
+		return nil, &KeyTypeError{Type: keyType(key)}
+	}
+	return nil, ErrFormat
+}
+
+func parseOpenSSH(block *pem.Block, password string) (*rsa.PrivateKey, error) {
+	data := pem.EncodeToMemory(block)
+	key, err := ssh.ParseRawPrivateKey(data)
+	var missing *ssh.PassphraseMissingError
+	if errors.As(err, &missing) {
+		if password == "" {
+			return nil, fmt.Errorf("%w: OpenSSH key", ErrPasswordRequired)
+		}
+		key, err = ssh.ParseRawPrivateKeyWithPassphrase(data, []byte(password))
+		if errors.Is(err, x509.IncorrectPasswordError) {
+			return nil, fmt.Errorf("%w: OpenSSH key", ErrIncorrectPassword)
+		}
+	}
+	if err != nil {
+		// The ssh package's messages name ciphers and key types, never key bytes.
+		return nil, fmt.Errorf("%w: OpenSSH key: %v", ErrFormat, err)
+	}
+	return asRSA(key)
+}
+
+// isPKCS12 reports whether data starts like a PFX PDU (RFC 7292 §4): a
+// SEQUENCE whose first element is the INTEGER 3.
+func isPKCS12(data []byte) bool {
+	var pfx struct {
+		Version  int
+		AuthSafe asn1.RawValue
+		MacData  asn1.RawValue `asn1:"optional"`
+	}
+	_, err := asn1.Unmarshal(data, &pfx)
+	return err == nil && pfx.Version == 3
+}
+
+func parsePKCS12(data []byte, password string) (*rsa.PrivateKey, error) {
+	// ToPEM, unlike Decode, accepts files that carry a certificate chain.
+	blocks, err := pkcs12.ToPEM(data, password)
+	var notImpl pkcs12.NotImplementedError
+	switch {
+	case errors.Is(err, pkcs12.ErrIncorrectPassword), errors.Is(err, pkcs12.ErrDecryption):
+		if password == "" {
+			return nil, fmt.Errorf("%w: PKCS #12 file", ErrPasswordRequired)
+		}
+		return nil, fmt.Errorf("%w: PKCS #12 file", ErrIncorrectPassword)
+	case errors.As(err, &notImpl):
+		return nil, fmt.Errorf("%w: PKCS #12 (%v); golang.org/x/crypto/pkcs12 reads only the legacy "+
+			"PBE-SHA1-3DES/RC2 algorithms, not OpenSSL 3's default AES-256-CBC with PBKDF2: "+
+			"re-export the file with `openssl pkcs12 -export -legacy`", ErrUnsupported, err)
+	case err != nil && strings.Contains(err.Error(), "unknown private key type"):
+		// ToPEM decrypted a key it cannot convert to PEM, which means it
+		// is neither RSA nor ECDSA. Decode returns it as is, if the file
+		// holds just one key and one certificate.
+		if k, _, err := pkcs12.Decode(data, password); err == nil {
+			return nil, &KeyTypeError{Type: keyType(k)}
+		}
+		return nil, &KeyTypeError{Type: "non-RSA"}
+	case err != nil:
+		return nil, fmt.Errorf("%w: malformed PKCS #12: %v", ErrFormat, err)
+	}
+	var key *pem.Block
+	for _, b := range blocks {
+		if b.Type != "PRIVATE KEY" {
+			continue
+		}
+		if key != nil {
+			return nil, fmt.Errorf("%w: PKCS #12 holds more than one private key", ErrFormat)
+		}
+		key = b
+	}
+	if key == nil {
+		return nil, fmt.Errorf("%w: PKCS #12 holds no private key", ErrFormat)
+	}
+	// ToPEM labels keys "PRIVATE KEY" but encodes RSA as PKCS #1 and ECDSA
+	// as SEC 1; parseDER tries both.
+	k, err := parseDER(key.Bytes)
+	if errors.Is(err, ErrFormat) {
+		return nil, fmt.Errorf("%w: malformed key in PKCS #12", ErrFormat)
+	}
+	return k, err
+}
+
+func asRSA(key any) (*rsa.PrivateKey, error) {
+	if k, ok := key.(*rsa.PrivateKey); ok {
+		return k, nil
+	}
+	return nil, &KeyTypeError{Type: keyType(key)}
+}
+
+// keyType names a private key for KeyTypeError.
+func keyType(key any) string {
+	switch k := key.(type) {
+	case *ecdsa.PrivateKey:
+		return "ECDSA " + k.Curve.Params().Name
+	case ed25519.PrivateKey, *ed25519.PrivateKey:
+		return "Ed25519"
+	case *ecdh.PrivateKey:
+		return "ECDH " + fmt.Sprint(k.Curve())
+	}
+	return fmt.Sprintf("%T", key) // e.g. *dsa.PrivateKey from an OpenSSH file
+}
