@@ -22,6 +22,7 @@
 package percent
 
 import (
+	"encoding/binary"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,15 +59,30 @@ var unhex = func() (t [256]uint8) {
 	return t
 }()
 
-// countEscapes returns how many bytes of s must be escaped. It looks at eight
-// bytes per iteration: independent table loads summed together keep the CPU's
-// load ports busy, which a byte-at-a-time loop with a branch per byte cannot.
+// escapePairs[x] is the number of bytes among the two bytes of the
+// little-endian uint16 x that must be escaped. Counting two bytes per load
+// lets countEscapes look at sixteen bytes per iteration with eight loads,
+// which is what it takes to scan unreserved-only text at least twice as fast
+// as [net/url.QueryEscape] does; the 64 KiB it costs is built at init from
+// escape, in well under a tenth of a millisecond.
+var escapePairs = func() *[1 << 16]uint8 {
+	t := new([1 << 16]uint8)
+	for i := range t {
+		t[i] = escape[i&0xFF] + escape[i>>8]
+	}
+	return t
+}()
+
+// countEscapes returns how many bytes of s must be escaped.
 func countEscapes(s string) int {
+	t := escapePairs
 	n := 0
-	for len(s) >= 8 {
-		n += int(escape[s[0]]) + int(escape[s[1]]) + int(escape[s[2]]) + int(escape[s[3]]) +
-			int(escape[s[4]]) + int(escape[s[5]]) + int(escape[s[6]]) + int(escape[s[7]])
-		s = s[8:]
+	for len(s) >= 16 {
+		w := binary.LittleEndian.Uint64([]byte(s[:8]))
+		v := binary.LittleEndian.Uint64([]byte(s[8:16]))
+		n += int(t[uint16(w)]) + int(t[uint16(w>>16)]) + int(t[uint16(w>>32)]) + int(t[uint16(w>>48)]) +
+			int(t[uint16(v)]) + int(t[uint16(v>>16)]) + int(t[uint16(v>>32)]) + int(t[uint16(v>>48)])
+		s = s[16:]
 	}
 	for i := 0; i < len(s); i++ {
 		n += int(escape[s[i]])
@@ -88,8 +104,8 @@ func Encode(s string) string {
 	if n == 0 {
 		return s
 	}
-	buf := make([]byte, 0, len(s)+2*n)
-	buf = appendEncode(buf, s)
+	buf := make([]byte, len(s)+2*n)
+	encode(buf, s)
 	return unsafeString(buf)
 }
 
@@ -97,26 +113,54 @@ func Encode(s string) string {
 // extended buffer. It does not allocate when dst has room for
 // [EncodedLen](s) more bytes.
 func AppendEncode(dst []byte, s string) []byte {
+	e := countEscapes(s)
+	if e == 0 {
+		return append(dst, s...)
+	}
+	n := len(s) + 2*e
 	// slices.Grow grows geometrically, so that a caller appending many
 	// values into one buffer reallocates O(log n) times, not once per value.
-	dst = slices.Grow(dst, len(s)+2*countEscapes(s))
-	return appendEncode(dst, s)
+	dst = slices.Grow(dst, n)
+	encode(dst[len(dst):len(dst)+n], s)
+	return dst[:len(dst)+n]
 }
 
-// appendEncode assumes dst has room; it copies runs of unreserved bytes
-// whole rather than one append per byte.
-func appendEncode(dst []byte, s string) []byte {
-	start := 0
-	for i := 0; i < len(s); i++ {
+// enc[c] holds what Encode writes for byte c: the bytes themselves in the
+// low three bytes, little-endian, and how many of them count in the top byte.
+var enc = func() (t [256]uint32) {
+	for i := range t {
+		c := byte(i)
+		if escape[c] == 0 {
+			t[i] = uint32(c) | 1<<24
+		} else {
+			t[i] = '%' | uint32(upperhex[c>>4])<<8 | uint32(upperhex[c&15])<<16 | 3<<24
+		}
+	}
+	return t
+}()
+
+// encode writes the encoding of s to out, which must be exactly
+// EncodedLen(s) bytes long. Blocks of input go through encodeBlock, which
+// has no branch per byte: on text that mixes escaped and unreserved bytes a
+// per-byte branch is mispredicted often enough to cost more than the work.
+// The last few input bytes, where out has too little room left for
+// encodeBlock's bound, take the plain loop.
+func encode(out []byte, s string) {
+	i, j := 0, 0
+	for len(s)-i >= encodeBlock && len(out)-j >= encodeBlockRoom {
+		j += encodeBlockTo(out[j:j+encodeBlockRoom], s[i:i+encodeBlock])
+		i += encodeBlock
+	}
+	for ; i < len(s); i++ {
 		c := s[i]
 		if escape[c] == 0 {
-			continue
+			out[j] = c
+			j++
+		} else {
+			out[j], out[j+1], out[j+2] = '%', upperhex[c>>4], upperhex[c&15]
+			j += 3
 		}
-		dst = append(dst, s[start:i]...)
-		dst = append(dst, '%', upperhex[c>>4], upperhex[c&15])
-		start = i + 1
 	}
-	return append(dst, s[start:]...)
 }
 
 // An EscapeError reports a malformed "%XX" escape: a '%' that is not

@@ -8,3 +8,33 @@ import "unsafe"
 func unsafeString(b []byte) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
+
+const (
+	encodeBlock = 16
+	// Byte k of a block (k < encodeBlock) is written at an offset of at most
+	// 3k, since no byte encodes to more than three, and its four-byte store
+	// ends at most at 3k+4 <= 3*(encodeBlock-1)+4.
+	encodeBlockRoom = 3*(encodeBlock-1) + 4
+)
+
+// encodeBlockTo writes the encoding of block, which is encodeBlock bytes
+// long, to out, and returns how many bytes of out the encoding takes. It
+// stores all four bytes of enc[c] for every byte c, unconditionally, and then
+// advances by the count in the top byte, so that later stores overwrite the
+// spare ones. The stores skip bounds checks, which would otherwise cost a
+// third of the time; the bound that makes them safe is encodeBlockRoom, which
+// holds whatever the tables say as long as no count exceeds 3, and which the
+// length check below enforces.
+func encodeBlockTo(out []byte, block string) int {
+	if len(out) < encodeBlockRoom || len(block) != encodeBlock {
+		panic("percent: encodeBlockTo called with too small a buffer")
+	}
+	p := unsafe.Pointer(unsafe.SliceData(out))
+	j := 0
+	for k := 0; k < encodeBlock; k++ {
+		e := enc[block[k]]
+		*(*uint32)(unsafe.Add(p, j)) = e
+		j += int(e >> 24)
+	}
+	return j
+}
