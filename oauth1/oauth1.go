@@ -108,6 +108,18 @@ type Config struct {
 	// MaxBodyBytes limits how much of a body signing reads; zero means
 	// DefaultMaxBodyBytes. A larger body is an error wrapping ErrBodyTooLarge.
 	MaxBodyBytes int64
+
+	// Endpoint holds the provider's URLs for the three-legged flow
+	// (RFC 5849 §2); see [Config.RequestToken].
+	Endpoint Endpoint
+
+	// Callback is the URL the provider sends the resource owner back to
+	// (oauth_callback, §2.1). Empty means "oob", the out-of-band (PIN) flow.
+	Callback string
+
+	// HTTPClient sends the token requests of the flow and is the base of
+	// [Config.Client]. Nil means http.DefaultClient.
+	HTTPClient *http.Client
 }
 
 // A Param is a name and value pair, unencoded. Extra protocol parameters

@@ -1,0 +1,260 @@
+package oauth1
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/countersign/countersign/percent"
+)
+
+// Endpoint holds a provider's URLs for the three-legged flow of RFC 5849
+// §2 and the HTTP method of its token requests.
+type Endpoint struct {
+	RequestTokenURL string // temporary credential request (§2.1)
+	AuthorizeURL    string // resource owner authorization (§2.2)
+	AccessTokenURL  string // token request (§2.3)
+
+	// TokenMethod is the HTTP method of the requests to RequestTokenURL
+	// and AccessTokenURL. Empty means POST, as §2.1 and §2.3 require;
+	// E*TRADE wants GET.
+	TokenMethod string
+}
+
+// XEndpoint is the X (Twitter) API's endpoint. Its AuthorizeURL asks the
+// user to authorize the application every time.
+var XEndpoint = Endpoint{
+	RequestTokenURL: "https://api.x.com/oauth/request_token",
+	AuthorizeURL:    "https://api.x.com/oauth/authorize",
+	AccessTokenURL:  "https://api.x.com/oauth/access_token",
+}
+
+// XAuthenticateEndpoint is XEndpoint with the "Sign in with X"
+// authorization URL, which sends back at once a user who has already
+// authorized the application.
+var XAuthenticateEndpoint = Endpoint{
+	RequestTokenURL: "https://api.x.com/oauth/request_token",
+	AuthorizeURL:    "https://api.x.com/oauth/authenticate",
+	AccessTokenURL:  "https://api.x.com/oauth/access_token",
+}
+
+// maxResponseBytes bounds the token endpoints' answers, which are a few
+// hundred bytes of form data.
+const maxResponseBytes = 64 << 10
+
+// maxExcerptBytes bounds ResponseError.Body.
+const maxExcerptBytes = 1 << 10
+
+// ErrDenied is returned (wrapped) by [ParseCallback] when the provider
+// reports that the resource owner refused the authorization.
+var ErrDenied = errors.New("oauth1: the resource owner denied access")
+
+// A ResponseError reports a token endpoint's answer with a status other
+// than 2xx. Problem and Advice come from the oauth_problem and
+// oauth_problem_advice parameters of a form-encoded body (OAuth Problem
+// Reporting), when there are any.
+type ResponseError struct {
+	StatusCode int
+	Problem    string // such as "signature_invalid" or "timestamp_refused"
+	Advice     string
+	Body       []byte // the start of the body, at most 1 KiB
+}
+
+func (e *ResponseError) Error() string {
+	msg := "oauth1: token endpoint answered " + strconv.Itoa(e.StatusCode)
+	if t := http.StatusText(e.StatusCode); t != "" {
+		msg += " " + t
+	}
+	if e.Problem != "" {
+		msg += ": oauth_problem=" + e.Problem
+	}
+	if e.Advice != "" {
+		msg += " (" + e.Advice + ")"
+	}
+	return msg
+}
+
+// RequestToken asks the provider for temporary credentials (RFC 5849
+// §2.1), sending c.Callback as oauth_callback. It returns them with all the
+// values of the response, and fails unless the provider confirms the
+// callback with oauth_callback_confirmed=true, as OAuth 1.0a requires. An
+// answer with a status other than 2xx is a [*ResponseError].
+func (c *Config) RequestToken(ctx context.Context) (*Credentials, url.Values, error) {
+	cb := c.Callback
+	if cb == "" {
+		cb = "oob"
+	}
+	tok, v, err := c.tokenRequest(ctx, "request token", c.Endpoint.RequestTokenURL, nil, Param{"oauth_callback", cb})
+	if err != nil {
+		return nil, nil, err
+	}
+	if got := v.Get("oauth_callback_confirmed"); got != "true" {
+		return nil, nil, fmt.Errorf("oauth1: request token: the provider did not answer oauth_callback_confirmed=true (got %q): it may speak OAuth 1.0, not 1.0a", got)
+	}
+	return tok, v, nil
+}
+
+// AuthorizationURL returns the URL to send the resource owner to so that
+// they authorize temp (RFC 5849 §2.2): c.Endpoint.AuthorizeURL with
+// oauth_token and then extra added to its query, which is kept. extra holds
+// the parameters some providers want there, such as SmugMug's Access and
+// Permissions; it may be nil.
+func (c *Config) AuthorizationURL(temp *Credentials, extra url.Values) string {
+	u, frag, hasFrag := strings.Cut(c.Endpoint.AuthorizeURL, "#")
+	b := []byte(u)
+	switch i := strings.IndexByte(u, '?'); {
+	case i < 0:
+		b = append(b, '?')
+	case !strings.HasSuffix(u, "?") && !strings.HasSuffix(u, "&"):
+		b = append(b, '&')
+	}
+	b = append(b, "oauth_token="...)
+	b = percent.AppendEncode(b, temp.token())
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		for _, v := range extra[k] {
+			b = append(b, '&')
+			b = percent.AppendEncode(b, k)
+			b = append(b, '=')
+			b = percent.AppendEncode(b, v)
+		}
+	}
+	if hasFrag {
+		b = append(b, '#')
+		b = append(b, frag...)
+	}
+	return string(b)
+}
+
+// ParseCallback reads the oauth_token and oauth_verifier with which the
+// provider sends the resource owner back to the callback URL (§2.2). When
+// temp is not nil, the token must be temp's; pass nil to look the temporary
+// credentials up by the returned token instead. A denial (a "denied"
+// parameter, as X sends, or an oauth_problem) is an error wrapping
+// [ErrDenied].
+func ParseCallback(r *http.Request, temp *Credentials) (token, verifier string, err error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return "", "", fmt.Errorf("oauth1: callback: malformed query: %w", err)
+	}
+	if q.Has("denied") {
+		return "", "", fmt.Errorf("%w (denied=%s)", ErrDenied, q.Get("denied"))
+	}
+	if p := q.Get("oauth_problem"); p != "" {
+		return "", "", fmt.Errorf("%w (oauth_problem=%s)", ErrDenied, p)
+	}
+	token, verifier = q.Get("oauth_token"), q.Get("oauth_verifier")
+	switch {
+	case token == "":
+		return "", "", errors.New("oauth1: callback: no oauth_token")
+	case verifier == "":
+		return "", "", errors.New("oauth1: callback: no oauth_verifier")
+	case temp != nil && subtle.ConstantTimeCompare([]byte(token), []byte(temp.Token)) != 1:
+		return "", "", fmt.Errorf("oauth1: callback: oauth_token %q is not the temporary token %q", token, temp.Token)
+	}
+	return token, verifier, nil
+}
+
+// AccessToken exchanges the temporary credentials temp and the verifier
+// from the callback (or the PIN the user typed) for token credentials
+// (§2.3). The verifier is sent as a protocol parameter, in the
+// Authorization header by default, where providers such as Garmin require
+// it. It returns all the values of the response too, which carry
+// provider-specific data (X sends user_id and screen_name). An answer with a
+// status other than 2xx is a [*ResponseError].
+func (c *Config) AccessToken(ctx context.Context, temp *Credentials, verifier string) (*Credentials, url.Values, error) {
+	if temp == nil {
+		return nil, nil, errors.New("oauth1: access token: nil temporary credentials")
+	}
+	return c.tokenRequest(ctx, "access token", c.Endpoint.AccessTokenURL, temp, Param{"oauth_verifier", verifier})
+}
+
+func (c *Config) tokenRequest(ctx context.Context, what, rawURL string, tok *Credentials, extra Param) (*Credentials, url.Values, error) {
+	if c == nil {
+		return nil, nil, errors.New("oauth1: nil Config")
+	}
+	if rawURL == "" {
+		return nil, nil, fmt.Errorf("oauth1: %s: the Endpoint has no URL for it", what)
+	}
+	method := c.Endpoint.TokenMethod
+	if method == "" {
+		method = http.MethodPost
+	}
+	req, err := http.NewRequestWithContext(ctx, method, rawURL, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("oauth1: %s: %w", what, err)
+	}
+	if err := c.SignAt(req, tok, time.Now(), newNonce(), extra); err != nil {
+		return nil, nil, fmt.Errorf("oauth1: %s: %w", what, err)
+	}
+	client := c.HTTPClient
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, nil, fmt.Errorf("oauth1: %s: %w", what, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+	if err != nil {
+		return nil, nil, fmt.Errorf("oauth1: %s: reading the response: %w", what, err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, nil, newResponseError(resp.StatusCode, body)
+	}
+	if len(body) > maxResponseBytes {
+		return nil, nil, fmt.Errorf("oauth1: %s: response larger than %d bytes", what, maxResponseBytes)
+	}
+	// The answer is form-encoded (§2.1, §2.3). Its text is never quoted in an
+	// error: it holds the token secret.
+	v, err := url.ParseQuery(string(body))
+	if err != nil {
+		return nil, nil, fmt.Errorf("oauth1: %s: malformed response (%d bytes, Content-Type %q): %w",
+			what, len(body), resp.Header.Get("Content-Type"), err)
+	}
+	t := &Credentials{Token: v.Get("oauth_token"), Secret: v.Get("oauth_token_secret")}
+	if t.Token == "" || !v.Has("oauth_token_secret") {
+		return nil, nil, fmt.Errorf("oauth1: %s: the response lacks oauth_token or oauth_token_secret (it has %s)", what, keyList(v))
+	}
+	return t, v, nil
+}
+
+// newResponseError parses body, which may be anything from form data to an
+// HTML page.
+func newResponseError(status int, body []byte) *ResponseError {
+	e := &ResponseError{StatusCode: status}
+	// ParseQuery keeps the pairs it could parse: an HTML page around a
+	// problem report still yields it.
+	v, _ := url.ParseQuery(string(body))
+	e.Problem, e.Advice = v.Get("oauth_problem"), v.Get("oauth_problem_advice")
+	if !bytes.Contains(body, []byte("oauth_token_secret")) {
+		e.Body = bytes.Clone(body[:min(len(body), maxExcerptBytes)])
+	}
+	return e
+}
+
+func keyList(v url.Values) string {
+	if len(v) == 0 {
+		return "no parameters"
+	}
+	keys := make([]string, 0, len(v))
+	for k := range v {
+		keys = append(keys, strconv.Quote(k))
+	}
+	slices.Sort(keys)
+	return strings.Join(keys, ", ")
+}
