@@ -1,0 +1,315 @@
+package oauth1_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/countersign/countersign/oauth1"
+)
+
+// The credentials of the RFC 5849 §1.2 example (photos.example.net).
+var (
+	rfcClient   = oauth1.Credentials{Token: "dpf43f3p2l4k3l03", Secret: "kd94hf93k423kf44"}
+	rfcTemp     = oauth1.Credentials{Token: "hh5s93j4hdidpola", Secret: "hdhd0244k9j7ao03"}
+	rfcVerifier = "hfdp7dh39dks9884"
+	rfcToken    = oauth1.Credentials{Token: "nnch734d00sl2jdk", Secret: "pfkkdhi9sl3r4s00"}
+	rfcCallback = "http://printer.example.com/ready"
+)
+
+// photosProvider is the RFC 5849 §1.2 provider: it checks every signature
+// itself and answers as the RFC shows, plus the user_id and screen_name
+// that X adds to its token response. wantMethod is the method of the token
+// requests.
+func photosProvider(t *testing.T, wantMethod string) *httptest.Server {
+	mux := http.NewServeMux()
+	fail := func(w http.ResponseWriter, msg string) {
+		t.Errorf("provider: %s", msg)
+		http.Error(w, "oauth_problem=parameter_rejected", http.StatusUnauthorized)
+	}
+	mux.HandleFunc("/initiate", func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		p, err := checkHMAC(r, body, rfcClient, "")
+		switch {
+		case err != nil:
+			fail(w, err.Error())
+		case r.Method != wantMethod:
+			fail(w, "method "+r.Method)
+		case p["oauth_callback"] != rfcCallback || p["oauth_token"] != "" || p["oauth_version"] != "":
+			fail(w, "unexpected parameters: "+r.Header.Get("Authorization"))
+		default:
+			w.Header().Set("Content-Type", "application/x-www-form-urlencoded")
+			io.WriteString(w, "oauth_token="+rfcTemp.Token+"&oauth_token_secret="+rfcTemp.Secret+"&oauth_callback_confirmed=true")
+		}
+	})
+	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("oauth_token") != rfcTemp.Token {
+			fail(w, "authorize: "+r.URL.RawQuery)
+			return
+		}
+		http.Redirect(w, r, rfcCallback+"?oauth_token="+rfcTemp.Token+"&oauth_verifier="+rfcVerifier, http.StatusFound)
+	})
+	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		p, err := checkHMAC(r, body, rfcClient, rfcTemp.Secret)
+		switch {
+		case err != nil:
+			fail(w, err.Error())
+		case r.Method != wantMethod:
+			fail(w, "method "+r.Method)
+		case p["oauth_token"] != rfcTemp.Token || p["oauth_verifier"] != rfcVerifier:
+			// The verifier must be in the Authorization header.
+			fail(w, "unexpected parameters: "+r.Header.Get("Authorization"))
+		default:
+			io.WriteString(w, "oauth_token="+rfcToken.Token+"&oauth_token_secret="+rfcToken.Secret+"&user_id=6253282&screen_name=Jane%20Doe")
+		}
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func rfcConfig(base string) *oauth1.Config {
+	return &oauth1.Config{
+		Consumer:    rfcClient,
+		OmitVersion: true, // as in the RFC's examples
+		Callback:    rfcCallback,
+		Endpoint: oauth1.Endpoint{
+			RequestTokenURL: base + "/initiate",
+			AuthorizeURL:    base + "/authorize",
+			AccessTokenURL:  base + "/token",
+		},
+	}
+}
+
+func TestFlow(t *testing.T) {
+	for _, method := range []string{"", "GET"} {
+		t.Run("method="+method, func(t *testing.T) {
+			wantMethod := method
+			if wantMethod == "" {
+				wantMethod = "POST"
+			}
+			srv := photosProvider(t, wantMethod)
+			cfg := rfcConfig(srv.URL)
+			cfg.Endpoint.TokenMethod = method
+			ctx := context.Background()
+
+			temp, v, err := cfg.RequestToken(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *temp != rfcTemp || v.Get("oauth_callback_confirmed") != "true" {
+				t.Fatalf("RequestToken() = %#v, %v; want %#v", temp, v, rfcTemp)
+			}
+
+			// The browser's part: the provider redirects to the callback.
+			noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+			resp, err := noFollow.Get(cfg.AuthorizationURL(temp, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			callback := httptest.NewRequest("GET", resp.Header.Get("Location"), nil)
+			token, verifier, err := oauth1.ParseCallback(callback, temp)
+			if err != nil || token != rfcTemp.Token || verifier != rfcVerifier {
+				t.Fatalf("ParseCallback(%q) = %q, %q, %v; want %q, %q", resp.Header.Get("Location"), token, verifier, err, rfcTemp.Token, rfcVerifier)
+			}
+
+			tok, v, err := cfg.AccessToken(ctx, temp, verifier)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *tok != rfcToken {
+				t.Errorf("AccessToken() = %#v, want %#v", tok, rfcToken)
+			}
+			if v.Get("user_id") != "6253282" || v.Get("screen_name") != "Jane Doe" {
+				t.Errorf("AccessToken() values = %v, want user_id and screen_name", v)
+			}
+		})
+	}
+}
+
+// provider returns a server that answers every request with status, content
+// type and body.
+func provider(t *testing.T, status int, ctype, body string) *oauth1.Config {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", ctype)
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return rfcConfig(srv.URL)
+}
+
+func TestTokenEndpointErrors(t *testing.T) {
+	html := "<!DOCTYPE html><html><body>" + strings.Repeat("Service unavailable. ", 200) + "</body></html>"
+	tests := []struct {
+		name                string
+		status              int
+		ctype, body         string
+		wantProblem, advice string
+		wantBody            string
+	}{
+		{"signature_invalid", 401, "application/x-www-form-urlencoded",
+			"oauth_problem=signature_invalid&oauth_problem_advice=check%20the%20base%20string", "signature_invalid", "check the base string",
+			"oauth_problem=signature_invalid&oauth_problem_advice=check%20the%20base%20string"},
+		{"text/plain problem", 400, "text/plain", "oauth_problem=timestamp_refused&oauth_acceptable_timestamps=1-2", "timestamp_refused", "",
+			"oauth_problem=timestamp_refused&oauth_acceptable_timestamps=1-2"},
+		{"HTML", 503, "text/html", html, "", "", html[:1024]},
+		{"secret in error body", 500, "text/plain", "oauth_token=a&oauth_token_secret=LEAK", "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := provider(t, tt.status, tt.ctype, tt.body)
+			for _, call := range []func() error{
+				func() error { _, _, err := cfg.RequestToken(context.Background()); return err },
+				func() error { _, _, err := cfg.AccessToken(context.Background(), &rfcTemp, rfcVerifier); return err },
+			} {
+				err := call()
+				var re *oauth1.ResponseError
+				if !errors.As(err, &re) {
+					t.Fatalf("error = %v, want a *ResponseError", err)
+				}
+				if re.StatusCode != tt.status || re.Problem != tt.wantProblem || re.Advice != tt.advice || string(re.Body) != tt.wantBody {
+					t.Errorf("ResponseError = {%d %q %q %q}, want {%d %q %q %q}",
+						re.StatusCode, re.Problem, re.Advice, re.Body, tt.status, tt.wantProblem, tt.advice, tt.wantBody)
+				}
+				if strings.Contains(err.Error(), "LEAK") || strings.Contains(err.Error(), rfcClient.Secret) || strings.Contains(err.Error(), rfcTemp.Secret) {
+					t.Errorf("error %q reveals a secret", err)
+				}
+			}
+		})
+	}
+	_, _, err := provider(t, 401, "text/plain", "oauth_problem=signature_invalid").RequestToken(context.Background())
+	if want := "oauth1: token endpoint answered 401 Unauthorized: oauth_problem=signature_invalid"; err == nil || err.Error() != want {
+		t.Errorf("RequestToken() error = %v, want %q", err, want)
+	}
+}
+
+func TestTokenEndpointBadAnswers(t *testing.T) {
+	const secret = "s3cr3t-value"
+	tests := []struct {
+		name, body string
+		access     bool
+		wantErr    string
+	}{
+		{"no oauth_callback_confirmed", "oauth_token=a&oauth_token_secret=" + secret, false, "oauth_callback_confirmed"},
+		{"oauth_callback_confirmed=false", "oauth_token=a&oauth_token_secret=" + secret + "&oauth_callback_confirmed=false", false, "oauth_callback_confirmed"},
+		{"no secret", "oauth_token=a&oauth_callback_confirmed=true", false, `lacks oauth_token or oauth_token_secret (it has "oauth_callback_confirmed", "oauth_token")`},
+		{"HTML with 200", "<html>Sorry</html>", true, "lacks oauth_token"},
+		{"malformed", "oauth_token=a&oauth_token_secret=" + secret + "%zz", true, "malformed response"},
+		{"too large", "oauth_token=a&oauth_token_secret=" + secret + "&pad=" + strings.Repeat("x", 70<<10), true, "larger than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := provider(t, 200, "application/x-www-form-urlencoded", tt.body)
+			var err error
+			if tt.access {
+				_, _, err = cfg.AccessToken(context.Background(), &rfcTemp, rfcVerifier)
+			} else {
+				_, _, err = cfg.RequestToken(context.Background())
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("error = %v, want one mentioning %q", err, tt.wantErr)
+			}
+			if strings.Contains(err.Error(), secret) {
+				t.Errorf("error %q reveals the token secret", err)
+			}
+		})
+	}
+}
+
+func TestTokenRequestContext(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	cfg := rfcConfig(srv.URL)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, _, err := cfg.RequestToken(ctx)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("RequestToken(expiring ctx) error = %v, want context.DeadlineExceeded", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("RequestToken returned after %v", d)
+	}
+}
+
+func TestTokenRequestUsesHTTPClient(t *testing.T) {
+	srv := photosProvider(t, "POST")
+	rec := &recordingTransport{base: http.DefaultTransport}
+	cfg := rfcConfig(srv.URL)
+	cfg.HTTPClient = &http.Client{Transport: rec}
+	if _, _, err := cfg.RequestToken(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !rec.used.Load() {
+		t.Error("RequestToken did not use Config.HTTPClient")
+	}
+}
+
+func TestAuthorizationURL(t *testing.T) {
+	temp := &oauth1.Credentials{Token: "a b+c", Secret: "never shown"}
+	tests := []struct {
+		authorize string
+		extra     url.Values
+		want      string
+	}{
+		{"https://p.example/authorize", nil, "https://p.example/authorize?oauth_token=a%20b%2Bc"},
+		{"https://p.example/authorize?", nil, "https://p.example/authorize?oauth_token=a%20b%2Bc"},
+		{"https://p.example/authorize?lang=fr", nil, "https://p.example/authorize?lang=fr&oauth_token=a%20b%2Bc"},
+		{"https://p.example/authorize?lang=fr&", nil, "https://p.example/authorize?lang=fr&oauth_token=a%20b%2Bc"},
+		{"https://p.example/authorize#top", nil, "https://p.example/authorize?oauth_token=a%20b%2Bc#top"},
+		{"https://p.example/authorize", url.Values{"Permissions": {"Modify"}, "Access": {"Full"}},
+			"https://p.example/authorize?oauth_token=a%20b%2Bc&Access=Full&Permissions=Modify"},
+	}
+	for _, tt := range tests {
+		cfg := &oauth1.Config{Endpoint: oauth1.Endpoint{AuthorizeURL: tt.authorize}}
+		if got := cfg.AuthorizationURL(temp, tt.extra); got != tt.want {
+			t.Errorf("AuthorizationURL(%q, %v) = %q, want %q", tt.authorize, tt.extra, got, tt.want)
+		}
+	}
+}
+
+func TestParseCallback(t *testing.T) {
+	temp := &oauth1.Credentials{Token: "tmp", Secret: "s"}
+	tests := []struct {
+		query      string
+		temp       *oauth1.Credentials
+		wantToken  string
+		wantVerif  string
+		wantErr    string
+		wantDenied bool
+	}{
+		{"oauth_token=tmp&oauth_verifier=v%2B1", temp, "tmp", "v+1", "", false},
+		{"oauth_token=other&oauth_verifier=v", nil, "other", "v", "", false},
+		{"oauth_token=other&oauth_verifier=v", temp, "", "", "is not the temporary token", false},
+		{"denied=tmp", temp, "", "", "denied=tmp", true},
+		{"oauth_problem=user_refused", temp, "", "", "user_refused", true},
+		{"oauth_token=tmp", temp, "", "", "no oauth_verifier", false},
+		{"oauth_verifier=v", temp, "", "", "no oauth_token", false},
+		{"oauth_token=tmp&oauth_verifier=%zz", temp, "", "", "malformed query", false},
+	}
+	for _, tt := range tests {
+		r := httptest.NewRequest("GET", "/callback?"+tt.query, nil)
+		token, verifier, err := oauth1.ParseCallback(r, tt.temp)
+		if token != tt.wantToken || verifier != tt.wantVerif || (err == nil) != (tt.wantErr == "") ||
+			err != nil && !strings.Contains(err.Error(), tt.wantErr) || errors.Is(err, oauth1.ErrDenied) != tt.wantDenied {
+			t.Errorf("ParseCallback(%q) = %q, %q, %v; want %q, %q, error %q (denied %v)",
+				tt.query, token, verifier, err, tt.wantToken, tt.wantVerif, tt.wantErr, tt.wantDenied)
+		}
+	}
+}
