@@ -1,0 +1,153 @@
+package oauth1
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/countersign/countersign/percent"
+)
+
+// A HeaderError reports an Authorization header that is not a well-formed
+// OAuth credentials field (RFC 5849 §3.5.1, RFC 9110 §11.4). HeaderError
+// values are comparable when Err is nil or comparable.
+type HeaderError struct {
+	Offset int    // byte offset in the header value where parsing failed
+	Reason string // what was expected or found there
+	Err    error  // the underlying decoding error, such as a *percent.EscapeError
+}
+
+func (e *HeaderError) Error() string {
+	s := "oauth1: malformed Authorization header at offset " + strconv.Itoa(e.Offset) + ": " + e.Reason
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *HeaderError) Unwrap() error { return e.Err }
+
+// ParseAuthHeader parses the value of an Authorization header that uses the
+// OAuth scheme (RFC 5849 §3.5.1) and returns its parameters in the order
+// they appear, decoded. The scheme name is matched without regard to case;
+// parameters are name=value pairs separated by commas, with optional
+// whitespace around names, "=" and commas, and empty list elements allowed
+// (RFC 9110 §5.6.1). A value may be a quoted string, as RFC 5849 requires,
+// or, leniently, a bare token.
+//
+// Values other than realm are percent-decoded strictly with
+// [percent.Decode] ("+" stays "+"); realm is an RFC 9110 quoted string, not
+// signed, and is returned as it is written, with backslash escapes undone.
+// Duplicate names are returned as they are: rejecting them is the caller's
+// decision. A value that is not an OAuth header, or is malformed, is a
+// [*HeaderError].
+func ParseAuthHeader(v string) ([]Param, error) {
+	const scheme = "OAuth"
+	i := skipSpace(v, 0)
+	if len(v)-i < len(scheme) || !strings.EqualFold(v[i:i+len(scheme)], scheme) {
+		return nil, &HeaderError{Offset: i, Reason: `scheme is not "OAuth"`}
+	}
+	i += len(scheme)
+	if i < len(v) && v[i] != ' ' && v[i] != '\t' {
+		return nil, &HeaderError{Offset: i, Reason: `scheme is not "OAuth"`}
+	}
+	var params []Param
+	for {
+		// Skip list separators and whitespace: "a=1 , ,b=2" is a valid list.
+		for i < len(v) && (v[i] == ' ' || v[i] == '\t' || v[i] == ',') {
+			i++
+		}
+		if i == len(v) {
+			return params, nil
+		}
+		start := i
+		for i < len(v) && isTokenChar(v[i]) {
+			i++
+		}
+		if i == start {
+			return nil, &HeaderError{Offset: i, Reason: "expected a parameter name, found " + strconv.QuoteRune(rune(v[i]))}
+		}
+		name := v[start:i]
+		i = skipSpace(v, i)
+		if i == len(v) || v[i] != '=' {
+			return nil, &HeaderError{Offset: i, Reason: "expected \"=\" after " + strconv.Quote(name)}
+		}
+		i = skipSpace(v, i+1)
+		valueAt := i
+		var raw string
+		if i < len(v) && v[i] == '"' {
+			var err *HeaderError
+			raw, i, err = quotedString(v, i)
+			if err != nil {
+				return nil, err
+			}
+		} else {
+			for i < len(v) && isTokenChar(v[i]) {
+				i++
+			}
+			raw = v[valueAt:i]
+		}
+		value := raw
+		if name != "realm" {
+			d, err := percent.Decode(raw)
+			if err != nil {
+				return nil, &HeaderError{Offset: valueAt, Reason: "bad percent-encoding in " + strconv.Quote(name), Err: err}
+			}
+			value = d
+		}
+		params = append(params, Param{Name: name, Value: value})
+		i = skipSpace(v, i)
+		if i < len(v) && v[i] != ',' {
+			return nil, &HeaderError{Offset: i, Reason: "expected \",\" after the value of " + strconv.Quote(name)}
+		}
+	}
+}
+
+// quotedString reads the quoted-string starting at v[i] == '"' and returns
+// its content with quoted-pairs undone, and the offset after the closing
+// quote.
+func quotedString(v string, i int) (string, int, *HeaderError) {
+	open := i
+	i++
+	start := i
+	for i < len(v) && v[i] != '"' && v[i] != '\\' {
+		i++
+	}
+	if i < len(v) && v[i] == '"' {
+		return v[start:i], i + 1, nil // the common case: no escapes, no copy
+	}
+	var b strings.Builder
+	b.WriteString(v[start:i])
+	for i < len(v) {
+		switch c := v[i]; c {
+		case '"':
+			return b.String(), i + 1, nil
+		case '\\':
+			if i+1 == len(v) {
+				return "", i, &HeaderError{Offset: i, Reason: "backslash at end of quoted string"}
+			}
+			b.WriteByte(v[i+1])
+			i += 2
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return "", open, &HeaderError{Offset: open, Reason: "unterminated quoted string"}
+}
+
+func skipSpace(v string, i int) int {
+	for i < len(v) && (v[i] == ' ' || v[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// isTokenChar reports whether c is a tchar of RFC 9110 §5.6.2. Percent
+// signs are tchars, so an unquoted percent-encoded value is one token.
+func isTokenChar(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+}

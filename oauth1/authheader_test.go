@@ -1,0 +1,192 @@
+package oauth1
+
+import (
+	"errors"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/countersign/countersign/percent"
+)
+
+var parseAuthHeaderTests = []struct {
+	in   string
+	want []Param
+}{
+	// RFC 5849 §3.5.1, with the header's line folding joined by spaces.
+	{
+		`OAuth realm="Example",
+        oauth_consumer_key="0685bd9184jfhq22",
+        oauth_token="ad180jjd733klru7",
+        oauth_signature_method="HMAC-SHA1",
+        oauth_signature="wOJIO9A2W5mFwDgiDvZbTSMK%2FPY%3D",
+        oauth_timestamp="137131200",
+        oauth_nonce="4572616e48616d6d65724c61686176",
+        oauth_version="1.0"`,
+		[]Param{
+			{"realm", "Example"},
+			{"oauth_consumer_key", "0685bd9184jfhq22"},
+			{"oauth_token", "ad180jjd733klru7"},
+			{"oauth_signature_method", "HMAC-SHA1"},
+			{"oauth_signature", "wOJIO9A2W5mFwDgiDvZbTSMK/PY="},
+			{"oauth_timestamp", "137131200"},
+			{"oauth_nonce", "4572616e48616d6d65724c61686176"},
+			{"oauth_version", "1.0"},
+		},
+	},
+	// The X API documentation's header.
+	{
+		`OAuth oauth_consumer_key="xvz1evFS4wEEPTGEFPHBog", oauth_nonce="kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg", oauth_signature="tnnArxj06cWHq44gCs1OSKk%2FjLY%3D", oauth_signature_method="HMAC-SHA1", oauth_timestamp="1318622958", oauth_token="370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb", oauth_version="1.0"`,
+		[]Param{
+			{"oauth_consumer_key", "xvz1evFS4wEEPTGEFPHBog"},
+			{"oauth_nonce", "kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg"},
+			{"oauth_signature", "tnnArxj06cWHq44gCs1OSKk/jLY="},
+			{"oauth_signature_method", "HMAC-SHA1"},
+			{"oauth_timestamp", "1318622958"},
+			{"oauth_token", "370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb"},
+			{"oauth_version", "1.0"},
+		},
+	},
+	{"OAuth", nil},
+	{"  oauth   ", nil},
+	{"OAUTH a=b", []Param{{"a", "b"}}},
+	{"OAuth\ta = \"b\" ,c=d", []Param{{"a", "b"}, {"c", "d"}}},
+	{"OAuth ,, a=\"\" , , b=x%20y+z,", []Param{{"a", ""}, {"b", "x y+z"}}},
+	{`OAuth a="%e2%98%83"`, []Param{{"a", "☃"}}},
+	{`OAuth realm="a \"q\" \\ %zz", b="1"`, []Param{{"realm", `a "q" \ %zz`}, {"b", "1"}}},
+	{`OAuth a="x,y=z"`, []Param{{"a", "x,y=z"}}},
+	{`OAuth a="1", a="2"`, []Param{{"a", "1"}, {"a", "2"}}}, // duplicates are the caller's business
+}
+
+func TestParseAuthHeader(t *testing.T) {
+	for _, tt := range parseAuthHeaderTests {
+		in := strings.ReplaceAll(tt.in, "\n", "")
+		got, err := ParseAuthHeader(in)
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("ParseAuthHeader(%q) = %q, %v, want %q", in, got, err, tt.want)
+		}
+	}
+}
+
+var parseAuthHeaderErrors = []struct {
+	in     string
+	offset int
+}{
+	{"", 0},
+	{"Basic dXNlcjpwYXNz", 0},
+	{"OAuthx a=b", 5},
+	{"OAuth a", 7},
+	{"OAuth a b", 8},
+	{`OAuth a="b`, 8},
+	{`OAuth a="b\`, 10},
+	{`OAuth a="b" c="d"`, 12},
+	{`OAuth a="b"x`, 11},
+	{`OAuth ="b"`, 6},
+	{`OAuth a=b;c=d`, 9},
+	{`OAuth a="%zz"`, 8},
+	{`OAuth a=%4`, 8},
+	{"OAuth a=\"1\"\r\n b=\"2\"", 11},
+}
+
+func TestParseAuthHeaderErrors(t *testing.T) {
+	for _, tt := range parseAuthHeaderErrors {
+		got, err := ParseAuthHeader(tt.in)
+		var he *HeaderError
+		if !errors.As(err, &he) {
+			t.Errorf("ParseAuthHeader(%q) = %q, %v, want a *HeaderError", tt.in, got, err)
+			continue
+		}
+		if he.Offset != tt.offset {
+			t.Errorf("ParseAuthHeader(%q) error offset = %d, want %d (%v)", tt.in, he.Offset, tt.offset, err)
+		}
+		if !strings.HasPrefix(err.Error(), "oauth1: malformed Authorization header") {
+			t.Errorf("ParseAuthHeader(%q) error = %q, want the oauth1: prefix", tt.in, err)
+		}
+	}
+	_, err := ParseAuthHeader(`OAuth a="%zz"`)
+	var ee *percent.EscapeError
+	if !errors.As(err, &ee) || *ee != (percent.EscapeError{Offset: 0, Escape: "%zz"}) {
+		t.Errorf("ParseAuthHeader(%q) = %v, want it to wrap the *percent.EscapeError", `OAuth a="%zz"`, err)
+	}
+}
+
+// TestParseAuthHeaderSigner parses what this package's signer sends, with
+// values chosen to need every kind of encoding.
+func TestParseAuthHeaderSigner(t *testing.T) {
+	c := &Config{
+		Consumer: Credentials{Token: "key with spaces+plus/slash", Secret: "s"},
+		Realm:    "Photos",
+	}
+	r, _ := http.NewRequest("GET", "https://example.com/x", nil)
+	extra := Param{Name: "oauth_callback", Value: "https://client.example/cb?a=1&b=☃"}
+	if err := c.SignAt(r, &Credentials{Token: `tok"en,=`, Secret: "t"}, time.Unix(1700000000, 0), "n0nce~._-", extra); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ParseAuthHeader(r.Header.Get("Authorization"))
+	if err != nil {
+		t.Fatalf("ParseAuthHeader(%q): %v", r.Header.Get("Authorization"), err)
+	}
+	want := map[string]string{
+		"realm":                  "Photos",
+		"oauth_callback":         extra.Value,
+		"oauth_consumer_key":     "key with spaces+plus/slash",
+		"oauth_nonce":            "n0nce~._-",
+		"oauth_signature_method": "HMAC-SHA1",
+		"oauth_timestamp":        "1700000000",
+		"oauth_token":            `tok"en,=`,
+		"oauth_version":          "1.0",
+	}
+	for _, p := range got {
+		if p.Name == "oauth_signature" {
+			continue
+		}
+		if w, ok := want[p.Name]; !ok || w != p.Value {
+			t.Errorf("parsed %s=%q, want %q", p.Name, p.Value, w)
+		}
+		delete(want, p.Name)
+	}
+	if len(want) > 0 {
+		t.Errorf("parameters missing from the parse: %v", want)
+	}
+}
+
+func FuzzParseAuthHeader(f *testing.F) {
+	for _, tt := range parseAuthHeaderTests {
+		f.Add(tt.in)
+	}
+	for _, tt := range parseAuthHeaderErrors {
+		f.Add(tt.in)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		ps, err := ParseAuthHeader(in)
+		if err != nil {
+			var he *HeaderError
+			if !errors.As(err, &he) || he.Offset < 0 || he.Offset > len(in) {
+				t.Fatalf("ParseAuthHeader(%q) error = %#v", in, err)
+			}
+			return
+		}
+		// Rendering the result the way the signer does must parse back to it.
+		var b strings.Builder
+		b.WriteString("OAuth ")
+		for i, p := range ps {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(p.Name)
+			b.WriteString(`="`)
+			if p.Name == "realm" {
+				b.WriteString(quoteEscaper.Replace(p.Value))
+			} else {
+				b.WriteString(percent.Encode(p.Value))
+			}
+			b.WriteString(`"`)
+		}
+		again, err := ParseAuthHeader(b.String())
+		if err != nil || !reflect.DeepEqual(again, ps) {
+			t.Fatalf("ParseAuthHeader(%q) = %q; re-rendered as %q it parses to %q, %v", in, ps, b.String(), again, err)
+		}
+	})
+}
