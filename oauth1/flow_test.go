@@ -135,9 +135,9 @@ func TestFlow(t *testing.T) {
 	}
 }
 
-// provider returns a server that answers every request with status, content
+// answeringProvider returns a server that answers every request with status, content
 // type and body.
-func provider(t *testing.T, status int, ctype, body string) *oauth1.Config {
+func answeringProvider(t *testing.T, status int, ctype, body string) *oauth1.Config {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", ctype)
 		w.WriteHeader(status)
@@ -166,7 +166,7 @@ func TestTokenEndpointErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := provider(t, tt.status, tt.ctype, tt.body)
+			cfg := answeringProvider(t, tt.status, tt.ctype, tt.body)
 			for _, call := range []func() error{
 				func() error { _, _, err := cfg.RequestToken(context.Background()); return err },
 				func() error { _, _, err := cfg.AccessToken(context.Background(), &rfcTemp, rfcVerifier); return err },
@@ -186,7 +186,7 @@ func TestTokenEndpointErrors(t *testing.T) {
 			}
 		})
 	}
-	_, _, err := provider(t, 401, "text/plain", "oauth_problem=signature_invalid").RequestToken(context.Background())
+	_, _, err := answeringProvider(t, 401, "text/plain", "oauth_problem=signature_invalid").RequestToken(context.Background())
 	if want := "oauth1: token endpoint answered 401 Unauthorized: oauth_problem=signature_invalid"; err == nil || err.Error() != want {
 		t.Errorf("RequestToken() error = %v, want %q", err, want)
 	}
@@ -208,7 +208,7 @@ func TestTokenEndpointBadAnswers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := provider(t, 200, "application/x-www-form-urlencoded", tt.body)
+			cfg := answeringProvider(t, 200, "application/x-www-form-urlencoded", tt.body)
 			var err error
 			if tt.access {
 				_, _, err = cfg.AccessToken(context.Background(), &rfcTemp, rfcVerifier)

@@ -1,0 +1,233 @@
+package oauth1_test
+
+import (
+	"bufio"
+	"context"
+	"crypto"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/rsakey"
+)
+
+// Sign one request. SignAt takes the timestamp and nonce of the X API
+// documentation's example, so the header is the one published there; Sign
+// would use the current time and a random nonce.
+func ExampleConfig_SignAt_quickstart() {
+	cfg := &oauth1.Config{Consumer: oauth1.Credentials{
+		Token:  "xvz1evFS4wEEPTGEFPHBog",
+		Secret: "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw",
+	}}
+	tok := &oauth1.Credentials{
+		Token:  "370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb",
+		Secret: "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE",
+	}
+	req, err := http.NewRequest("POST", "https://api.twitter.com/1.1/statuses/update.json?include_entities=true",
+		strings.NewReader("status=Hello%20Ladies%20%2B%20Gentlemen%2C%20a%20signed%20OAuth%20request%21"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	err = cfg.SignAt(req, tok, time.Unix(1318622958, 0), "kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(strings.ReplaceAll(req.Header.Get("Authorization"), ", ", ",\n  "))
+	// Output:
+	// OAuth oauth_consumer_key="xvz1evFS4wEEPTGEFPHBog",
+	//   oauth_nonce="kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg",
+	//   oauth_signature="hCtSmYh%2BiHYCEqBWrE7C7hYmtUk%3D",
+	//   oauth_signature_method="HMAC-SHA1",
+	//   oauth_timestamp="1318622958",
+	//   oauth_token="370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb",
+	//   oauth_version="1.0"
+}
+
+// Wrap an http.Client: every request it sends is signed, with a fresh
+// nonce each time, redirects included.
+func ExampleConfig_Client() {
+	cfg := &oauth1.Config{
+		Consumer: oauth1.Credentials{Token: os.Getenv("X_CONSUMER_KEY"), Secret: os.Getenv("X_CONSUMER_SECRET")},
+		// Optional: the client whose timeout, proxy and TLS settings to keep.
+		HTTPClient: &http.Client{Timeout: 30 * time.Second},
+	}
+	client := cfg.Client(&oauth1.Credentials{Token: os.Getenv("X_ACCESS_TOKEN"), Secret: os.Getenv("X_ACCESS_TOKEN_SECRET")})
+
+	// JSON bodies are not part of an OAuth 1.0a signature; they stream
+	// through unread.
+	resp, err := client.Post("https://api.x.com/2/tweets", "application/json", strings.NewReader(`{"text":"Hello"}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	fmt.Println(resp.Status, string(body))
+}
+
+// Run the three-legged flow (RFC 5849 §2) out of band: the user authorizes
+// the application in a browser and types the PIN the provider shows. A web
+// application sets Callback to its own URL instead and reads the verifier
+// with ParseCallback.
+func ExampleConfig_AccessToken() {
+	ctx := context.Background()
+	cfg := &oauth1.Config{
+		Consumer: oauth1.Credentials{Token: os.Getenv("X_CONSUMER_KEY"), Secret: os.Getenv("X_CONSUMER_SECRET")},
+		Endpoint: oauth1.XEndpoint,
+		Callback: "oob",
+	}
+	temp, _, err := cfg.RequestToken(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("Open this URL, authorize the application and type the PIN:")
+	fmt.Println(cfg.AuthorizationURL(temp, nil))
+	pin, err := bufio.NewReader(os.Stdin).ReadString('\n')
+	if err != nil {
+		log.Fatal(err)
+	}
+	tok, values, err := cfg.AccessToken(ctx, temp, strings.TrimSpace(pin))
+	if err != nil {
+		log.Fatal(err) // a *oauth1.ResponseError says what the provider objected to
+	}
+	fmt.Println("Signed in as", values.Get("screen_name"), "token", tok.Token)
+	// Store tok (token and secret) and use it with cfg.Client(tok).
+}
+
+// A web application's callback handler: it looks the temporary credentials
+// up by the token the provider sends back.
+func ExampleParseCallback() {
+	cfg := &oauth1.Config{
+		Consumer: oauth1.Credentials{Token: os.Getenv("X_CONSUMER_KEY"), Secret: os.Getenv("X_CONSUMER_SECRET")},
+		Endpoint: oauth1.XAuthenticateEndpoint,
+		Callback: "https://app.example/callback",
+	}
+	pending := map[string]*oauth1.Credentials{} // temporary credentials by token; guard it in real code
+	http.HandleFunc("/callback", func(w http.ResponseWriter, r *http.Request) {
+		token, verifier, err := oauth1.ParseCallback(r, nil)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusForbidden) // also when the user said no (oauth1.ErrDenied)
+			return
+		}
+		temp := pending[token]
+		if temp == nil {
+			http.Error(w, "unknown or expired request", http.StatusForbidden)
+			return
+		}
+		delete(pending, token)
+		tok, values, err := cfg.AccessToken(r.Context(), temp, verifier)
+		if err != nil {
+			http.Error(w, "the provider refused the token request", http.StatusBadGateway)
+			return
+		}
+		_ = tok // store it
+		fmt.Fprintln(w, "Hello,", values.Get("screen_name"))
+	})
+}
+
+// X: HMAC-SHA1 (the default) with the token credentials of the user; a JSON
+// body is not signed.
+func Example_x() {
+	cfg := &oauth1.Config{
+		Consumer: oauth1.Credentials{Token: os.Getenv("X_CONSUMER_KEY"), Secret: os.Getenv("X_CONSUMER_SECRET")},
+		Endpoint: oauth1.XEndpoint,
+	}
+	client := cfg.Client(&oauth1.Credentials{Token: os.Getenv("X_ACCESS_TOKEN"), Secret: os.Getenv("X_ACCESS_TOKEN_SECRET")})
+	_, _ = client.Post("https://api.x.com/2/tweets", "application/json", strings.NewReader(`{"text":"Hello"}`))
+}
+
+// NetSuite token-based authentication: HMAC-SHA256, and the realm is the
+// account id in uppercase, with "_SB1" for the first sandbox.
+func Example_netSuite() {
+	account := "1234567_SB1" // the sandbox of account 1234567
+	cfg := &oauth1.Config{
+		Consumer: oauth1.Credentials{Token: os.Getenv("NS_CONSUMER_KEY"), Secret: os.Getenv("NS_CONSUMER_SECRET")},
+		Signer:   oauth1.HMAC{Hash: crypto.SHA256},
+		Realm:    strings.ToUpper(account),
+	}
+	client := cfg.Client(&oauth1.Credentials{Token: os.Getenv("NS_TOKEN_ID"), Secret: os.Getenv("NS_TOKEN_SECRET")})
+	host := strings.ToLower(strings.ReplaceAll(account, "_", "-")) // 1234567-sb1
+	_, _ = client.Get("https://" + host + ".suitetalk.api.netsuite.com/services/rest/record/v1/customer?limit=5")
+}
+
+// WooCommerce over plain HTTP: the parameters go in the query string and
+// there is no token (two-legged); over HTTPS WooCommerce takes Basic auth
+// instead.
+func Example_wooCommerce() {
+	cfg := &oauth1.Config{
+		Consumer: oauth1.Credentials{Token: "ck_your_key", Secret: "cs_your_secret"},
+		Delivery: oauth1.QueryString,
+	}
+	client := cfg.Client(nil)
+	_, _ = client.Get("http://shop.example/wp-json/wc/v3/products?per_page=5")
+}
+
+// Jira Server and Data Center application links: RSA-SHA1 with the
+// private key whose public half is registered in Jira.
+func Example_jira() {
+	pem, err := os.ReadFile("jira_privatekey.pem")
+	if err != nil {
+		log.Fatal(err)
+	}
+	key, err := rsakey.Parse(pem, "")
+	if err != nil {
+		log.Fatal(err)
+	}
+	cfg := &oauth1.Config{
+		Consumer: oauth1.Credentials{Token: "my-consumer-key"}, // RSA uses no consumer secret
+		Signer:   oauth1.RSA{Key: key},                         // zero Hash: RSA-SHA1
+		Endpoint: oauth1.Endpoint{
+			RequestTokenURL: "https://jira.example.com/plugins/servlet/oauth/request-token",
+			AuthorizeURL:    "https://jira.example.com/plugins/servlet/oauth/authorize",
+			AccessTokenURL:  "https://jira.example.com/plugins/servlet/oauth/access-token",
+		},
+	}
+	client := cfg.Client(&oauth1.Credentials{Token: os.Getenv("JIRA_ACCESS_TOKEN")})
+	_, _ = client.Get("https://jira.example.com/rest/api/2/myself")
+}
+
+// Mastercard APIs: RSA-SHA256 with the oauth_body_hash of every body
+// (SHA-256), JSON included, and no token.
+func Example_mastercard() {
+	p12, err := os.ReadFile("mastercard-sandbox.p12")
+	if err != nil {
+		log.Fatal(err)
+	}
+	key, err := rsakey.Parse(p12, os.Getenv("MC_KEYSTORE_PASSWORD"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	cfg := &oauth1.Config{
+		Consumer: oauth1.Credentials{Token: os.Getenv("MC_CONSUMER_KEY")},
+		Signer:   oauth1.RSA{Key: key, Hash: crypto.SHA256},
+		BodyHash: crypto.SHA256,
+	}
+	_, _ = cfg.Client(nil).Post("https://sandbox.api.mastercard.com/example", "application/json", strings.NewReader(`{"a":1}`))
+}
+
+// E*TRADE: the token requests are GETs, and its authorize page takes the
+// consumer key and the request token as "key" and "token".
+func Example_eTrade() {
+	ctx := context.Background()
+	cfg := &oauth1.Config{
+		Consumer: oauth1.Credentials{Token: os.Getenv("ETRADE_CONSUMER_KEY"), Secret: os.Getenv("ETRADE_CONSUMER_SECRET")},
+		Endpoint: oauth1.Endpoint{
+			RequestTokenURL: "https://api.etrade.com/oauth/request_token",
+			AuthorizeURL:    "https://us.etrade.com/e/t/etws/authorize",
+			AccessTokenURL:  "https://api.etrade.com/oauth/access_token",
+			TokenMethod:     http.MethodGet,
+		},
+		Callback: "oob",
+	}
+	temp, _, err := cfg.RequestToken(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(cfg.AuthorizationURL(temp, url.Values{"key": {cfg.Consumer.Token}, "token": {temp.Token}}))
+}
