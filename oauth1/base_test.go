@@ -1,0 +1,460 @@
+package oauth1_test
+
+import (
+	"crypto"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/percent"
+)
+
+// Secrets that must never show up in an error message or printed value.
+const (
+	consumerSecret = "SECRET-consumer-4f1c"
+	tokenSecret    = "SECRET-token-9a7e"
+)
+
+// The base string tests use a short, fixed protocol part so that each
+// expected value can be written out by hand from the rules of RFC 5849
+// §3.4.1; the oauth_* pairs below sort after every other test parameter.
+const protoTail = "oauth_consumer_key%3Dck%26oauth_nonce%3Dn%26oauth_signature_method%3DHMAC-SHA1%26oauth_timestamp%3D1"
+
+var (
+	testConfig = &oauth1.Config{Consumer: oauth1.Credentials{Token: "ck", Secret: consumerSecret}, OmitVersion: true}
+	testTime   = time.Unix(1, 0)
+)
+
+type baseTest struct {
+	name        string
+	method, url string
+	contentType string
+	body        string
+	host        string // overrides r.Host when set
+	want        string
+}
+
+var baseTests = []baseTest{
+	{name: "method uppercased", method: "post", url: "http://example.com/r",
+		want: "POST&http%3A%2F%2Fexample.com%2Fr&" + protoTail},
+	{name: "custom method", method: "M-SEARCH", url: "http://example.com/r",
+		want: "M-SEARCH&http%3A%2F%2Fexample.com%2Fr&" + protoTail},
+	{name: "scheme and host lowercased", method: "GET", url: "HTTP://EXAMPLE.COM/R",
+		want: "GET&http%3A%2F%2Fexample.com%2FR&" + protoTail},
+	{name: "http default port dropped", method: "GET", url: "http://example.com:80/r",
+		want: "GET&http%3A%2F%2Fexample.com%2Fr&" + protoTail},
+	{name: "https default port dropped", method: "GET", url: "https://example.com:443/r",
+		want: "GET&https%3A%2F%2Fexample.com%2Fr&" + protoTail},
+	{name: "https port on http kept", method: "GET", url: "http://example.com:443/r",
+		want: "GET&http%3A%2F%2Fexample.com%3A443%2Fr&" + protoTail},
+	{name: "http port on https kept", method: "GET", url: "https://example.com:80/r",
+		want: "GET&https%3A%2F%2Fexample.com%3A80%2Fr&" + protoTail},
+	{name: "other port kept", method: "GET", url: "http://example.com:8080/r",
+		want: "GET&http%3A%2F%2Fexample.com%3A8080%2Fr&" + protoTail},
+	{name: "IPv6 default port", method: "GET", url: "http://[::1]:80/r",
+		want: "GET&http%3A%2F%2F%5B%3A%3A1%5D%2Fr&" + protoTail},
+	{name: "IPv6 other port", method: "GET", url: "http://[::1]:8080/r",
+		want: "GET&http%3A%2F%2F%5B%3A%3A1%5D%3A8080%2Fr&" + protoTail},
+	{name: "empty port", method: "GET", url: "http://example.com:/r",
+		want: "GET&http%3A%2F%2Fexample.com%2Fr&" + protoTail},
+	{name: "escaped path stays escaped", method: "GET", url: "http://example.com/Space%20Craft",
+		want: "GET&http%3A%2F%2Fexample.com%2FSpace%2520Craft&" + protoTail},
+	{name: "escaped slash in path", method: "GET", url: "http://example.com/a%2Fb",
+		want: "GET&http%3A%2F%2Fexample.com%2Fa%252Fb&" + protoTail},
+	{name: "empty path", method: "GET", url: "http://example.com",
+		want: "GET&http%3A%2F%2Fexample.com%2F&" + protoTail},
+	{name: "fragment dropped", method: "GET", url: "http://example.com/r#frag",
+		want: "GET&http%3A%2F%2Fexample.com%2Fr&" + protoTail},
+	{name: "Host field wins", method: "GET", url: "http://10.0.0.1/r", host: "API.Example.com",
+		want: "GET&http%3A%2F%2Fapi.example.com%2Fr&" + protoTail},
+	// a=1;b=2 is one pair: name a, value "1;b=2" -> 1%3Bb%3D2 -> 1%253Bb%253D2.
+	{name: "semicolon is not a separator", method: "GET", url: "http://example.com/r?a=1;b=2&c=3",
+		want: "GET&http%3A%2F%2Fexample.com%2Fr&a%3D1%253Bb%253D2%26c%3D3%26" + protoTail},
+	{name: "duplicates kept and sorted by value", method: "GET", url: "http://example.com/r?b=2&a=3&a=1&a=",
+		want: "GET&http%3A%2F%2Fexample.com%2Fr&a%3D%26a%3D1%26a%3D3%26b%3D2%26" + protoTail},
+	{name: "name without equals", method: "GET", url: "http://example.com/r?flag",
+		want: "GET&http%3A%2F%2Fexample.com%2Fr&flag%3D%26" + protoTail},
+	{name: "empty pairs skipped", method: "GET", url: "http://example.com/r?&a=1&&",
+		want: "GET&http%3A%2F%2Fexample.com%2Fr&a%3D1%26" + protoTail},
+	{name: "plus is a space in the query", method: "GET", url: "http://example.com/r?a=a+b%2Bc",
+		want: "GET&http%3A%2F%2Fexample.com%2Fr&a%3Da%2520b%252Bc%26" + protoTail},
+	{name: "lowercase escapes normalized", method: "GET", url: "http://example.com/r?a=%7e%2f",
+		want: "GET&http%3A%2F%2Fexample.com%2Fr&a%3D~%252F%26" + protoTail},
+	{name: "UTF-8 value", method: "GET", url: "http://example.com/r?a=%E2%98%83",
+		want: "GET&http%3A%2F%2Fexample.com%2Fr&a%3D%25E2%2598%2583%26" + protoTail},
+	// Upper case sorts before lower case, and "A" before "a1" (byte order).
+	{name: "byte-order sort", method: "GET", url: "http://example.com/r?a1=x&B=y&A=z",
+		want: "GET&http%3A%2F%2Fexample.com%2Fr&A%3Dz%26B%3Dy%26a1%3Dx%26" + protoTail},
+	{name: "form body signed", method: "POST", url: "http://example.com/r",
+		contentType: "application/x-www-form-urlencoded", body: "b=2+3&a",
+		want: "POST&http%3A%2F%2Fexample.com%2Fr&a%3D%26b%3D2%25203%26" + protoTail},
+	{name: "form content type with charset, any case", method: "POST", url: "http://example.com/r",
+		contentType: "Application/X-WWW-Form-URLEncoded; charset=UTF-8", body: "b=2",
+		want: "POST&http%3A%2F%2Fexample.com%2Fr&b%3D2%26" + protoTail},
+	{name: "JSON body not signed", method: "POST", url: "http://example.com/r",
+		contentType: "application/json", body: `{"b":2}`,
+		want: "POST&http%3A%2F%2Fexample.com%2Fr&" + protoTail},
+	{name: "form-looking body without content type not signed", method: "POST", url: "http://example.com/r",
+		body: "b=2",
+		want: "POST&http%3A%2F%2Fexample.com%2Fr&" + protoTail},
+	{name: "realm and other oauth parameters in the query are signed", method: "GET",
+		url:  "http://example.com/r?realm=x&oauth_callback=oob",
+		want: "GET&http%3A%2F%2Fexample.com%2Fr&oauth_callback%3Doob%26" + protoTail + "%26realm%3Dx"},
+}
+
+func newRequest(t testing.TB, method, target, contentType, body string) *http.Request {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	r, err := http.NewRequest(method, target, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contentType != "" {
+		r.Header.Set("Content-Type", contentType)
+	}
+	return r
+}
+
+func TestBaseString(t *testing.T) {
+	for _, tt := range baseTests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRequest(t, tt.method, tt.url, tt.contentType, tt.body)
+			if tt.host != "" {
+				r.Host = tt.host
+			}
+			got, err := testConfig.BaseString(r, nil, testTime, "n")
+			if err != nil {
+				t.Fatalf("BaseString(%s %s) error: %v", tt.method, tt.url, err)
+			}
+			if got != tt.want {
+				t.Errorf("BaseString(%s %s) =\n%s\nwant\n%s", tt.method, tt.url, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBaseStringRealmNeverSigned(t *testing.T) {
+	c := *testConfig
+	c.Realm = "Photos"
+	r := newRequest(t, "GET", "http://example.com/r", "", "")
+	got, err := c.BaseString(r, nil, testTime, "n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "GET&http%3A%2F%2Fexample.com%2Fr&" + protoTail; got != want {
+		t.Errorf("BaseString with Realm = %s, want %s", got, want)
+	}
+}
+
+func TestBaseStringVersion(t *testing.T) {
+	c := *testConfig
+	c.OmitVersion = false
+	r := newRequest(t, "GET", "http://example.com/r", "", "")
+	got, err := c.BaseString(r, nil, testTime, "n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "GET&http%3A%2F%2Fexample.com%2Fr&" + protoTail + "%26oauth_version%3D1.0"; got != want {
+		t.Errorf("BaseString = %s, want %s", got, want)
+	}
+}
+
+func TestBaseStringLeavesBodyReadable(t *testing.T) {
+	const body = "a=1&b=2"
+	// With GetBody (set by http.NewRequest for a strings.Reader) the
+	// caller's Body is not touched at all.
+	r := newRequest(t, "POST", "http://example.com/r", "application/x-www-form-urlencoded", body)
+	orig := r.Body
+	if _, err := testConfig.BaseString(r, nil, testTime, "n"); err != nil {
+		t.Fatal(err)
+	}
+	if r.Body != orig {
+		t.Errorf("BaseString replaced a Body that had GetBody")
+	}
+	if b, _ := io.ReadAll(r.Body); string(b) != body {
+		t.Errorf("Body after BaseString = %q, want %q", b, body)
+	}
+
+	// Without GetBody the body is read once and replaced by a copy.
+	r = newRequest(t, "POST", "http://example.com/r", "application/x-www-form-urlencoded", "")
+	r.Body = io.NopCloser(strings.NewReader(body))
+	if _, err := testConfig.BaseString(r, nil, testTime, "n"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := io.ReadAll(r.Body); string(b) != body {
+		t.Errorf("Body after BaseString = %q, want %q", b, body)
+	}
+	if r.GetBody == nil || r.ContentLength != int64(len(body)) {
+		t.Errorf("GetBody = %v, ContentLength = %d, want a GetBody and %d", r.GetBody != nil, r.ContentLength, len(body))
+	}
+}
+
+type failingReader struct{}
+
+func (failingReader) Read([]byte) (int, error) { return 0, errors.New("disk on fire") }
+
+type errorTest struct {
+	name string
+	cfg  *oauth1.Config
+	req  func(t *testing.T) *http.Request
+	want string // a substring of the error
+}
+
+// signOnly names the errors that only signing can find: BaseString never
+// signs, so it succeeds.
+var signOnly = map[string]bool{"RSA without key": true}
+
+func errorTests() []errorTest {
+	good := func(t *testing.T) *http.Request { return newRequest(t, "GET", "https://example.com/r", "", "") }
+	cfg := func(edit func(c *oauth1.Config)) *oauth1.Config {
+		c := &oauth1.Config{Consumer: oauth1.Credentials{Token: "ck", Secret: consumerSecret}}
+		edit(c)
+		return c
+	}
+	return []errorTest{
+		{"nil config", nil, good, "nil Config"},
+		{"nil request", testConfig, func(*testing.T) *http.Request { return nil }, "nil request"},
+		{"nil URL", testConfig, func(*testing.T) *http.Request { return &http.Request{Method: "GET"} }, "no URL"},
+		{"invalid method", testConfig, func(*testing.T) *http.Request {
+			u, _ := url.Parse("https://example.com/r")
+			return &http.Request{Method: "GET /", URL: u, Header: http.Header{}}
+		}, `invalid method "GET /"`},
+		{"missing consumer key", cfg(func(c *oauth1.Config) { c.Consumer.Token = "" }), good, "missing consumer key"},
+		{"relative URL", testConfig, func(*testing.T) *http.Request {
+			return &http.Request{Method: "GET", URL: &url.URL{Path: "/r"}, Header: http.Header{}}
+		}, "not absolute"},
+		{"unsupported HMAC hash", cfg(func(c *oauth1.Config) { c.Signer = oauth1.HMAC{Hash: crypto.MD5} }), good, "unsupported hash MD5"},
+		{"unknown hash value", cfg(func(c *oauth1.Config) { c.Signer = oauth1.HMAC{Hash: 99} }), good, "unsupported hash crypto.Hash(99)"},
+		{"RSA without key", cfg(func(c *oauth1.Config) { c.Signer = oauth1.RSA{} }), good, "no private key"},
+		{"malformed query escape", testConfig, func(t *testing.T) *http.Request {
+			return newRequest(t, "GET", "https://example.com/r?a=1&b=%zz", "", "")
+		}, `malformed query: percent: invalid escape "%zz" at offset 6`},
+		{"malformed body escape", testConfig, func(t *testing.T) *http.Request {
+			return newRequest(t, "POST", "https://example.com/r", "application/x-www-form-urlencoded", "a=%4")
+		}, `malformed body: percent: invalid escape "%4" at offset 2`},
+		{"oauth_signature already present", testConfig, func(t *testing.T) *http.Request {
+			return newRequest(t, "GET", "https://example.com/r?oauth_signature=x", "", "")
+		}, "already carries an oauth_signature"},
+		{"protocol parameter already present", testConfig, func(t *testing.T) *http.Request {
+			return newRequest(t, "GET", "https://example.com/r?oauth_nonce=x", "", "")
+		}, "already carries protocol parameter oauth_nonce"},
+		{"body too large by length", cfg(func(c *oauth1.Config) { c.MaxBodyBytes = 4 }), func(t *testing.T) *http.Request {
+			return newRequest(t, "POST", "https://example.com/r", "application/x-www-form-urlencoded", "a=12345")
+		}, "exceeds the size limit"},
+		{"body too large while reading", cfg(func(c *oauth1.Config) { c.MaxBodyBytes = 4 }), func(t *testing.T) *http.Request {
+			r := newRequest(t, "POST", "https://example.com/r", "application/x-www-form-urlencoded", "")
+			r.Body, r.ContentLength = io.NopCloser(strings.NewReader("a=12345")), -1
+			return r
+		}, "exceeds the size limit"},
+		{"unreadable body", testConfig, func(t *testing.T) *http.Request {
+			r := newRequest(t, "POST", "https://example.com/r", "application/x-www-form-urlencoded", "")
+			r.Body = io.NopCloser(failingReader{})
+			return r
+		}, "disk on fire"},
+		{"malformed form content type", testConfig, func(t *testing.T) *http.Request {
+			return newRequest(t, "POST", "https://example.com/r", "text/x-www-form-urlencoded/;;", "a=1")
+		}, "malformed Content-Type"},
+		{"PLAINTEXT over http", cfg(func(c *oauth1.Config) { c.Signer = oauth1.PlainText{} }), func(t *testing.T) *http.Request {
+			return newRequest(t, "GET", "http://example.com/r", "", "")
+		}, "PLAINTEXT needs an https URL"},
+		{"FormBody delivery of a JSON body", cfg(func(c *oauth1.Config) { c.Delivery = oauth1.FormBody }), func(t *testing.T) *http.Request {
+			return newRequest(t, "POST", "https://example.com/r", "application/json", "{}")
+		}, "FormBody delivery needs"},
+		{"unsupported body hash", cfg(func(c *oauth1.Config) { c.BodyHash = crypto.MD5 }), good, "oauth_body_hash: unsupported hash MD5"},
+	}
+}
+
+func TestSignErrors(t *testing.T) {
+	tok := &oauth1.Credentials{Token: "tk", Secret: tokenSecret}
+	for _, tt := range errorTests() {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.cfg.SignAt(tt.req(t), tok, testTime, "n")
+			if err == nil {
+				t.Fatalf("SignAt = nil error, want one containing %q", tt.want)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, tt.want) {
+				t.Errorf("SignAt error = %q, want it to contain %q", msg, tt.want)
+			}
+			if strings.Contains(msg, consumerSecret) || strings.Contains(msg, tokenSecret) {
+				t.Errorf("SignAt error %q contains a secret", msg)
+			}
+			if _, err := tt.cfg.BaseString(tt.req(t), tok, testTime, "n"); err == nil && !signOnly[tt.name] {
+				t.Errorf("BaseString = nil error, want one containing %q", tt.want)
+			}
+		})
+	}
+}
+
+func TestSignErrorTypes(t *testing.T) {
+	r := newRequest(t, "GET", "https://example.com/r?q=%G1", "", "")
+	err := testConfig.SignAt(r, nil, testTime, "n")
+	var e *percent.EscapeError
+	if !errors.As(err, &e) || *e != (percent.EscapeError{Offset: 2, Escape: "%G1"}) {
+		t.Errorf("SignAt error = %#v, want *percent.EscapeError{Offset: 2, Escape: %%G1}", err)
+	}
+	c := *testConfig
+	c.MaxBodyBytes = 1
+	r = newRequest(t, "POST", "https://example.com/r", "application/x-www-form-urlencoded", "a=1")
+	if err := c.SignAt(r, nil, testTime, "n"); !errors.Is(err, oauth1.ErrBodyTooLarge) {
+		t.Errorf("SignAt error = %v, want ErrBodyTooLarge", err)
+	}
+}
+
+func TestSignTimestampAndNonceRequired(t *testing.T) {
+	r := newRequest(t, "GET", "https://example.com/r", "", "")
+	if err := testConfig.SignAt(r, nil, time.Time{}, "n"); err == nil {
+		t.Error("SignAt with a zero time = nil error")
+	}
+	if err := testConfig.SignAt(r, nil, testTime, ""); err == nil {
+		t.Error("SignAt with an empty nonce = nil error")
+	}
+}
+
+func TestExtraParams(t *testing.T) {
+	r := newRequest(t, "POST", "https://example.com/r", "", "")
+	err := testConfig.SignAt(r, nil, testTime, "n", oauth1.Param{Name: "oauth_verifier", Value: "v"}, oauth1.Param{Name: "oauth_verifier", Value: "w"})
+	if err == nil || !strings.Contains(err.Error(), "oauth_verifier given twice") {
+		t.Errorf("SignAt with a repeated extra parameter: error = %v", err)
+	}
+	for _, name := range []string{"realm", "oauth_signature", "oauth_nonce"} {
+		if err := testConfig.SignAt(r, nil, testTime, "n", oauth1.Param{Name: name, Value: "x"}); err == nil {
+			t.Errorf("SignAt with extra parameter %s = nil error", name)
+		}
+	}
+}
+
+func TestCredentialsRedacted(t *testing.T) {
+	c := oauth1.Credentials{Token: "tk", Secret: tokenSecret}
+	cfg := oauth1.Config{Consumer: oauth1.Credentials{Token: "ck", Secret: consumerSecret}}
+	for _, format := range []string{"%v", "%+v", "%s", "%#v", "%q"} {
+		for _, v := range []any{c, &c, cfg, &cfg, []oauth1.Credentials{c}} {
+			got := fmt.Sprintf(format, v)
+			if strings.Contains(got, tokenSecret) || strings.Contains(got, consumerSecret) {
+				t.Errorf("Sprintf(%q, %T) = %s: contains a secret", format, v, got)
+			}
+		}
+	}
+	if got, want := c.String(), "{Token:tk Secret:REDACTED}"; got != want {
+		t.Errorf("String() = %s, want %s", got, want)
+	}
+	if got, want := fmt.Sprintf("%#v", c), `oauth1.Credentials{Token:"tk", Secret:REDACTED}`; got != want {
+		t.Errorf("GoString() = %s, want %s", got, want)
+	}
+	if got, want := (oauth1.Credentials{Token: "tk"}).String(), `{Token:tk Secret:""}`; got != want {
+		t.Errorf("String() of an empty secret = %s, want %s", got, want)
+	}
+}
+
+func TestQueryDeliveryKeepsCallerURL(t *testing.T) {
+	c := *testConfig
+	c.Delivery = oauth1.QueryString
+	u, _ := url.Parse("https://example.com/r?a=1")
+	r := &http.Request{Method: "GET", URL: u, Header: http.Header{}}
+	if err := c.SignAt(r, nil, testTime, "n"); err != nil {
+		t.Fatal(err)
+	}
+	if u.RawQuery != "a=1" {
+		t.Errorf("caller's URL changed to %s", u)
+	}
+	got, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, 0, len(got))
+	for k := range got {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	want := []string{"a", "oauth_consumer_key", "oauth_nonce", "oauth_signature", "oauth_signature_method", "oauth_timestamp"}
+	if !slices.Equal(names, want) {
+		t.Errorf("query names = %v, want %v", names, want)
+	}
+}
+
+func TestFormBodyDeliveryWithoutBody(t *testing.T) {
+	c := *testConfig
+	c.Delivery = oauth1.FormBody
+	r := newRequest(t, "POST", "https://example.com/r", "", "")
+	if err := c.SignAt(r, nil, testTime, "n"); err != nil {
+		t.Fatal(err)
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "application/x-www-form-urlencoded" {
+		t.Errorf("Content-Type = %q", ct)
+	}
+	b, _ := io.ReadAll(r.Body)
+	if !strings.HasPrefix(string(b), "oauth_consumer_key=ck&oauth_nonce=n&oauth_signature=") {
+		t.Errorf("body = %q", b)
+	}
+}
+
+// FuzzBaseString feeds arbitrary URLs, content types and bodies: BaseString
+// must never panic, and every success must be a well-formed base string.
+func FuzzBaseString(f *testing.F) {
+	f.Add("POST", "http://example.com/request?b5=%3D%253D&a3=a&c%40=&a2=r%20b", "application/x-www-form-urlencoded", "c2&a3=2+q")
+	f.Add("GET", "HTTPS://[::1]:443/a%2Fb?x=1;y=2&&z", "", "")
+	f.Add("put", "http://h:8080", "application/json", "{}")
+	f.Add("GET", "http://h/?%zz", "", "")
+	f.Fuzz(func(t *testing.T, method, target, contentType, body string) {
+		u, err := url.Parse(target)
+		if err != nil {
+			return
+		}
+		r := &http.Request{Method: method, URL: u, Host: u.Host, Header: http.Header{"Content-Type": {contentType}}}
+		if body != "" {
+			r.Body = io.NopCloser(strings.NewReader(body))
+		}
+		base, err := testConfig.BaseString(r, nil, testTime, "n")
+		if err != nil {
+			return
+		}
+		parts := strings.Split(base, "&")
+		if len(parts) != 3 {
+			t.Fatalf("BaseString = %q: %d parts, want 3", base, len(parts))
+		}
+		for i, p := range parts {
+			if percent.Encode(mustDecode(t, p)) != p {
+				t.Fatalf("BaseString part %d = %q is not strictly encoded", i, p)
+			}
+		}
+		if m := mustDecode(t, parts[0]); strings.ContainsAny(m, "abcdefghijklmnopqrstuvwxyz") {
+			t.Fatalf("method %q is not uppercase", m)
+		}
+		pairs := strings.Split(mustDecode(t, parts[2]), "&")
+		for i, p := range pairs {
+			if strings.Count(p, "=") != 1 {
+				t.Fatalf("parameter %q is not name=value", p)
+			}
+			if i > 0 && cmpPair(pairs[i-1], p) > 0 {
+				t.Fatalf("parameters %q and %q are out of order", pairs[i-1], p)
+			}
+		}
+	})
+}
+
+func mustDecode(t *testing.T, s string) string {
+	d, err := percent.Decode(s)
+	if err != nil {
+		t.Fatalf("Decode(%q): %v", s, err)
+	}
+	return d
+}
+
+func cmpPair(a, b string) int {
+	an, av, _ := strings.Cut(a, "=")
+	bn, bv, _ := strings.Cut(b, "=")
+	if c := strings.Compare(an, bn); c != 0 {
+		return c
+	}
+	return strings.Compare(av, bv)
+}
