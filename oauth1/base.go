@@ -76,6 +76,10 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 	case c.Consumer.Token == "":
 		return errors.New("oauth1: missing consumer key (Config.Consumer.Token)")
 	}
+	if !validMethod(r.Method) {
+		// net/http would refuse to send it; say so before signing it.
+		return fmt.Errorf("oauth1: invalid method %q", r.Method)
+	}
 	s.signer = c.signer()
 	s.method = s.signer.Method()
 	if s.method == "" {
@@ -337,6 +341,19 @@ func appendBaseURI(dst []byte, r *http.Request) ([]byte, error) {
 		path = "/"
 	}
 	return append(dst, path...), nil
+}
+
+// validMethod reports whether m is an RFC 9110 token (or empty, which
+// net/http sends as GET).
+func validMethod(m string) bool {
+	for i := 0; i < len(m); i++ {
+		c := m[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }
 
 func appendLower(dst []byte, s string) []byte {
