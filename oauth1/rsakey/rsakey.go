@@ -1,40 +1,3 @@
-// Package rsakey loads RSA private keys for the RSA-SHA1, RSA-SHA256 and
-// RSA-SHA512 signature methods (RFC 5849 §3.4.3). [Parse] detects the format
-// itself and accepts:
-//
-//   - PEM "RSA PRIVATE KEY": PKCS #1 (RFC 8017 appendix A.1.2), the output of
-//     `openssl genrsa -traditional`;
-//   - PEM "PRIVATE KEY": unencrypted PKCS #8 (RFC 5208), the output of
-//     `openssl genpkey` and OpenSSL 3's `openssl genrsa`;
-//   - PEM "OPENSSH PRIVATE KEY": the format of `ssh-keygen`, with or without
-//     a passphrase;
-//   - PKCS #12 (RFC 7292) DER, the ".p12" or ".pfx" file some providers
-//     (Mastercard among them) issue, protected by a password;
-//   - PKCS #1 or PKCS #8 DER without the PEM armour.
-//
-// Deviations: PKCS #12 files are read with [golang.org/x/crypto/pkcs12],
-// which knows only the legacy PBE-SHA1-3DES/RC2 algorithms; files written
-// with OpenSSL 3's default AES-256-CBC and PBKDF2 are rejected with
-// [ErrUnsupported] and must be re-exported with `openssl pkcs12 -legacy`:
-//
-//	openssl pkcs12 -in old.p12 -nodes -out plain.pem
-//	openssl pkcs12 -export -legacy -in plain.pem -out new.p12
-//	rm plain.pem
-//
-// Encrypted PEM keys, both the legacy "Proc-Type: 4,ENCRYPTED" form (RFC 1423,
-// insecure by design and deprecated in [crypto/x509]) and PKCS #8 "ENCRYPTED
-// PRIVATE KEY", are also rejected with [ErrUnsupported]. Re-encrypt them as
-// an OpenSSH key, which ssh-keygen does in place:
-//
-//	ssh-keygen -p -f key.pem
-//
-// This is a separate package so that programs signing with HMAC do not
-// depend on golang.org/x/crypto.
-//
-// Errors returned by Parse name the problem and match one of [ErrFormat],
-// [ErrPasswordRequired], [ErrIncorrectPassword], [ErrUnsupported] with
-// [errors.Is], or are a [*KeyTypeError]. They never contain the password or
-// any key material.
 package rsakey
 
 import (
@@ -87,9 +50,9 @@ func (e *KeyTypeError) Error() string {
 // whose type ends in "PRIVATE KEY" and skips other blocks, such as
 // certificates; input without PEM armour is read as DER.
 //
-// The password decrypts OpenSSH and PKCS #12 keys and is ignored for
-// unencrypted keys, so a caller may always pass the one it has. An
-// encrypted key with an empty password gives [ErrPasswordRequired].
+// The password decrypts OpenSSH, encrypted PKCS #8 and PKCS #12 keys. It is
+// ignored for unencrypted keys, so a caller may always pass the one it has.
+// An encrypted key with an empty password gives [ErrPasswordRequired].
 func Parse(data []byte, password string) (*rsa.PrivateKey, error) {
 	if len(data) == 0 {
 		return nil, fmt.Errorf("%w: empty input", ErrFormat)
@@ -139,7 +102,7 @@ func parsePEM(block *pem.Block, password string) (*rsa.PrivateKey, error) {
 		// x509.DecryptPEMBlock is deprecated: RFC 1423 encryption has no
 		// integrity check, so a wrong password can yield a wrong key.
 		return nil, fmt.Errorf("%w: legacy PEM encryption (Proc-Type: 4,ENCRYPTED) is insecure; "+
-			"re-encrypt the key in OpenSSH format with `ssh-keygen -p -f FILE`", ErrUnsupported)
+			"convert the key to encrypted PKCS #8 with `openssl pkcs8 -topk8 -v2 aes-256-cbc -in OLD -out NEW`", ErrUnsupported)
 	}
 	switch block.Type {
 	case "RSA PRIVATE KEY", "PRIVATE KEY":
@@ -151,8 +114,7 @@ func parsePEM(block *pem.Block, password string) (*rsa.PrivateKey, error) {
 	case "OPENSSH PRIVATE KEY":
 		return parseOpenSSH(block, password)
 	case "ENCRYPTED PRIVATE KEY":
-		return nil, fmt.Errorf("%w: encrypted PKCS #8; "+
-			"re-encrypt the key in OpenSSH format with `ssh-keygen -p -f FILE`", ErrUnsupported)
+		return parseEncryptedPKCS8(block.Bytes, password)
 	case "EC PRIVATE KEY":
 		if key, err := x509.ParseECPrivateKey(block.Bytes); err == nil {
 			return nil, &KeyTypeError{Type: keyType(key)}

@@ -63,6 +63,8 @@ func TestParse(t *testing.T) {
 		{"rsa2048-openssh", readKey(t, "rsa2048-openssh"), ""},
 		{"rsa2048-openssh-encrypted", readKey(t, "rsa2048-openssh-encrypted"), password},
 		{"rsa2048-legacy.p12", readKey(t, "rsa2048-legacy.p12"), password},
+		{"rsa2048-pkcs8-encrypted.pem", readKey(t, "rsa2048-pkcs8-encrypted.pem"), password},
+		{"rsa2048-pkcs8-sha1-aes128.pem", readKey(t, "rsa2048-pkcs8-sha1-aes128.pem"), password},
 		// The password is ignored for unencrypted keys.
 		{"rsa2048-pkcs1.pem with password", readKey(t, "rsa2048-pkcs1.pem"), password},
 		{"rsa2048-openssh with password", readKey(t, "rsa2048-openssh"), password},
@@ -134,8 +136,14 @@ func TestParseErrors(t *testing.T) {
 
 		{"PKCS #12 AES", readKey(t, "rsa2048-aes.p12"), password, rsakey.ErrUnsupported, "", "openssl pkcs12 -export -legacy"},
 		{"PKCS #12 AES without password", readKey(t, "rsa2048-aes.p12"), "", rsakey.ErrUnsupported, "", "-legacy"},
-		{"legacy encrypted PEM", readKey(t, "rsa2048-pkcs1-encrypted.pem"), password, rsakey.ErrUnsupported, "", "ssh-keygen -p"},
-		{"encrypted PKCS #8", readKey(t, "rsa2048-pkcs8-encrypted.pem"), password, rsakey.ErrUnsupported, "", "ssh-keygen -p"},
+		{"legacy encrypted PEM", readKey(t, "rsa2048-pkcs1-encrypted.pem"), password, rsakey.ErrUnsupported, "", "openssl pkcs8 -topk8"},
+		{"encrypted PKCS #8 without password", readKey(t, "rsa2048-pkcs8-encrypted.pem"), "", rsakey.ErrPasswordRequired, "", "PKCS #8"},
+		{"encrypted PKCS #8 wrong password", readKey(t, "rsa2048-pkcs8-encrypted.pem"), "wrong", rsakey.ErrIncorrectPassword, "", "PKCS #8"},
+		{"encrypted PKCS #8 PBES1", readKey(t, "rsa2048-pkcs8-pbes1.pem"), password, rsakey.ErrUnsupported, "", "PBES2"},
+		{"encrypted PKCS #8 3DES", readKey(t, "rsa2048-pkcs8-des3.pem"), password, rsakey.ErrUnsupported, "", "AES-CBC"},
+		{"encrypted PKCS #8 truncated", pem.EncodeToMemory(&pem.Block{
+			Type: "ENCRYPTED PRIVATE KEY", Bytes: der(t, "rsa2048-pkcs8-encrypted.pem")[:200],
+		}), password, rsakey.ErrFormat, "", "malformed"},
 
 		{"EC PKCS #8", readKey(t, "ec-p256-pkcs8.pem"), "", nil, "ECDSA P-256", ""},
 		{"EC SEC 1", readKey(t, "ec-p256-sec1.pem"), "", nil, "ECDSA P-256", ""},
@@ -205,4 +213,28 @@ func TestParseErrorHasNoKeyMaterial(t *testing.T) {
 	if strings.Contains(err.Error(), body[:16]) {
 		t.Errorf("Parse error = %q contains key bytes", err)
 	}
+}
+
+// FuzzParse checks that no input makes Parse panic, and that every failure
+// is an error this package documents.
+func FuzzParse(f *testing.F) {
+	for _, name := range []string{"rsa2048-pkcs1.pem", "rsa2048-pkcs8-encrypted.pem", "rsa2048-openssh", "ec-p256-sec1.pem"} {
+		data, err := os.ReadFile(filepath.Join(keys, name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data, password)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, password string) {
+		_, err := rsakey.Parse(data, password)
+		if err == nil {
+			return
+		}
+		var kt *rsakey.KeyTypeError
+		if !errors.Is(err, rsakey.ErrFormat) && !errors.Is(err, rsakey.ErrPasswordRequired) &&
+			!errors.Is(err, rsakey.ErrIncorrectPassword) && !errors.Is(err, rsakey.ErrUnsupported) &&
+			!errors.As(err, &kt) {
+			t.Errorf("Parse error = %q, want one of the documented errors", err)
+		}
+	})
 }
