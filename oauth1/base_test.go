@@ -458,3 +458,30 @@ func cmpPair(a, b string) int {
 	}
 	return strings.Compare(av, bv)
 }
+
+var zeroTime time.Time
+
+// The X API example, prepared once; signing it is the hot path.
+func xRequest(t testing.TB) (*oauth1.Config, *oauth1.Credentials, *http.Request) {
+	c := &oauth1.Config{Consumer: oauth1.Credentials{Token: "xvz1evFS4wEEPTGEFPHBog", Secret: "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw"}}
+	tok := &oauth1.Credentials{Token: "370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb", Secret: "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE"}
+	r := newRequest(t, "POST", "https://api.twitter.com/1.1/statuses/update.json?include_entities=true",
+		"application/x-www-form-urlencoded", "status=Hello%20Ladies%20%2B%20Gentlemen%2C%20a%20signed%20OAuth%20request%21")
+	return c, tok, r
+}
+
+// TestSignAllocs guards the allocation budget of the hot path: the header
+// string and its []string in the Header map, GetBody's reader, and the
+// signature string. Pooled state covers everything else.
+func TestSignAllocs(t *testing.T) {
+	c, tok, r := xRequest(t)
+	ts := time.Unix(1318622958, 0)
+	n := testing.AllocsPerRun(200, func() {
+		if err := c.SignAt(r, tok, ts, "kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if n > 8 {
+		t.Errorf("SignAt(X example) allocs = %v, want at most 8", n)
+	}
+}
