@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// A result is one line of "oauth1 sign --json" output.
+type result struct {
+	BaseString    string `json:"base_string"`
+	Signature     string `json:"signature"`
+	Authorization string `json:"authorization"`
+	URL           string `json:"url"`
+	Body          string `json:"body"`
+	Error         string `json:"error"`
+}
+
+// batch signs one JSON request per line of stdin. Credentials a line leaves
+// out come from the flags and the environment (defaults). A line that
+// fails gets its error in the "error" field and the others go on; the exit
+// status is 1 if any line failed.
+func (c *cmd) batch(defaults job, showSecrets bool) int {
+	sc := bufio.NewScanner(c.stdin)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	enc := json.NewEncoder(c.stdout)
+	enc.SetEscapeHTML(false)
+	status := exitOK
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		res := c.batchLine(line, defaults, showSecrets)
+		if res.Error != "" {
+			status = exitFailure
+		}
+		if err := enc.Encode(res); err != nil {
+			return c.errorf(exitFailure, "writing output: %v", err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return c.errorf(exitUsage, "reading stdin: %v", err)
+	}
+	return status
+}
+
+func (c *cmd) batchLine(line []byte, defaults job, showSecrets bool) result {
+	j := defaults
+	j.Params, j.Version = nil, nil
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		return result{Error: "oauth1: invalid request line: " + err.Error()}
+	}
+	s, err := j.sign(time.Now())
+	if err != nil {
+		return result{Error: "oauth1: " + strings.TrimPrefix(err.Error(), "oauth1: ")}
+	}
+	m := c.masker(&j, showSecrets)
+	m.hideSignature(s)
+	return result{
+		BaseString:    s.base,
+		Signature:     m.mask(s.signature),
+		Authorization: m.mask(s.auth),
+		URL:           m.mask(s.req.URL.String()),
+		Body:          m.mask(s.body),
+	}
+}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/countersign/countersign/oauth1/basestring"
+)
+
+func (c *cmd) diff(args []string) int {
+	fs := c.newFlags("diff", "WANT GOT\n\nWANT is the base string the provider expected, GOT the one the client signed;\n"+
+		"either may be \"-\" to read it from stdin. Exit status 0 if they are equal, 1 if they differ.")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(pos) != 2 {
+		fs.Usage()
+		return exitUsage
+	}
+	if pos[0] == "-" && pos[1] == "-" {
+		return c.errorf(exitUsage, "only one of WANT and GOT can be read from stdin")
+	}
+	var in [2]string
+	for i, p := range pos {
+		if in[i], err = c.readArg(p); err != nil {
+			return c.errorf(exitUsage, "reading stdin: %v", err)
+		}
+	}
+	ds := basestring.Diff(in[0], in[1])
+	if len(ds) == 1 && ds[0].Kind == basestring.Malformed {
+		return c.errorf(exitUsage, "%s", ds[0].Cause)
+	}
+	if len(ds) == 0 {
+		fmt.Fprintln(c.stdout, "The base strings are equal.")
+		return exitOK
+	}
+	fmt.Fprint(c.stdout, basestring.Format(ds))
+	return exitFailure
+}

@@ -1,0 +1,473 @@
+package main
+
+import (
+	"bytes"
+	"crypto"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/rsakey"
+	"github.com/countersign/countersign/percent"
+)
+
+// A job is one request to sign: the fields of a batch line, which the
+// flags of "oauth1 sign" fill in too.
+type job struct {
+	Method          string      `json:"method"`
+	URL             string      `json:"url"`
+	Params          [][2]string `json:"params"` // form body parameters, unencoded
+	ContentType     string      `json:"content_type"`
+	Body            string      `json:"body"`
+	ConsumerKey     string      `json:"consumer_key"`
+	ConsumerSecret  string      `json:"consumer_secret"`
+	Token           string      `json:"token"`
+	TokenSecret     string      `json:"token_secret"`
+	SignatureMethod string      `json:"signature_method"`
+	PrivateKeyPEM   string      `json:"private_key_pem"`
+	Nonce           string      `json:"nonce"`
+	Timestamp       json.Number `json:"timestamp"` // a number or a string of digits
+	Realm           string      `json:"realm"`
+	Version         *bool       `json:"version"` // nil means true
+	Callback        string      `json:"callback"`
+	Verifier        string      `json:"verifier"`
+	Delivery        string      `json:"delivery"`  // header (default), query or body
+	BodyHash        string      `json:"body_hash"` // "", SHA-1, SHA-256 or SHA-512
+
+	// Only from flags.
+	headers       []string // "Name: value"
+	keyPassword   string
+	allowInsecure bool
+}
+
+// A signed request and what went into it.
+type signed struct {
+	req       *http.Request
+	cfg       *oauth1.Config
+	tok       *oauth1.Credentials
+	base      string
+	signature string
+	auth      string // the Authorization header, if delivered there
+	body      string // the body sent, after delivery
+	query     string // the query of the original URL, for the explain table
+	formBody  string // the form body before delivery, for the explain table
+}
+
+func hashByName(name string) (crypto.Hash, error) {
+	switch strings.ToUpper(name) {
+	case "SHA1", "SHA-1":
+		return crypto.SHA1, nil
+	case "SHA256", "SHA-256":
+		return crypto.SHA256, nil
+	case "SHA512", "SHA-512":
+		return crypto.SHA512, nil
+	}
+	return 0, fmt.Errorf("unknown hash %q (want SHA-1, SHA-256 or SHA-512)", name)
+}
+
+// signer returns the Signer for a signature method name.
+func (j *job) signer() (oauth1.Signer, error) {
+	m := strings.ToUpper(j.SignatureMethod)
+	switch m {
+	case "", "HMAC-SHA1":
+		return oauth1.HMAC{}, nil
+	case "PLAINTEXT":
+		return oauth1.PlainText{}, nil
+	}
+	kind, h, ok := strings.Cut(m, "-")
+	if !ok || kind != "HMAC" && kind != "RSA" {
+		return nil, fmt.Errorf("unknown signature method %q (want HMAC-SHA1, HMAC-SHA256, HMAC-SHA512, RSA-SHA1, RSA-SHA256, RSA-SHA512 or PLAINTEXT)", j.SignatureMethod)
+	}
+	hash, err := hashByName(h)
+	if err != nil {
+		return nil, fmt.Errorf("unknown signature method %q", j.SignatureMethod)
+	}
+	if kind == "HMAC" {
+		return oauth1.HMAC{Hash: hash}, nil
+	}
+	if j.PrivateKeyPEM == "" {
+		return nil, fmt.Errorf("%s needs a private key (--key-file, or private_key_pem in batch mode)", m)
+	}
+	key, err := rsakey.Parse([]byte(j.PrivateKeyPEM), j.keyPassword)
+	if err != nil {
+		return nil, err
+	}
+	return oauth1.RSA{Key: key, Hash: hash}, nil
+}
+
+// request builds the unsigned HTTP request.
+func (j *job) request() (*http.Request, error) {
+	if j.URL == "" {
+		return nil, errors.New("no URL")
+	}
+	u, err := url.Parse(j.URL)
+	if err != nil {
+		return nil, err
+	}
+	if u.Scheme == "" || u.Host == "" {
+		return nil, fmt.Errorf("URL %q is not absolute (want https://host/path)", u.Redacted())
+	}
+	body := j.Body
+	for _, p := range j.Params {
+		if body != "" {
+			body += "&"
+		}
+		body += percent.Encode(p[0]) + "=" + percent.Encode(p[1])
+	}
+	method := j.Method
+	if method == "" {
+		method = http.MethodGet
+		if body != "" {
+			method = http.MethodPost // as curl does for -d
+		}
+	}
+	var rd *strings.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	var r *http.Request
+	if rd != nil {
+		r, err = http.NewRequest(method, j.URL, rd)
+	} else {
+		r, err = http.NewRequest(method, j.URL, nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range j.headers {
+		name, value, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			return nil, fmt.Errorf("header %q is not \"Name: value\"", h)
+		}
+		r.Header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	}
+	if j.ContentType != "" {
+		r.Header.Set("Content-Type", j.ContentType)
+	}
+	if body != "" && r.Header.Get("Content-Type") == "" {
+		// curl's default for -d and --data-raw.
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	return r, nil
+}
+
+func (j *job) config() (*oauth1.Config, error) {
+	if j.ConsumerKey == "" {
+		return nil, errors.New("no consumer key (--consumer-key or OAUTH1_CONSUMER_KEY)")
+	}
+	s, err := j.signer()
+	if err != nil {
+		return nil, err
+	}
+	cfg := &oauth1.Config{
+		Consumer:               oauth1.Credentials{Token: j.ConsumerKey, Secret: j.ConsumerSecret},
+		Signer:                 s,
+		Realm:                  j.Realm,
+		OmitVersion:            j.Version != nil && !*j.Version,
+		AllowInsecurePlainText: j.allowInsecure,
+	}
+	switch strings.ToLower(j.Delivery) {
+	case "", "header":
+	case "query":
+		cfg.Delivery = oauth1.QueryString
+	case "body":
+		cfg.Delivery = oauth1.FormBody
+	default:
+		return nil, fmt.Errorf("unknown delivery %q (want header, query or body)", j.Delivery)
+	}
+	if j.BodyHash != "" {
+		if cfg.BodyHash, err = hashByName(j.BodyHash); err != nil {
+			return nil, fmt.Errorf("--body-hash: %w", err)
+		}
+	}
+	return cfg, nil
+}
+
+// sign signs the job with oauth1.Config.BaseString and SignAt, so that the
+// command signs exactly as the library does.
+func (j *job) sign(now time.Time) (*signed, error) {
+	cfg, err := j.config()
+	if err != nil {
+		return nil, err
+	}
+	r, err := j.request()
+	if err != nil {
+		return nil, err
+	}
+	t := now
+	if ts := j.Timestamp.String(); ts != "" {
+		n, err := strconv.ParseInt(ts, 10, 64)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("timestamp %q is not a positive number of seconds since 1970", ts)
+		}
+		t = time.Unix(n, 0)
+	}
+	nonce := j.Nonce
+	if nonce == "" {
+		nonce = rand.Text()
+	}
+	var extra []oauth1.Param
+	if j.Callback != "" {
+		extra = append(extra, oauth1.Param{Name: "oauth_callback", Value: j.Callback})
+	}
+	if j.Verifier != "" {
+		extra = append(extra, oauth1.Param{Name: "oauth_verifier", Value: j.Verifier})
+	}
+	var tok *oauth1.Credentials
+	if j.Token != "" || j.TokenSecret != "" {
+		tok = &oauth1.Credentials{Token: j.Token, Secret: j.TokenSecret}
+	}
+	s := &signed{req: r, cfg: cfg, tok: tok, query: r.URL.RawQuery}
+	if r.GetBody != nil {
+		if form, _ := isFormType(r.Header.Get("Content-Type")); form {
+			s.formBody = readBody(r)
+		}
+	}
+	if s.base, err = cfg.BaseString(r, tok, t, nonce, extra...); err != nil {
+		return nil, err
+	}
+	if err := cfg.SignAt(r, tok, t, nonce, extra...); err != nil {
+		return nil, err
+	}
+	s.auth = r.Header.Get("Authorization")
+	s.body = readBody(r)
+	if s.signature, err = signatureOf(r, s.auth, s.body); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func isFormType(ct string) (bool, error) {
+	if ct == "" {
+		return false, nil
+	}
+	mt, _, err := mimeType(ct)
+	return mt == "application/x-www-form-urlencoded", err
+}
+
+func readBody(r *http.Request) string {
+	if r.GetBody == nil {
+		return ""
+	}
+	rc, err := r.GetBody()
+	if err != nil {
+		return ""
+	}
+	defer rc.Close()
+	var b bytes.Buffer
+	b.ReadFrom(rc)
+	return b.String()
+}
+
+// signatureOf finds oauth_signature where SignAt delivered it.
+func signatureOf(r *http.Request, auth, body string) (string, error) {
+	if auth != "" {
+		ps, err := oauth1.ParseAuthHeader(auth)
+		if err != nil {
+			return "", err
+		}
+		for _, p := range ps {
+			if p.Name == "oauth_signature" {
+				return p.Value, nil
+			}
+		}
+	}
+	for _, raw := range []string{r.URL.RawQuery, body} {
+		for _, pair := range strings.Split(raw, "&") {
+			if v, ok := strings.CutPrefix(pair, "oauth_signature="); ok {
+				return percent.DecodeForm(v)
+			}
+		}
+	}
+	return "", errors.New("no oauth_signature in the signed request")
+}
+
+// signFlags are the flags of "oauth1 sign", apart from those that fill
+// the job directly.
+type signFlags struct {
+	explain, curl, jsonMode, showSecrets bool
+	query, body                          bool
+	keyFile                              string
+	noVersion                            bool
+	data                                 repeated
+}
+
+func (c *cmd) sign(args []string) int {
+	var j job
+	var f signFlags
+	fs := c.newFlags("sign", "[flags] URL")
+	fs.StringVar(&j.Method, "X", "", "HTTP `method` (default GET, or POST with -d or --data-raw)")
+	fs.Var(&f.data, "d", "form body parameter `name=value`, unencoded (repeatable; like curl --data-urlencode)")
+	fs.StringVar(&j.Body, "data-raw", "", "request `body`, sent and signed as given; a form unless -H sets another Content-Type")
+	fs.Var((*repeated)(&j.headers), "H", "request `header` \"Name: value\" (repeatable)")
+	fs.BoolVar(&f.query, "query", false, "send the protocol parameters in the query string (§3.5.3)")
+	fs.BoolVar(&f.body, "body", false, "send the protocol parameters in the form body (§3.5.2)")
+	fs.StringVar(&j.Realm, "realm", "", "`realm` of the Authorization header (never signed)")
+	fs.StringVar(&j.SignatureMethod, "method", "HMAC-SHA1", "signature `method`: HMAC-SHA1, HMAC-SHA256, HMAC-SHA512, RSA-SHA1, RSA-SHA256, RSA-SHA512 or PLAINTEXT")
+	fs.StringVar(&f.keyFile, "key-file", "", "RSA private key `file` (PEM, OpenSSH or PKCS #12) for the RSA methods")
+	fs.StringVar(&j.keyPassword, "key-password", "", "`password` of an encrypted key file (default $OAUTH1_KEY_PASSWORD)")
+	fs.StringVar(&j.BodyHash, "body-hash", "", "add oauth_body_hash computed with `hash` SHA-1 or SHA-256 over a body that is not a form")
+	fs.StringVar(&j.Nonce, "nonce", "", "oauth_nonce `value` (default random)")
+	fs.Var((*numberFlag)(&j.Timestamp), "timestamp", "oauth_timestamp in `seconds` since 1970 (default now)")
+	fs.BoolVar(&f.noVersion, "no-version", false, "leave out oauth_version=1.0 (optional, §3.1)")
+	fs.StringVar(&j.Callback, "callback", "", "sign and send oauth_callback `URL` (temporary credential request, §2.1)")
+	fs.StringVar(&j.Verifier, "verifier", "", "sign and send oauth_verifier `code` (token request, §2.3)")
+	fs.StringVar(&j.ConsumerKey, "consumer-key", "", "consumer `key` (default $OAUTH1_CONSUMER_KEY)")
+	fs.StringVar(&j.ConsumerSecret, "consumer-secret", "", "consumer `secret` (default $OAUTH1_CONSUMER_SECRET)")
+	fs.StringVar(&j.Token, "token", "", "`token` (default $OAUTH1_TOKEN)")
+	fs.StringVar(&j.TokenSecret, "token-secret", "", "token `secret` (default $OAUTH1_TOKEN_SECRET)")
+	fs.BoolVar(&j.allowInsecure, "allow-insecure-plaintext", false, "let PLAINTEXT sign a URL that is not https")
+	fs.BoolVar(&f.explain, "explain", false, "print the base string broken down, the masked signing key and the signature")
+	fs.BoolVar(&f.curl, "curl", false, "print a curl command that sends the signed request")
+	fs.BoolVar(&f.jsonMode, "json", false, "batch mode: read one JSON request per line of stdin, write one JSON result per line")
+	fs.BoolVar(&f.showSecrets, "show-secrets", false, "show secrets (and PLAINTEXT signatures, which contain them) in the output")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	c.fillFromEnv(&j)
+	if f.jsonMode {
+		if len(pos) > 0 {
+			return c.errorf(exitUsage, "sign --json reads requests from stdin and takes no URL")
+		}
+		return c.batch(j, f.showSecrets)
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	j.URL = pos[0]
+	for _, d := range f.data {
+		name, value, _ := strings.Cut(d, "=")
+		j.Params = append(j.Params, [2]string{name, value})
+	}
+	switch {
+	case f.query && f.body:
+		return c.errorf(exitUsage, "--query and --body are exclusive")
+	case f.query:
+		j.Delivery = "query"
+	case f.body:
+		j.Delivery = "body"
+	}
+	if f.noVersion {
+		v := false
+		j.Version = &v
+	}
+	if f.keyFile != "" {
+		b, err := os.ReadFile(f.keyFile)
+		if err != nil {
+			return c.errorf(exitUsage, "%v", err)
+		}
+		j.PrivateKeyPEM = string(b)
+	}
+	s, err := j.sign(time.Now())
+	if err != nil {
+		return c.errorf(exitUsage, "%v", err)
+	}
+	m := c.masker(&j, f.showSecrets)
+	if m.hideSignature(s) {
+		fmt.Fprintln(c.stderr, "oauth1: the PLAINTEXT signature is made of the secrets; it is masked (use --show-secrets)")
+	}
+	switch {
+	case f.explain:
+		c.printSigned(s, m)
+	case !f.curl:
+		c.printDelivered(s, m)
+	}
+	if f.curl {
+		if f.explain {
+			fmt.Fprintln(c.stdout)
+		}
+		fmt.Fprintln(c.stdout, m.mask(curlCommand(s)))
+	}
+	return exitOK
+}
+
+// fillFromEnv fills credentials that no flag gave from the environment.
+func (c *cmd) fillFromEnv(j *job) {
+	fill := func(dst *string, name string) {
+		if *dst == "" {
+			*dst = c.getenv(name)
+		}
+	}
+	fill(&j.ConsumerKey, "OAUTH1_CONSUMER_KEY")
+	fill(&j.ConsumerSecret, "OAUTH1_CONSUMER_SECRET")
+	fill(&j.Token, "OAUTH1_TOKEN")
+	fill(&j.TokenSecret, "OAUTH1_TOKEN_SECRET")
+	fill(&j.keyPassword, "OAUTH1_KEY_PASSWORD")
+}
+
+// printDelivered prints what carries the signature: the Authorization
+// header, the URL with the query, or the body.
+func (c *cmd) printDelivered(s *signed, m masker) {
+	switch s.cfg.Delivery {
+	case oauth1.QueryString:
+		fmt.Fprintln(c.stdout, m.mask(s.req.URL.String()))
+	case oauth1.FormBody:
+		fmt.Fprintln(c.stdout, m.mask(s.body))
+	default:
+		fmt.Fprintln(c.stdout, m.mask("Authorization: "+s.auth))
+	}
+}
+
+// curlCommand returns a curl command line that sends the signed request.
+func curlCommand(s *signed) string {
+	r := s.req
+	var b strings.Builder
+	b.WriteString("curl")
+	implied := http.MethodGet
+	if s.body != "" {
+		implied = http.MethodPost
+	}
+	if r.Method != implied {
+		b.WriteString(" -X " + shellQuote(r.Method))
+	}
+	for _, name := range []string{"Authorization", "Content-Type"} {
+		for _, v := range r.Header.Values(name) {
+			b.WriteString(" -H " + shellQuote(name+": "+v))
+		}
+	}
+	for name, vs := range r.Header {
+		if name == "Authorization" || name == "Content-Type" {
+			continue
+		}
+		for _, v := range vs {
+			b.WriteString(" -H " + shellQuote(name+": "+v))
+		}
+	}
+	if s.body != "" {
+		b.WriteString(" --data-raw " + shellQuote(s.body))
+	}
+	b.WriteString(" " + shellQuote(r.URL.String()))
+	return b.String()
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("-_./:=@%,+", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// numberFlag is a flag holding a json.Number, so that --timestamp and the
+// batch field share a type.
+type numberFlag json.Number
+
+func (n *numberFlag) String() string { return string(*n) }
+func (n *numberFlag) Set(s string) error {
+	if _, err := strconv.ParseInt(s, 10, 64); err != nil {
+		return errors.New("not a number of seconds")
+	}
+	*n = numberFlag(s)
+	return nil
+}
