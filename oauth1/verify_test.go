@@ -1,0 +1,667 @@
+package oauth1
+
+import (
+	"bytes"
+	"context"
+	"crypto"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha1"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The X API documentation's example request ("Creating a signature").
+const (
+	xConsumerKey    = "xvz1evFS4wEEPTGEFPHBog"
+	xConsumerSecret = "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw"
+	xToken          = "370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb"
+	xTokenSecret    = "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE"
+	xNonce          = "kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg"
+	xTimestamp      = 1318622958
+	xURL            = "https://api.twitter.com/1.1/statuses/update.json?include_entities=true"
+	xBody           = "status=Hello%20Ladies%20%2B%20Gentlemen%2C%20a%20signed%20OAuth%20request%21"
+	xBase           = "POST&https%3A%2F%2Fapi.twitter.com%2F1.1%2Fstatuses%2Fupdate.json&include_entities%3Dtrue%26oauth_consumer_key%3Dxvz1evFS4wEEPTGEFPHBog%26oauth_nonce%3DkYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg%26oauth_signature_method%3DHMAC-SHA1%26oauth_timestamp%3D1318622958%26oauth_token%3D370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb%26oauth_version%3D1.0%26status%3DHello%2520Ladies%2520%252B%2520Gentlemen%252C%2520a%2520signed%2520OAuth%2520request%2521"
+)
+
+// xHeader is the published header, with the published signature.
+func xHeader(method, sig string) string {
+	return `OAuth oauth_consumer_key="xvz1evFS4wEEPTGEFPHBog", oauth_nonce="kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg", oauth_signature="` +
+		sig + `", oauth_signature_method="` + method + `", oauth_timestamp="1318622958", oauth_token="370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb", oauth_version="1.0"`
+}
+
+// xRequest is the example request as an https server receives it.
+func xRequest(auth string) *http.Request {
+	r := httptest.NewRequest("POST", "/1.1/statuses/update.json?include_entities=true", strings.NewReader(xBody))
+	r.Host = "api.twitter.com"
+	r.TLS = &tls.ConnectionState{}
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.Header.Set("Authorization", auth)
+	return r
+}
+
+type memCredentials struct {
+	consumers map[string]Consumer
+	tokens    map[string]string // consumer key + " " + token → secret
+}
+
+func (m *memCredentials) Consumer(_ context.Context, key string) (Consumer, error) {
+	c, ok := m.consumers[key]
+	if !ok {
+		return Consumer{}, ErrNotFound
+	}
+	return c, nil
+}
+
+func (m *memCredentials) TokenSecret(_ context.Context, key, token string) (string, error) {
+	s, ok := m.tokens[key+" "+token]
+	if !ok {
+		return "", fmt.Errorf("token %q: %w", token, ErrNotFound)
+	}
+	return s, nil
+}
+
+var testRSAKey = func() *rsa.PrivateKey {
+	b, err := os.ReadFile("../testdata/keys/rsa2048-pkcs1.pem")
+	if err != nil {
+		panic(err)
+	}
+	blk, _ := pem.Decode(b)
+	k, err := x509.ParsePKCS1PrivateKey(blk.Bytes)
+	if err != nil {
+		panic(err)
+	}
+	return k
+}()
+
+func xCredentials() *memCredentials {
+	return &memCredentials{
+		consumers: map[string]Consumer{
+			xConsumerKey: {Secret: xConsumerSecret, PublicKey: &testRSAKey.PublicKey},
+			"plain":      {Secret: "plain secret"},
+			"rsa-only":   {PublicKey: &testRSAKey.PublicKey},
+		},
+		tokens: map[string]string{xConsumerKey + " " + xToken: xTokenSecret},
+	}
+}
+
+func xVerifier() *Verifier {
+	return &Verifier{
+		Credentials: xCredentials(),
+		Nonces:      new(MemoryNonceStore),
+		Now:         func() time.Time { return time.Unix(xTimestamp+100, 0) },
+	}
+}
+
+func TestVerifyXExample(t *testing.T) {
+	for _, tt := range []struct{ method, sig, base string }{
+		{"HMAC-SHA1", "hCtSmYh%2BiHYCEqBWrE7C7hYmtUk%3D", xBase},
+		// testdata/vectors/x-hmac-sha256.txt, computed with openssl.
+		{"HMAC-SHA256", "PLbq%2BOWUE2vwiOZeZBSR06GFvymUHoaBdCIHyD66IcM%3D", strings.Replace(xBase, "HMAC-SHA1", "HMAC-SHA256", 1)},
+	} {
+		v := xVerifier()
+		r := xRequest(xHeader(tt.method, tt.sig))
+		got, err := v.Verify(r)
+		if err != nil {
+			t.Fatalf("Verify(X example, %s) = %v", tt.method, err)
+		}
+		want := &Verification{
+			ConsumerKey: xConsumerKey, Token: xToken, Method: tt.method, BaseString: tt.base,
+			Params: []Param{
+				{"oauth_consumer_key", xConsumerKey}, {"oauth_nonce", xNonce},
+				{"oauth_signature_method", tt.method}, {"oauth_timestamp", "1318622958"},
+				{"oauth_token", xToken}, {"oauth_version", "1.0"},
+			},
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("Verify(X example, %s) =\n%+v\nwant\n%+v", tt.method, got, want)
+		}
+		if b, _ := io.ReadAll(r.Body); string(b) != xBody {
+			t.Errorf("body after Verify = %q, want %q", b, xBody)
+		}
+		// The same request again is a replay.
+		_, err = v.Verify(xRequest(xHeader(tt.method, tt.sig)))
+		var pe *ProblemError
+		if !errors.As(err, &pe) || pe.Problem != ProblemNonceUsed {
+			t.Errorf("Verify(replayed X example) = %v, want nonce_used", err)
+		}
+	}
+}
+
+// received turns a request a client signed into the request a server
+// receives, the way net/http parses it.
+func received(t testing.TB, c *http.Request) *http.Request {
+	var body io.Reader
+	if c.Body != nil {
+		b, err := io.ReadAll(c.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body = bytes.NewReader(b)
+	}
+	r := httptest.NewRequest(c.Method, c.URL.RequestURI(), body)
+	r.Host = c.URL.Host
+	if c.URL.Scheme == "https" {
+		r.TLS = &tls.ConnectionState{}
+	} else {
+		r.TLS = nil
+	}
+	for k, v := range c.Header {
+		r.Header[k] = v
+	}
+	return r
+}
+
+// signed returns a request signed by c with the X example's token.
+func signed(t testing.TB, c *Config, method, url, ctype, body string, nonce string, extra ...Param) *http.Request {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	r, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ctype != "" {
+		r.Header.Set("Content-Type", ctype)
+	}
+	if err := c.SignAt(r, &Credentials{Token: xToken, Secret: xTokenSecret}, time.Unix(xTimestamp, 0), nonce, extra...); err != nil {
+		t.Fatal(err)
+	}
+	return received(t, r)
+}
+
+func xConfig() *Config {
+	return &Config{Consumer: Credentials{Token: xConsumerKey, Secret: xConsumerSecret}}
+}
+
+// TestVerifySigned verifies what the signer produces, in every delivery,
+// method and body combination, and checks that changing the request or
+// the secret makes it fail.
+func TestVerifySigned(t *testing.T) {
+	signers := []Signer{HMAC{}, HMAC{Hash: crypto.SHA256}, HMAC{Hash: crypto.SHA512}, RSA{Key: testRSAKey}, RSA{Key: testRSAKey, Hash: crypto.SHA256}, PlainText{}}
+	bodies := []struct{ ctype, body string }{
+		{"", ""},
+		{"application/x-www-form-urlencoded; charset=utf-8", "a=1&b=x+y&c=%E2%98%83&empty="},
+		{"application/json", `{"a": 1}`},
+	}
+	n := 0
+	for _, sg := range signers {
+		for _, d := range []Delivery{AuthHeader, QueryString, FormBody} {
+			for _, b := range bodies {
+				for _, bh := range []crypto.Hash{0, crypto.SHA1, crypto.SHA256} {
+					if d == FormBody && b.ctype == "application/json" {
+						continue
+					}
+					n++
+					c := xConfig()
+					c.Signer, c.Delivery, c.BodyHash, c.Realm = sg, d, bh, "Photos"
+					method := "POST"
+					if b.body == "" {
+						method = "GET"
+					}
+					name := fmt.Sprintf("%s/%v/%s/bodyhash=%v", sg.Method(), d, b.ctype, bh)
+					nonce := fmt.Sprintf("nonce%d", n)
+					url := "https://API.example.com:443/a%2Fb/c%20d;e?x=1&y=%2B&y=+&z"
+					v := xVerifier()
+					v.Methods = append(DefaultMethods, "PLAINTEXT")
+					got, err := v.Verify(signed(t, c, method, url, b.ctype, b.body, nonce))
+					if err != nil {
+						t.Errorf("%s: Verify = %v", name, err)
+						continue
+					}
+					if got.ConsumerKey != xConsumerKey || got.Token != xToken || got.Method != sg.Method() {
+						t.Errorf("%s: Verify = %+v", name, got)
+					}
+					if want := "GET&https%3A%2F%2Fapi.example.com%2Fa%252Fb%2Fc%2520d%3Be&"; method == "GET" && !strings.HasPrefix(got.BaseString, want) {
+						t.Errorf("%s: base string %q, want prefix %q", name, got.BaseString, want)
+					}
+
+					// A different secret, a changed parameter or a changed
+					// path must all fail; a fresh nonce each time, so that
+					// the nonce is not what refuses them.
+					wrong := xConfig()
+					wrong.Signer, wrong.Delivery, wrong.BodyHash = sg, d, bh
+					wrong.Consumer.Secret = "not the secret"
+					if _, isRSA := sg.(RSA); isRSA {
+						wrong.Signer = RSA{Key: otherRSAKey(t), Hash: sg.(RSA).Hash}
+					}
+					mustProblem(t, name+" wrong secret", v, signed(t, wrong, method, url, b.ctype, b.body, nonce+"w"), ProblemSignatureInvalid)
+					if sg.Method() == "PLAINTEXT" {
+						continue // it signs nothing but the secrets
+					}
+					r := signed(t, c, method, url, b.ctype, b.body, nonce+"q")
+					r.URL.RawQuery += "&x=2"
+					r.RequestURI += "&x=2"
+					mustProblem(t, name+" changed query", v, r, ProblemSignatureInvalid)
+					r = signed(t, c, method, url, b.ctype, b.body, nonce+"p")
+					r.RequestURI = strings.Replace(r.RequestURI, "a%2Fb", "a/b", 1)
+					mustProblem(t, name+" changed path", v, r, ProblemSignatureInvalid)
+				}
+			}
+		}
+	}
+}
+
+var otherKey = sync.OnceValue(func() *rsa.PrivateKey {
+	k, err := rsa.GenerateKey(rand.Reader, 1024)
+	if err != nil {
+		panic(err)
+	}
+	return k
+})
+
+func otherRSAKey(testing.TB) *rsa.PrivateKey { return otherKey() }
+
+func mustProblem(t *testing.T, name string, v *Verifier, r *http.Request, want string) *ProblemError {
+	t.Helper()
+	got, err := v.Verify(r)
+	var pe *ProblemError
+	if !errors.As(err, &pe) || pe.Problem != want {
+		t.Errorf("%s: Verify = %+v, %v, want problem %s", name, got, err, want)
+		return nil
+	}
+	for _, secret := range []string{xConsumerSecret, xTokenSecret, "not the secret", "plain secret"} {
+		if strings.Contains(err.Error(), secret) || strings.Contains(err.Error(), percentLike(secret)) || strings.Contains(pe.Body(), secret) {
+			t.Errorf("%s: error %q reveals a secret", name, err)
+		}
+	}
+	return pe
+}
+
+// refHMACSHA1 computes an HMAC-SHA1 signature with crypto/hmac, apart
+// from the package's own code; the secrets used in these tests need no
+// escaping beyond spaces.
+func refHMACSHA1(base, consumerSecret, tokenSecret string) string {
+	mac := hmac.New(sha1.New, []byte(percentLike(consumerSecret)+"&"+percentLike(tokenSecret)))
+	mac.Write([]byte(base))
+	return base64.StdEncoding.EncodeToString(mac.Sum(nil))
+}
+
+func percentLike(s string) string { return strings.ReplaceAll(s, " ", "%20") }
+
+type methodSigner struct {
+	Signer
+	name string
+}
+
+func (s methodSigner) Method() string { return s.name }
+
+func TestVerifyProblems(t *testing.T) {
+	const url = "https://api.example.com/r?q=1"
+	hdr := func(mod func(*http.Request)) *http.Request {
+		r := signed(t, xConfig(), "GET", url, "", "", "n1")
+		mod(r)
+		return r
+	}
+	omit := xConfig()
+	omit.OmitVersion = true
+	http1 := xConfig()
+	http1.Signer = PlainText{}
+	http1.AllowInsecurePlainText = true
+	unknown := xConfig()
+	unknown.Consumer.Token = "who"
+	md5 := xConfig()
+	md5.Signer = methodSigner{HMAC{}, "HMAC-MD5"}
+	rsaOnly := xConfig()
+	rsaOnly.Consumer = Credentials{Token: "rsa-only", Secret: "x"}
+
+	tests := []struct {
+		name   string
+		v      func(*Verifier)
+		r      *http.Request
+		want   string
+		params []string
+	}{
+		{"no parameters", nil, httptest.NewRequest("GET", url, nil), ProblemParameterAbsent,
+			[]string{"oauth_consumer_key", "oauth_signature_method", "oauth_signature", "oauth_timestamp", "oauth_nonce"}},
+		{"bearer only", nil, hdr(func(r *http.Request) { r.Header.Set("Authorization", "Bearer x") }), ProblemParameterAbsent, nil},
+		{"malformed header", nil, hdr(func(r *http.Request) { r.Header.Set("Authorization", `OAuth a="`) }), ProblemParameterRejected, []string{"Authorization"}},
+		{"two headers", nil, hdr(func(r *http.Request) { r.Header.Add("Authorization", r.Header.Get("Authorization")) }), ProblemParameterRejected, []string{"Authorization"}},
+		{"duplicate in query", nil, hdr(func(r *http.Request) { r.URL.RawQuery += "&oauth_nonce=n2"; r.RequestURI += "&oauth_nonce=n2" }), ProblemParameterRejected, []string{"oauth_nonce"}},
+		{"duplicate in header", nil, hdr(func(r *http.Request) {
+			r.Header.Set("Authorization", r.Header.Get("Authorization")+`, oauth_version="1.0"`)
+		}), ProblemParameterRejected, []string{"oauth_version"}},
+		{"version 2.0", nil, signed(t, omit, "GET", url, "", "", "n1", Param{"oauth_version", "2.0"}), ProblemVersionRejected, nil},
+		{"method not accepted", nil, signed(t, md5, "GET", url, "", "", "n1"), ProblemSignatureMethodRejected, nil},
+		{"method not listed", func(v *Verifier) { v.Methods = []string{"RSA-SHA256"} }, hdr(func(*http.Request) {}), ProblemSignatureMethodRejected, nil},
+		{"PLAINTEXT over http", func(v *Verifier) { v.Methods = []string{"PLAINTEXT"} }, signed(t, http1, "GET", "http://api.example.com/r", "", "", "n1"), ProblemSignatureMethodRejected, nil},
+		{"HMAC for an RSA-only consumer", nil, func() *http.Request {
+			r, _ := http.NewRequest("GET", url, nil)
+			rsaOnly.SignAt(r, nil, time.Unix(xTimestamp, 0), "n1")
+			return received(t, r)
+		}(), ProblemSignatureMethodRejected, nil},
+		{"old timestamp", func(v *Verifier) { v.Now = func() time.Time { return time.Unix(xTimestamp+301, 0) } }, hdr(func(*http.Request) {}), ProblemTimestampRefused, nil},
+		{"future timestamp", func(v *Verifier) { v.Now = func() time.Time { return time.Unix(xTimestamp-31, 0) }; v.Window = 30 * time.Second }, hdr(func(*http.Request) {}), ProblemTimestampRefused, nil},
+		{"bad timestamp", nil, hdr(func(r *http.Request) {
+			r.Header.Set("Authorization", strings.Replace(r.Header.Get("Authorization"), `oauth_timestamp="`, `oauth_timestamp="-`, 1))
+		}), ProblemParameterRejected, []string{"oauth_timestamp"}},
+		{"unknown consumer", nil, signed(t, unknown, "GET", url, "", "", "n1"), ProblemConsumerKeyUnknown, nil},
+		{"unknown token", nil, hdr(func(r *http.Request) {
+			r.Header.Set("Authorization", strings.Replace(r.Header.Get("Authorization"), xToken, "other", 1))
+		}), ProblemTokenRejected, nil},
+		{"token required", func(v *Verifier) { v.RequireToken = true }, func() *http.Request {
+			r, _ := http.NewRequest("GET", url, nil)
+			xConfig().SignAt(r, nil, time.Unix(xTimestamp, 0), "n1")
+			return received(t, r)
+		}(), ProblemParameterAbsent, []string{"oauth_token"}},
+		{"body hash required", func(v *Verifier) { v.BodyHash = crypto.SHA256 }, signed(t, xConfig(), "POST", url, "application/json", "{}", "n1"), ProblemParameterAbsent, []string{"oauth_body_hash"}},
+		{"body hash on a form", nil, signed(t, xConfig(), "POST", url, "application/x-www-form-urlencoded", "a=1", "n1", Param{"oauth_body_hash", "2jmj7l5rSw0yVb/vlWAYkK/YBwk="}), ProblemParameterRejected, []string{"oauth_body_hash"}},
+		{"body hash of another hash", func(v *Verifier) { v.BodyHash = crypto.SHA256 }, func() *http.Request {
+			c := xConfig()
+			c.BodyHash = crypto.SHA1
+			return signed(t, c, "POST", url, "application/json", "{}", "n1")
+		}(), ProblemParameterRejected, []string{"oauth_body_hash"}},
+		{"body changed", nil, func() *http.Request {
+			c := xConfig()
+			c.BodyHash = crypto.SHA1
+			r := signed(t, c, "POST", url, "application/json", "{}", "n1")
+			r.Body = io.NopCloser(strings.NewReader("[]"))
+			return r
+		}(), ProblemSignatureInvalid, []string{"oauth_body_hash"}},
+		{"signature not base64", nil, hdr(func(r *http.Request) {
+			r.Header.Set("Authorization", strings.Replace(r.Header.Get("Authorization"), `oauth_signature="`, `oauth_signature="%21`, 1))
+		}), ProblemSignatureInvalid, nil},
+		{"host changed", nil, hdr(func(r *http.Request) { r.Host = "api.example.com:8443" }), ProblemSignatureInvalid, nil},
+		{"scheme changed", nil, hdr(func(r *http.Request) { r.TLS = nil }), ProblemSignatureInvalid, nil},
+	}
+	for _, tt := range tests {
+		v := xVerifier()
+		if tt.v != nil {
+			tt.v(v)
+		}
+		pe := mustProblem(t, tt.name, v, tt.r, tt.want)
+		if pe == nil {
+			continue
+		}
+		if tt.params != nil && !reflect.DeepEqual(pe.Params, tt.params) {
+			t.Errorf("%s: Params = %q, want %q", tt.name, pe.Params, tt.params)
+		}
+		if tt.want == ProblemTimestampRefused {
+			now := v.Now().Unix()
+			w := int64(v.window() / time.Second)
+			if pe.MinTimestamp != now-w || pe.MaxTimestamp != now+w {
+				t.Errorf("%s: acceptable %d-%d, want %d-%d", tt.name, pe.MinTimestamp, pe.MaxTimestamp, now-w, now+w)
+			}
+		}
+	}
+}
+
+func TestVerifySchemeOverride(t *testing.T) {
+	const url = "https://api.example.com/r"
+	for _, tt := range []struct {
+		scheme, schemeHeader, header string
+		ok                           bool
+	}{
+		{"", "", "", false},
+		{"HTTPS", "", "", true},
+		{"", "X-Forwarded-Proto", "https", true},
+		{"", "X-Forwarded-Proto", "https, http", true},
+		{"", "X-Forwarded-Proto", "", false},
+		{"https", "X-Forwarded-Proto", "http", false},
+	} {
+		r := signed(t, xConfig(), "GET", url, "", "", "n")
+		r.TLS = nil // the proxy terminated TLS
+		if tt.header != "" {
+			r.Header.Set("X-Forwarded-Proto", tt.header)
+		}
+		v := xVerifier()
+		v.Scheme, v.SchemeHeader = tt.scheme, tt.schemeHeader
+		_, err := v.Verify(r)
+		if (err == nil) != tt.ok {
+			t.Errorf("Verify with Scheme=%q SchemeHeader=%q and header %q = %v, want ok=%v", tt.scheme, tt.schemeHeader, tt.header, err, tt.ok)
+		}
+	}
+}
+
+func TestVerifyBodyHash(t *testing.T) {
+	for _, body := range []string{"", `{"a": "b"}`} {
+		sum := sha1.Sum([]byte(body))
+		sum256 := sha256.Sum256([]byte(body))
+		for _, h := range []string{base64.StdEncoding.EncodeToString(sum[:]), base64.StdEncoding.EncodeToString(sum256[:])} {
+			c := xConfig()
+			c.OmitVersion = true
+			var rd io.Reader
+			if body != "" {
+				rd = strings.NewReader(body)
+			}
+			cr, _ := http.NewRequest("PUT", "https://api.example.com/r", rd)
+			cr.Header.Set("Content-Type", "application/json")
+			if err := c.SignAt(cr, nil, time.Unix(xTimestamp, 0), "n"+h, Param{"oauth_body_hash", h}); err != nil {
+				t.Fatal(err)
+			}
+			v := xVerifier()
+			v.BodyHash = crypto.SHA1
+			_, err := v.Verify(received(t, cr))
+			if len(h) == 28 && err != nil {
+				t.Errorf("Verify(body %q, SHA-1 hash) = %v", body, err)
+			}
+			if len(h) != 28 && err == nil {
+				t.Errorf("Verify(body %q, SHA-256 hash, Verifier.BodyHash SHA-1) succeeded", body)
+			}
+		}
+	}
+}
+
+// TestVerifyFailureKeepsNonce checks that a refused request does not use
+// up its nonce, and that the nonce is bound to the consumer and token.
+func TestVerifyFailureKeepsNonce(t *testing.T) {
+	v := xVerifier()
+	bad := xConfig()
+	bad.Consumer.Secret = "wrong"
+	mustProblem(t, "wrong secret", v, signed(t, bad, "GET", "https://a.example/", "", "", "N"), ProblemSignatureInvalid)
+	if _, err := v.Verify(signed(t, xConfig(), "GET", "https://a.example/", "", "", "N")); err != nil {
+		t.Fatalf("Verify after a refused request with the same nonce = %v", err)
+	}
+	mustProblem(t, "replay", v, signed(t, xConfig(), "GET", "https://a.example/", "", "", "N"), ProblemNonceUsed)
+	mustProblem(t, "replay, other URL", v, signed(t, xConfig(), "GET", "https://a.example/other", "", "", "N"), ProblemNonceUsed)
+	r, _ := http.NewRequest("GET", "https://a.example/", nil)
+	xConfig().SignAt(r, nil, time.Unix(xTimestamp, 0), "N") // same nonce, no token
+	if _, err := v.Verify(received(t, r)); err != nil {
+		t.Errorf("Verify(same nonce, no token) = %v, want a different nonce key", err)
+	}
+}
+
+// TestVerifyConcurrentReplays verifies from many goroutines: each request
+// is sent by several goroutines at once, and exactly one of them must be
+// accepted.
+func TestVerifyConcurrentReplays(t *testing.T) {
+	v := xVerifier()
+	const requests, copies = 200, 4
+	var accepted, replays, other atomic.Int64
+	reqs := make([][]*http.Request, requests)
+	c := xConfig()
+	for i := range reqs {
+		for range copies {
+			reqs[i] = append(reqs[i], signed(t, c, "POST", "https://api.example.com/r", "application/x-www-form-urlencoded", "a=1", fmt.Sprint("nonce-", i)))
+		}
+	}
+	var wg sync.WaitGroup
+	for j := range copies {
+		wg.Go(func() {
+			for i := range reqs {
+				_, err := v.Verify(reqs[(i+j*7)%requests][j])
+				var pe *ProblemError
+				switch {
+				case err == nil:
+					accepted.Add(1)
+				case errors.As(err, &pe) && pe.Problem == ProblemNonceUsed:
+					replays.Add(1)
+				default:
+					other.Add(1)
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if accepted.Load() != requests || replays.Load() != requests*(copies-1) || other.Load() != 0 {
+		t.Errorf("accepted %d, replays %d, other %d; want %d, %d, 0", accepted.Load(), replays.Load(), other.Load(), requests, requests*(copies-1))
+	}
+}
+
+func TestMiddleware(t *testing.T) {
+	v := xVerifier()
+	v.Realm = `Photos "x"`
+	h := v.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ver, ok := VerificationFrom(r.Context())
+		b, err := io.ReadAll(r.Body)
+		if !ok || err != nil {
+			t.Errorf("handler: VerificationFrom = %v, %v; body %v", ver, ok, err)
+		}
+		fmt.Fprintf(w, "%s %s %s", ver.ConsumerKey, ver.Token, b)
+	}))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, signed(t, xConfig(), "POST", "https://api.example.com/r", "application/x-www-form-urlencoded", "a=1&b=2", "m1"))
+	if want := xConsumerKey + " " + xToken + " a=1&b=2"; rec.Code != 200 || rec.Body.String() != want {
+		t.Errorf("accepted request: %d %q, want 200 %q", rec.Code, rec.Body, want)
+	}
+
+	for _, tt := range []struct {
+		r      *http.Request
+		status int
+		body   string
+	}{
+		{httptest.NewRequest("GET", "/r", nil), 400, "oauth_problem=parameter_absent&oauth_parameters_absent=oauth_consumer_key%26oauth_signature_method%26oauth_signature%26oauth_timestamp%26oauth_nonce"},
+		{signed(t, xConfig(), "POST", "https://api.example.com/r", "application/x-www-form-urlencoded", "a=1&b=2", "m1"), 401, "oauth_problem=nonce_used"},
+		{signed(t, &Config{Consumer: Credentials{Token: xConsumerKey, Secret: "x"}}, "GET", "https://api.example.com/r", "", "", "m2"), 401, "oauth_problem=signature_invalid"},
+	} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, tt.r)
+		if rec.Code != tt.status || rec.Body.String() != tt.body {
+			t.Errorf("refused request: %d %q, want %d %q", rec.Code, rec.Body, tt.status, tt.body)
+		}
+		if got, want := rec.Header().Get("WWW-Authenticate"), `OAuth realm="Photos \"x\""`; got != want {
+			t.Errorf("WWW-Authenticate = %q, want %q", got, want)
+		}
+	}
+
+	rec = httptest.NewRecorder()
+	v.Now = func() time.Time { return time.Unix(2e9, 0) }
+	h.ServeHTTP(rec, signed(t, xConfig(), "GET", "https://api.example.com/r", "", "", "m3"))
+	if want := "oauth_problem=timestamp_refused&oauth_acceptable_timestamps=1999999700%2D2000000300"; rec.Code != 401 || rec.Body.String() != want {
+		t.Errorf("stale request: %d %q, want 401 %q", rec.Code, rec.Body, want)
+	}
+}
+
+// TestMiddlewareServer runs the middleware on a real loopback server, so
+// that the base string URI comes from what net/http parsed.
+func TestMiddlewareServer(t *testing.T) {
+	v := &Verifier{Credentials: xCredentials()}
+	srv := httptest.NewServer(v.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ver, _ := VerificationFrom(r.Context())
+		io.WriteString(w, ver.BaseString)
+	})))
+	defer srv.Close()
+	for _, path := range []string{"/", "/a%2Fb/%7Euser/c%20d", "//double", "/x?q=a+b&q=%2B&r"} {
+		r, _ := http.NewRequest("GET", srv.URL+path, nil)
+		if err := xConfig().Sign(r, &Credentials{Token: xToken, Secret: xTokenSecret}); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("GET %s: %d %s", path, resp.StatusCode, b)
+		}
+	}
+}
+
+func TestProblemErrorStatus(t *testing.T) {
+	for code, want := range map[string]int{
+		ProblemVersionRejected: 400, ProblemParameterAbsent: 400, ProblemParameterRejected: 400,
+		ProblemSignatureMethodRejected: 400, ProblemTimestampRefused: 401, ProblemNonceUsed: 401,
+		ProblemSignatureInvalid: 401, ProblemConsumerKeyUnknown: 401, ProblemTokenRejected: 401,
+	} {
+		if got := (&ProblemError{Problem: code}).StatusCode(); got != want {
+			t.Errorf("ProblemError{%s}.StatusCode() = %d, want %d", code, got, want)
+		}
+	}
+}
+
+// FuzzVerify sends arbitrary requests. None may panic, and none may be
+// accepted unless it was signed with the right secrets: the fuzzer can
+// change anything, but it cannot compute an HMAC with a secret it does not
+// know, so an accepted request must carry the HMAC computed here.
+func FuzzVerify(f *testing.F) {
+	f.Add("POST", "/1.1/statuses/update.json?include_entities=true", "api.twitter.com", "application/x-www-form-urlencoded", xBody,
+		xHeader("HMAC-SHA1", "hCtSmYh%2BiHYCEqBWrE7C7hYmtUk%3D"))
+	f.Add("GET", "/?oauth_consumer_key=xvz1evFS4wEEPTGEFPHBog&oauth_signature_method=PLAINTEXT&oauth_signature=x%26y", "h", "", "", "")
+	f.Add("PUT", "/a", "h", "text/plain", "body", `OAuth oauth_body_hash="2jmj7l5rSw0yVb%2FvlWAYkK%2FYBwk%3D", oauth_consumer_key="plain"`)
+	f.Fuzz(func(t *testing.T, method, target, host, ctype, body, auth string) {
+		if !strings.HasPrefix(target, "/") || strings.ContainsAny(target, " \r\n\t#") || strings.ContainsAny(method, " \r\n\t") || method == "" || host == "" {
+			return
+		}
+		r, err := http.NewRequest(method, "http://"+host+target, strings.NewReader(body))
+		if err != nil {
+			return
+		}
+		r.RequestURI = target
+		r.Host = host
+		r.TLS = &tls.ConnectionState{}
+		r.Header.Set("Content-Type", ctype)
+		r.Header.Set("Authorization", auth)
+		v := xVerifier()
+		v.Methods = []string{"HMAC-SHA1", "PLAINTEXT", "RSA-SHA1"}
+		got, err := v.Verify(r)
+		if err != nil {
+			return
+		}
+		var sig string
+		for _, p := range got.Params {
+			if p.Name == "oauth_signature" {
+				t.Fatal("Verification.Params holds oauth_signature")
+			}
+		}
+		ps, _ := ParseAuthHeader(auth)
+		for _, p := range ps {
+			if p.Name == "oauth_signature" {
+				sig = p.Value
+			}
+		}
+		if sig == "" {
+			return // sent in the query or body; checked by the signature below only for the header case
+		}
+		secrets := map[string]string{xConsumerKey: xConsumerSecret, "plain": "plain secret"}
+		tokenSecret := ""
+		if got.Token != "" {
+			tokenSecret = xTokenSecret
+		}
+		var want string
+		switch got.Method {
+		case "HMAC-SHA1":
+			want = refHMACSHA1(got.BaseString, secrets[got.ConsumerKey], tokenSecret)
+		case "PLAINTEXT":
+			want = percentLike(secrets[got.ConsumerKey]) + "&" + tokenSecret
+		case "RSA-SHA1":
+			d := sha1.Sum([]byte(got.BaseString))
+			raw, _ := base64.StdEncoding.DecodeString(sig)
+			if rsa.VerifyPKCS1v15(&testRSAKey.PublicKey, crypto.SHA1, d[:], raw) != nil {
+				t.Fatalf("accepted an RSA-SHA1 request with a bad signature: %+v", got)
+			}
+			return
+		}
+		if sig != want {
+			t.Fatalf("accepted %s request with signature %q, want %q; base string %q", got.Method, sig, want, got.BaseString)
+		}
+	})
+}
