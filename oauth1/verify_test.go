@@ -348,7 +348,10 @@ func TestVerifyProblems(t *testing.T) {
 			return received(t, r)
 		}(), ProblemSignatureMethodRejected, nil},
 		{"old timestamp", func(v *Verifier) { v.Now = func() time.Time { return time.Unix(xTimestamp+301, 0) } }, hdr(func(*http.Request) {}), ProblemTimestampRefused, nil},
-		{"future timestamp", func(v *Verifier) { v.Now = func() time.Time { return time.Unix(xTimestamp-31, 0) }; v.Window = 30 * time.Second }, hdr(func(*http.Request) {}), ProblemTimestampRefused, nil},
+		{"future timestamp", func(v *Verifier) {
+			v.Now = func() time.Time { return time.Unix(xTimestamp-31, 0) }
+			v.Window = 30 * time.Second
+		}, hdr(func(*http.Request) {}), ProblemTimestampRefused, nil},
 		{"bad timestamp", nil, hdr(func(r *http.Request) {
 			r.Header.Set("Authorization", strings.Replace(r.Header.Get("Authorization"), `oauth_timestamp="`, `oauth_timestamp="-`, 1))
 		}), ProblemParameterRejected, []string{"oauth_timestamp"}},
