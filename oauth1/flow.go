@@ -89,6 +89,9 @@ func (e *ResponseError) Error() string {
 // callback with oauth_callback_confirmed=true, as OAuth 1.0a requires. An
 // answer with a status other than 2xx is a [*ResponseError].
 func (c *Config) RequestToken(ctx context.Context) (*Credentials, url.Values, error) {
+	if c == nil {
+		return nil, nil, errors.New("oauth1: nil Config")
+	}
 	cb := c.Callback
 	if cb == "" {
 		cb = "oob"

@@ -6,6 +6,7 @@ import (
 	"crypto"
 	"crypto/hmac"
 	"crypto/sha1"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -89,7 +90,7 @@ func checkHMAC(r *http.Request, body []byte, consumer oauth1.Credentials, tokenS
 		tok = &oauth1.Credentials{Token: p["oauth_token"]}
 	}
 	var extra []oauth1.Param
-	for _, k := range []string{"oauth_callback", "oauth_verifier"} {
+	for _, k := range []string{"oauth_callback", "oauth_verifier", "oauth_body_hash"} {
 		if v, ok := p[k]; ok {
 			extra = append(extra, oauth1.Param{Name: k, Value: v})
 		}
@@ -462,5 +463,70 @@ func TestClientKeepsHTTPClientSettings(t *testing.T) {
 	}
 	if c := (&oauth1.Config{}).Client(nil); c.Transport.(*oauth1.Transport).Base != nil || c.Timeout != 0 {
 		t.Errorf("Client without HTTPClient = %+v, want a zero client around a Transport with a nil Base", c)
+	}
+}
+
+// Bodies that are not signed stream through: a limit far below their size
+// does not matter.
+func TestTransportStreamsUnsignedBodies(t *testing.T) {
+	srv := newSignedServer(t)
+	json := `{"text":"` + strings.Repeat("a", 1000) + `"}`
+	body := &countingBody{Reader: strings.NewReader(json)}
+	req, _ := http.NewRequest("POST", srv.URL+"/2/tweets", body)
+	req.Header.Set("Content-Type", "application/json")
+	client := (&oauth1.Config{Consumer: xConsumer, MaxBodyBytes: 8}).Client(&xToken)
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d, want 200", resp.StatusCode)
+	}
+	if got := srv.bodies[len(srv.bodies)-1]; got != json {
+		t.Errorf("server got a %d-byte body, want the %d bytes sent", len(got), len(json))
+	}
+	waitClosed(t, body)
+}
+
+// With BodyHash, a JSON body is read (bounded), hashed and still sent
+// intact; the server checks oauth_body_hash against what it received.
+func TestTransportBodyHash(t *testing.T) {
+	const json = `{"amount":"10.00","currency":"EUR"}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		p, err := checkHMAC(r, body, xConsumer, "")
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusUnauthorized)
+			return
+		}
+		sum := sha256.Sum256(body)
+		if want := base64.StdEncoding.EncodeToString(sum[:]); p["oauth_body_hash"] != want || string(body) != json {
+			http.Error(w, fmt.Sprintf("oauth_body_hash %q over body %q, want %q", p["oauth_body_hash"], body, want), http.StatusUnauthorized)
+		}
+	}))
+	defer srv.Close()
+	client := (&oauth1.Config{Consumer: xConsumer, BodyHash: crypto.SHA256}).Client(nil)
+	for _, getBody := range []bool{false, true} {
+		var body io.Reader = strings.NewReader(json)
+		var counted *countingBody
+		if !getBody {
+			counted = &countingBody{Reader: body}
+			body = counted
+		}
+		req, _ := http.NewRequest("POST", srv.URL+"/pay", body)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GetBody %v: %d %s", getBody, resp.StatusCode, msg)
+		}
+		if counted != nil {
+			waitClosed(t, counted)
+		}
 	}
 }
