@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -312,4 +313,39 @@ func TestParseCallback(t *testing.T) {
 				tt.query, token, verifier, err, tt.wantToken, tt.wantVerif, tt.wantErr, tt.wantDenied)
 		}
 	}
+}
+
+// The URL AuthorizationURL builds parses back, with the existing query kept
+// and every parameter intact, whatever the bytes.
+func FuzzAuthorizationURL(f *testing.F) {
+	f.Add("https://p.example/authorize?lang=fr", "hh5s93j4hdidpola", "Access", "Full")
+	f.Add("https://p.example/authorize#frag", "a b+c&d=e", "x;y", "%zz")
+	f.Fuzz(func(t *testing.T, authorize, token, key, value string) {
+		u, err := url.Parse(authorize)
+		if err != nil || u.Scheme != "https" || u.Opaque != "" || strings.ContainsAny(authorize, " \\") {
+			return
+		}
+		before, err := url.ParseQuery(u.RawQuery)
+		if err != nil || before.Has("oauth_token") || before.Has(key) || key == "oauth_token" || key == "" {
+			return
+		}
+		cfg := &oauth1.Config{Endpoint: oauth1.Endpoint{AuthorizeURL: authorize}}
+		got := cfg.AuthorizationURL(&oauth1.Credentials{Token: token}, url.Values{key: {value}})
+		gu, err := url.Parse(got)
+		if err != nil {
+			t.Fatalf("AuthorizationURL(%q) = %q, which does not parse: %v", authorize, got, err)
+		}
+		q, err := url.ParseQuery(gu.RawQuery)
+		if err != nil {
+			t.Fatalf("AuthorizationURL(%q) = %q, query does not parse: %v", authorize, got, err)
+		}
+		if q.Get("oauth_token") != token || q.Get(key) != value || gu.Fragment != u.Fragment || gu.Path != u.Path {
+			t.Fatalf("AuthorizationURL(%q, %q, %q=%q) = %q", authorize, token, key, value, got)
+		}
+		for k, vs := range before {
+			if !slices.Equal(q[k], vs) {
+				t.Fatalf("AuthorizationURL(%q) = %q lost %s=%q", authorize, got, k, vs)
+			}
+		}
+	})
 }
