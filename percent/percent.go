@@ -301,12 +301,13 @@ func escapeError(s string, i int) *EscapeError {
 }
 
 // Normalize returns s in the percent-encoding normal form of RFC 3986
-// §6.2.2.2: the hex digits of every escape are uppercased and escapes of
-// unreserved characters are decoded ("%7e" becomes "~", "%41" becomes "A").
-// Escapes of every other byte stay escaped ("%2f" becomes "%2F", never "/"),
-// and bytes that are not escaped are left as they are, even when Encode would
-// escape them. Two strings denote the same data exactly when their normal
-// forms are equal. A malformed escape is an [*EscapeError].
+// §6.2.2.1 and §6.2.2.2: the hex digits of every escape are uppercased and
+// escapes of unreserved characters are decoded ("%7e" becomes "~", "%41"
+// becomes "A"). Escapes of every other byte stay escaped ("%2f" becomes
+// "%2F", never "/"), and bytes that are not escaped are left as they are,
+// even when Encode would escape them. Two encoded strings are equivalent
+// under those rules exactly when their normal forms are equal: "%7e" and "~"
+// are, "%2F" and "/" are not. A malformed escape is an [*EscapeError].
 func Normalize(s string) (string, error) {
 	i := strings.IndexByte(s, '%')
 	if i < 0 {

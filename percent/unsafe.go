@@ -30,11 +30,56 @@ func encodeBlockTo(out []byte, block string) int {
 		panic("percent: encodeBlockTo called with too small a buffer")
 	}
 	p := unsafe.Pointer(unsafe.SliceData(out))
-	j := 0
-	for k := 0; k < encodeBlock; k++ {
-		e := enc[block[k]]
-		*(*uint32)(unsafe.Add(p, j)) = e
-		j += int(e >> 24)
-	}
+	t := &enc
+	// Unrolled by hand: the compiler does not unroll loops, and the loop
+	// counter and branch cost as much as the work on each byte.
+	e := t[block[0]]
+	*(*uint32)(p) = e
+	j := int(e >> 24)
+	e = t[block[1]]
+	*(*uint32)(unsafe.Add(p, j)) = e
+	j += int(e >> 24)
+	e = t[block[2]]
+	*(*uint32)(unsafe.Add(p, j)) = e
+	j += int(e >> 24)
+	e = t[block[3]]
+	*(*uint32)(unsafe.Add(p, j)) = e
+	j += int(e >> 24)
+	e = t[block[4]]
+	*(*uint32)(unsafe.Add(p, j)) = e
+	j += int(e >> 24)
+	e = t[block[5]]
+	*(*uint32)(unsafe.Add(p, j)) = e
+	j += int(e >> 24)
+	e = t[block[6]]
+	*(*uint32)(unsafe.Add(p, j)) = e
+	j += int(e >> 24)
+	e = t[block[7]]
+	*(*uint32)(unsafe.Add(p, j)) = e
+	j += int(e >> 24)
+	e = t[block[8]]
+	*(*uint32)(unsafe.Add(p, j)) = e
+	j += int(e >> 24)
+	e = t[block[9]]
+	*(*uint32)(unsafe.Add(p, j)) = e
+	j += int(e >> 24)
+	e = t[block[10]]
+	*(*uint32)(unsafe.Add(p, j)) = e
+	j += int(e >> 24)
+	e = t[block[11]]
+	*(*uint32)(unsafe.Add(p, j)) = e
+	j += int(e >> 24)
+	e = t[block[12]]
+	*(*uint32)(unsafe.Add(p, j)) = e
+	j += int(e >> 24)
+	e = t[block[13]]
+	*(*uint32)(unsafe.Add(p, j)) = e
+	j += int(e >> 24)
+	e = t[block[14]]
+	*(*uint32)(unsafe.Add(p, j)) = e
+	j += int(e >> 24)
+	e = t[block[15]]
+	*(*uint32)(unsafe.Add(p, j)) = e
+	j += int(e >> 24)
 	return j
 }
