@@ -1,0 +1,183 @@
+package oauth1test_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/oauth1test"
+)
+
+var client = oauth1.Credentials{Token: "dpf43f3p2l4k3l03", Secret: "kd94hf93k423kf44"}
+
+func TestFlow(t *testing.T) {
+	for _, callback := range []string{"", "oob", "https://client.example/cb?state=1"} {
+		srv := oauth1test.NewServer(client)
+		ctx := context.Background()
+		cfg := &oauth1.Config{Consumer: srv.Consumer, Endpoint: srv.Endpoint, Callback: callback, HTTPClient: srv.Client()}
+		temp, _, err := cfg.RequestToken(ctx)
+		if err != nil {
+			t.Fatalf("callback %q: RequestToken: %v", callback, err)
+		}
+		verifier, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp, nil))
+		if err != nil || verifier == "" {
+			t.Fatalf("callback %q: Authorize = %q, %v", callback, verifier, err)
+		}
+		if _, _, err := cfg.AccessToken(ctx, temp, "wrong"); err == nil {
+			t.Errorf("callback %q: AccessToken with a wrong verifier succeeded", callback)
+		}
+		tok, _, err := cfg.AccessToken(ctx, temp, verifier)
+		if err != nil {
+			t.Fatalf("callback %q: AccessToken: %v", callback, err)
+		}
+		if _, _, err := cfg.AccessToken(ctx, temp, verifier); err == nil {
+			t.Errorf("callback %q: temporary credentials exchanged twice", callback)
+		}
+		c := cfg.Client(tok)
+		c.Transport.(*oauth1.Transport).Base = srv.Client().Transport
+		resp, err := c.Post(srv.ResourceURL+"?a=1", "application/x-www-form-urlencoded", strings.NewReader("b=2+3"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		want := fmt.Sprintf("consumer=%s token=%s method=HMAC-SHA1\nb=2+3", client.Token, tok.Token)
+		if resp.StatusCode != 200 || string(body) != want {
+			t.Errorf("callback %q: resource: %s %q, want 200 %q", callback, resp.Status, body, want)
+		}
+		recs := srv.Records()
+		last := recs[len(recs)-1]
+		// b=2+3 is form-encoded: the space is signed as %20, encoded again.
+		if last.Err != nil || !strings.HasPrefix(last.BaseString, "POST&http%3A%2F%2F127.0.0.1%3A") ||
+			!strings.Contains(last.BaseString, "&a%3D1%26b%3D2%25203%26oauth_consumer_key") {
+			t.Errorf("callback %q: last record %+v", callback, last)
+		}
+		if srv.LastBaseString() != last.BaseString {
+			t.Errorf("LastBaseString() = %q, want %q", srv.LastBaseString(), last.BaseString)
+		}
+		srv.Close()
+	}
+}
+
+// TestRefusal checks that a refused request is recorded with the base
+// string the Server computed, and that the client sees the problem.
+func TestRefusal(t *testing.T) {
+	srv := oauth1test.NewServer(client)
+	defer srv.Close()
+	bad := &oauth1.Config{Consumer: oauth1.Credentials{Token: client.Token, Secret: "wrong"}, Endpoint: srv.Endpoint}
+	_, _, err := bad.RequestToken(context.Background())
+	var re *oauth1.ResponseError
+	if !errors.As(err, &re) || re.StatusCode != 401 || re.Problem != "signature_invalid" {
+		t.Fatalf("RequestToken with a wrong secret = %v, want a 401 signature_invalid", err)
+	}
+	recs := srv.Records()
+	if len(recs) != 1 || recs[0].BaseString == "" || recs[0].Err == nil || recs[0].Path != oauth1test.RequestTokenPath {
+		t.Fatalf("Records() = %+v", recs)
+	}
+	if strings.Contains(recs[0].Err.Error(), client.Secret) {
+		t.Errorf("recorded error %q holds the secret", recs[0].Err)
+	}
+
+	// A token the Server did not issue, and a token request sent to the
+	// resource, are both refused.
+	for _, tok := range []*oauth1.Credentials{{Token: "nope", Secret: "x"}, nil} {
+		req, _ := http.NewRequest("GET", srv.ResourceURL, nil)
+		(&oauth1.Config{Consumer: client}).Sign(req, tok)
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 401 {
+			t.Errorf("resource with token %v: %s, want 401", tok, resp.Status)
+		}
+	}
+}
+
+func TestIssueTokenAndClock(t *testing.T) {
+	srv := oauth1test.NewServer(client)
+	defer srv.Close()
+	clock := oauth1test.NewClock(time.Unix(1318622958, 0))
+	srv.Verifier.Now = clock.Now
+	nonce := oauth1test.SequentialNonces("n")
+	tok := srv.IssueToken()
+	cfg := &oauth1.Config{Consumer: client, OmitVersion: true}
+	send := func() int {
+		req, _ := http.NewRequest("GET", srv.ResourceURL, nil)
+		if err := cfg.SignAt(req, &tok, time.Unix(1318622958, 0), nonce()); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := send(); got != 200 {
+		t.Errorf("request at the clock's time: %d, want 200", got)
+	}
+	want := "GET&" + strings.ReplaceAll(strings.ReplaceAll(srv.URL, ":", "%3A"), "/", "%2F") + "%2Fresource&oauth_consumer_key%3Ddpf43f3p2l4k3l03%26oauth_nonce%3Dn-1%26oauth_signature_method%3DHMAC-SHA1%26oauth_timestamp%3D1318622958%26oauth_token%3D" + tok.Token
+	if d := oauth1test.DiffBaseString(want, srv.LastBaseString()); d != "" {
+		t.Error(d)
+	}
+	clock.Advance(6 * time.Minute)
+	if got := send(); got != 401 {
+		t.Errorf("request 6 minutes late: %d, want 401", got)
+	}
+}
+
+func TestDiffBaseString(t *testing.T) {
+	want := "GET&http%3A%2F%2Fexample.com%2F&a%3D1%26b%3Dx%2520y"
+	if d := oauth1test.DiffBaseString(want, want); d != "" {
+		t.Errorf("DiffBaseString(s, s) = %q, want \"\"", d)
+	}
+	d := oauth1test.DiffBaseString(want, "GET&http%3A%2F%2Fexample.com%2F&a%3D2%26b%3Dx%252By")
+	for _, s := range []string{"-want +got", "a", "b"} {
+		if !strings.Contains(d, s) {
+			t.Errorf("DiffBaseString = %q, want it to mention %q", d, s)
+		}
+	}
+}
+
+func TestSequentialNonces(t *testing.T) {
+	next := oauth1test.SequentialNonces("x")
+	if a, b := next(), next(); a != "x-1" || b != "x-2" {
+		t.Errorf("SequentialNonces(\"x\") gave %q, %q, want x-1, x-2", a, b)
+	}
+}
+
+// ExampleServer runs the three-legged flow against the fake provider and
+// calls the protected resource.
+func ExampleServer() {
+	srv := oauth1test.NewServer(oauth1.Credentials{Token: "key", Secret: "secret"})
+	defer srv.Close()
+	ctx := context.Background()
+	cfg := &oauth1.Config{Consumer: srv.Consumer, Endpoint: srv.Endpoint, Callback: "oob"}
+
+	temp, _, err := cfg.RequestToken(ctx)
+	if err != nil {
+		panic(err)
+	}
+	pin, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp, nil))
+	if err != nil {
+		panic(err)
+	}
+	tok, _, err := cfg.AccessToken(ctx, temp, pin)
+	if err != nil {
+		panic(err)
+	}
+	resp, err := cfg.Client(tok).Get(srv.ResourceURL)
+	if err != nil {
+		panic(err)
+	}
+	resp.Body.Close()
+	fmt.Println(resp.Status, len(srv.Records()), "requests verified")
+	// Output: 200 OK 3 requests verified
+}
