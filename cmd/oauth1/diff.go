@@ -11,7 +11,7 @@ func (c *cmd) diff(args []string) int {
 		"either may be \"-\" to read it from stdin. Exit status 0 if they are equal, 1 if they differ.")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return exitUsage
+		return flagExit(err)
 	}
 	if len(pos) != 2 {
 		fs.Usage()

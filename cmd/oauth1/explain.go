@@ -22,7 +22,7 @@ func (c *cmd) explain(args []string) int {
 	fs := c.newFlags("explain", "BASE_STRING\n\nBASE_STRING \"-\" reads the base string from stdin.")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return exitUsage
+		return flagExit(err)
 	}
 	if len(pos) != 1 {
 		fs.Usage()

@@ -331,9 +331,16 @@ func (c *cmd) sign(args []string) int {
 	fs.BoolVar(&f.showSecrets, "show-secrets", false, "show secrets (and PLAINTEXT signatures, which contain them) in the output")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return exitUsage
+		return flagExit(err)
 	}
 	c.fillFromEnv(&j)
+	if f.keyFile != "" {
+		b, err := os.ReadFile(f.keyFile)
+		if err != nil {
+			return c.errorf(exitUsage, "%v", err)
+		}
+		j.PrivateKeyPEM = string(b)
+	}
 	if f.jsonMode {
 		if len(pos) > 0 {
 			return c.errorf(exitUsage, "sign --json reads requests from stdin and takes no URL")
@@ -360,13 +367,6 @@ func (c *cmd) sign(args []string) int {
 	if f.noVersion {
 		v := false
 		j.Version = &v
-	}
-	if f.keyFile != "" {
-		b, err := os.ReadFile(f.keyFile)
-		if err != nil {
-			return c.errorf(exitUsage, "%v", err)
-		}
-		j.PrivateKeyPEM = string(b)
 	}
 	s, err := j.sign(time.Now())
 	if err != nil {

@@ -48,7 +48,7 @@ func (c *cmd) verify(args []string) int {
 	fs.StringVar(&clientBase, "base-string", "", "the base string the client signed; if the signature is invalid, diff it against the expected one")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return exitUsage
+		return flagExit(err)
 	}
 	if len(pos) > 1 {
 		fs.Usage()

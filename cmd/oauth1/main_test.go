@@ -1,0 +1,410 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the testdata/*.golden files")
+
+// The X API example ("Authorizing a request" and "Creating a signature" in
+// the X developer documentation): credentials, request and published results.
+const (
+	xKey         = "xvz1evFS4wEEPTGEFPHBog"
+	xSecret      = "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw"
+	xToken       = "370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb"
+	xTokenSecret = "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE"
+	xNonce       = "kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg"
+	xTimestamp   = "1318622958"
+	xURL         = "https://api.twitter.com/1.1/statuses/update.json?include_entities=true"
+	xStatus      = "Hello Ladies + Gentlemen, a signed OAuth request!"
+	xBody        = "status=Hello%20Ladies%20%2B%20Gentlemen%2C%20a%20signed%20OAuth%20request%21"
+	xSignature   = "hCtSmYh+iHYCEqBWrE7C7hYmtUk="
+	xHeader      = `OAuth oauth_consumer_key="xvz1evFS4wEEPTGEFPHBog", oauth_nonce="kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg", oauth_signature="hCtSmYh%2BiHYCEqBWrE7C7hYmtUk%3D", oauth_signature_method="HMAC-SHA1", oauth_timestamp="1318622958", oauth_token="370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb", oauth_version="1.0"`
+	xBase        = "POST&https%3A%2F%2Fapi.twitter.com%2F1.1%2Fstatuses%2Fupdate.json&" +
+		"include_entities%3Dtrue%26oauth_consumer_key%3Dxvz1evFS4wEEPTGEFPHBog%26" +
+		"oauth_nonce%3DkYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg%26oauth_signature_method%3DHMAC-SHA1%26" +
+		"oauth_timestamp%3D1318622958%26oauth_token%3D370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb%26" +
+		"oauth_version%3D1.0%26status%3DHello%2520Ladies%2520%252B%2520Gentlemen%252C%2520a%2520signed%2520OAuth%2520request%2521"
+	keyFile     = "../../testdata/keys/rsa2048-pkcs1.pem"
+	keyPassword = "test-password"
+)
+
+// xEnv holds the X example's credentials, as a user would export them.
+var xEnv = map[string]string{
+	"OAUTH1_CONSUMER_KEY":    xKey,
+	"OAUTH1_CONSUMER_SECRET": xSecret,
+	"OAUTH1_TOKEN":           xToken,
+	"OAUTH1_TOKEN_SECRET":    xTokenSecret,
+}
+
+// xRequest is the X example as a raw HTTP request, as a proxy logs it.
+const xRequest = "POST /1.1/statuses/update.json?include_entities=true HTTP/1.1\n" +
+	"Host: api.twitter.com\n" +
+	"Authorization: " + xHeader + "\n" +
+	"Content-Type: application/x-www-form-urlencoded\n" +
+	"Content-Length: 76\n" +
+	"\n" +
+	xBody + "\n"
+
+type output struct {
+	stdout, stderr string
+	code           int
+}
+
+func runCmd(t *testing.T, env map[string]string, stdin string, args ...string) output {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(args, strings.NewReader(stdin), &out, &errOut, func(k string) string { return env[k] })
+	return output{out.String(), errOut.String(), code}
+}
+
+// golden compares got with testdata/name.golden, or rewrites the file with
+// -update. Golden files are snapshots of the human output, reviewed when
+// they change; the published X vectors are checked separately.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (-want +got):\n-%s\n+%s", path, want, got)
+	}
+}
+
+var xSign = []string{"sign", xURL, "-d", "status=" + xStatus, "--nonce", xNonce, "--timestamp", xTimestamp}
+
+func TestSignX(t *testing.T) {
+	r := runCmd(t, xEnv, "", xSign...)
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("sign: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if want := "Authorization: " + xHeader + "\n"; r.stdout != want {
+		t.Errorf("sign =\n%s\nwant the published header\n%s", r.stdout, want)
+	}
+}
+
+// TestSignFlagOrder checks that the URL may come first, last or between flags.
+func TestSignFlagOrder(t *testing.T) {
+	orders := [][]string{
+		{"sign", "-d", "status=" + xStatus, "--nonce", xNonce, "--timestamp", xTimestamp, xURL},
+		{"sign", "--nonce", xNonce, xURL, "-d", "status=" + xStatus, "-timestamp", xTimestamp},
+		{"sign", "-X", "POST", "--nonce", xNonce, "--timestamp", xTimestamp, "--data-raw", xBody, "-H", "Content-Type: application/x-www-form-urlencoded", "--", xURL},
+	}
+	for _, args := range orders {
+		r := runCmd(t, xEnv, "", args...)
+		if r.code != 0 || r.stdout != "Authorization: "+xHeader+"\n" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
+func TestGolden(t *testing.T) {
+	doubled := strings.Replace(xBase, "Gentlemen%252C", "Gentlemen%25252C", 1)
+	noBody := xBase[:strings.Index(xBase, "%26status")]
+	tests := []struct {
+		name  string
+		stdin string
+		args  []string
+		code  int
+	}{
+		{"sign-explain", "", append(xSign[:len(xSign):len(xSign)], "--explain"), 0},
+		{"sign-curl", "", append(xSign[:len(xSign):len(xSign)], "--curl"), 0},
+		{"sign-query", "", []string{"sign", "--query", "--nonce", xNonce, "--timestamp", xTimestamp, "--realm", "Photos", "--explain",
+			"https://API.Example.com:443/a%20b/c?x=1+2&y=%7e"}, 0},
+		{"sign-body", "", append(xSign[:len(xSign):len(xSign)], "--body", "--no-version", "--callback", "oob"), 0},
+		{"sign-body-hash", "", []string{"sign", "-X", "PUT", "--data-raw", `{"a":1}`, "-H", "Content-Type: application/json", "--body-hash", "SHA-256",
+			"--method", "HMAC-SHA256", "--nonce", xNonce, "--timestamp", xTimestamp, "--explain", "--curl", "https://api.example.com/v1/items/7"}, 0},
+		{"explain", "", []string{"explain", xBase}, 0},
+		{"explain-stdin", xBase + "\n", []string{"explain", "-"}, 0},
+		{"explain-mistakes", "", []string{"explain", strings.Replace(strings.Replace(doubled, "POST", "post", 1), "api.twitter.com", "api.twitter.com%3A443", 1) + "%26realm%3DPhotos"}, 0},
+		{"diff-equal", "", []string{"diff", xBase, xBase}, 0},
+		{"diff-form-body-not-signed", "", []string{"diff", xBase, noBody}, 1},
+		{"diff-double-encoded", "", []string{"diff", xBase, doubled}, 1},
+		{"verify-valid", xRequest, []string{"verify", "--now", xTimestamp}, 0},
+		{"verify-invalid", strings.Replace(xRequest, "Ladies%20%2B", "Ladies%20%2C", 1), []string{"verify", "--any-time", "--base-string", xBase}, 1},
+		{"verify-curl-v", "* Connected to api.twitter.com\n> " + strings.ReplaceAll(strings.TrimSuffix(xRequest[:strings.Index(xRequest, "\n\n")], "\n"), "\n", "\n> ") + "\n>\n} [76 bytes data]\n< HTTP/1.1 401 Unauthorized\n",
+			[]string{"verify", "--any-time", "--data-raw", xBody}, 0},
+		{"verify-timestamp", xRequest, []string{"verify", "--now", "1318700000"}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCmd(t, xEnv, tt.stdin, tt.args...)
+			if r.code != tt.code {
+				t.Errorf("exit status %d, want %d; stderr %q", r.code, tt.code, r.stderr)
+			}
+			if r.stderr != "" {
+				t.Errorf("stderr %q", r.stderr)
+			}
+			golden(t, tt.name, r.stdout)
+		})
+	}
+}
+
+// TestExplainX checks the parts that matter in the --explain output
+// against the published values, independently of the golden file.
+func TestExplainX(t *testing.T) {
+	r := runCmd(t, xEnv, "", append(xSign[:len(xSign):len(xSign)], "--explain")...)
+	for _, want := range []string{
+		"\n" + xBase + "\n",
+		"Signature:        " + xSignature + "\n",
+		"Authorization:    " + xHeader + "\n",
+		"query     include_entities",
+		"body      status                  " + xStatus,
+		"protocol  oauth_nonce",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("sign --explain output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+func TestBatchX(t *testing.T) {
+	line, _ := json.Marshal(map[string]any{
+		"method": "POST", "url": xURL, "params": [][2]string{{"status", xStatus}},
+		"consumer_key": xKey, "consumer_secret": xSecret, "token": xToken, "token_secret": xTokenSecret,
+		"nonce": xNonce, "timestamp": 1318622958,
+	})
+	in := string(line) + "\n" +
+		`{"url": "not a url"}` + "\n" +
+		`{"method":"POST","url":"` + xURL + `","content_type":"application/x-www-form-urlencoded","body":"` + xBody + `","consumer_key":"` + xKey +
+		`","consumer_secret":"` + xSecret + `","token":"` + xToken + `","token_secret":"` + xTokenSecret + `","nonce":"` + xNonce + `","timestamp":"1318622958","delivery":"query"}` + "\n"
+	r := runCmd(t, nil, in, "sign", "--json")
+	if r.code != 1 {
+		t.Errorf("exit status %d, want 1 (one line failed)", r.code)
+	}
+	var out []map[string]string
+	sc := bufio.NewScanner(strings.NewReader(r.stdout))
+	for sc.Scan() {
+		var m map[string]string
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("output line %q: %v", sc.Text(), err)
+		}
+		out = append(out, m)
+	}
+	if len(out) != 3 {
+		t.Fatalf("%d output lines, want 3:\n%s", len(out), r.stdout)
+	}
+	want := map[string]string{"base_string": xBase, "signature": xSignature, "authorization": xHeader,
+		"url": xURL, "body": xBody, "error": ""}
+	for k, v := range want {
+		if out[0][k] != v {
+			t.Errorf("line 1 %s = %q, want %q", k, out[0][k], v)
+		}
+	}
+	if !strings.HasPrefix(out[1]["error"], "oauth1: ") || out[1]["signature"] != "" {
+		t.Errorf("line 2 = %v, want an error and no signature", out[1])
+	}
+	if out[2]["signature"] != xSignature || out[2]["authorization"] != "" ||
+		!strings.Contains(out[2]["url"], "oauth_signature=hCtSmYh%2BiHYCEqBWrE7C7hYmtUk%3D") {
+		t.Errorf("line 3 (query delivery) = %v", out[2])
+	}
+}
+
+// TestBatchVectors runs every vector of testdata/vectors through the batch
+// mode and checks the published or independently computed results.
+func TestBatchVectors(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/vectors/*.txt")
+	if len(files) == 0 {
+		t.Skip("no vectors")
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			v := readVector(t, file)
+			j := map[string]any{
+				"method": v["method"], "url": v["url"], "content_type": v["content-type"], "body": v["body"],
+				"consumer_key": v["consumer-key"], "consumer_secret": v["consumer-secret"],
+				"token": v["token"], "token_secret": v["token-secret"], "signature_method": v["signature-method"],
+				"nonce": v["nonce"], "timestamp": v["timestamp"], "realm": v["realm"],
+				"version": v["version"] != "", "callback": v["callback"], "verifier": v["verifier"],
+			}
+			if f := v["private-key-file"]; f != "" {
+				pemBytes, err := os.ReadFile("../../" + f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				j["private_key_pem"] = string(pemBytes)
+			}
+			line, _ := json.Marshal(j)
+			r := runCmd(t, nil, string(line)+"\n", "sign", "--json", "--show-secrets")
+			var out map[string]string
+			if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+				t.Fatalf("output %q: %v (stderr %q)", r.stdout, err, r.stderr)
+			}
+			if out["error"] != "" {
+				t.Fatalf("error: %s", out["error"])
+			}
+			for field, key := range map[string]string{"base-string": "base_string", "signature": "signature", "authorization": "authorization"} {
+				if want, ok := v[field]; ok && out[key] != want {
+					t.Errorf("%s = %q\nwant %q", key, out[key], want)
+				}
+			}
+		})
+	}
+}
+
+func readVector(t *testing.T, file string) map[string]string {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := map[string]string{}
+	for _, l := range strings.Split(string(b), "\n") {
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		k, val, _ := strings.Cut(l, ":")
+		v[k] = strings.TrimSpace(val)
+	}
+	return v
+}
+
+// TestSignRSA signs with --key-file and checks the signature with the
+// public key and crypto/rsa, and that verify accepts it.
+func TestSignRSA(t *testing.T) {
+	env := map[string]string{"OAUTH1_CONSUMER_KEY": "OauthKey", "OAUTH1_TOKEN": "tok"}
+	args := []string{"sign", "--method", "RSA-SHA256", "--key-file", keyFile, "--nonce", "n", "--timestamp", xTimestamp, "--json"}
+	r := runCmd(t, env, `{"url":"https://jira.example.com/rest/api/2/myself"}`+"\n", args...)
+	var out map[string]string
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || out["error"] != "" {
+		t.Fatalf("sign --json: %q %v (stderr %q)", r.stdout, err, r.stderr)
+	}
+	pemBytes, err := os.ReadFile("../../testdata/keys/rsa2048-public.pem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(pemBytes)
+	pub, err := x509.ParsePKIXPublicKey(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig, _ := base64.StdEncoding.DecodeString(out["signature"])
+	sum := sha256.Sum256([]byte(out["base_string"]))
+	if err := rsa.VerifyPKCS1v15(pub.(*rsa.PublicKey), crypto.SHA256, sum[:], sig); err != nil {
+		t.Errorf("RSA-SHA256 signature does not verify: %v", err)
+	}
+	if !strings.Contains(out["base_string"], "oauth_signature_method%3DRSA-SHA256") {
+		t.Errorf("base string %q", out["base_string"])
+	}
+	req := "GET /rest/api/2/myself HTTP/1.1\nHost: jira.example.com\nAuthorization: " + out["authorization"] + "\n\n"
+	for _, key := range []string{"../../testdata/keys/rsa2048-public.pem", "../../testdata/keys/rsa2048-cert.pem", keyFile} {
+		if r := runCmd(t, nil, req, "verify", "--any-time", "--key-file", key); r.code != 0 {
+			t.Errorf("verify --key-file %s: exit %d\n%s%s", key, r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
+// TestNoSecrets runs every command that handles secrets and checks that no
+// secret reaches stdout or stderr unless --show-secrets is given.
+func TestNoSecrets(t *testing.T) {
+	const pw = "s3cr3t-key-pa55word"
+	env := map[string]string{"OAUTH1_CONSUMER_KEY": xKey, "OAUTH1_CONSUMER_SECRET": xSecret,
+		"OAUTH1_TOKEN": xToken, "OAUTH1_TOKEN_SECRET": xTokenSecret, "OAUTH1_KEY_PASSWORD": pw}
+	secrets := []string{xSecret, xTokenSecret, pw, "PRIVATE KEY"}
+	plain := []string{"sign", "--method", "PLAINTEXT", "https://api.example.com/x"}
+	runs := []struct {
+		stdin string
+		args  []string
+	}{
+		{"", append(xSign[:len(xSign):len(xSign)], "--explain", "--curl")},
+		{"", []string{"sign", "--query", "--explain", xURL}},
+		{"", append(plain[:len(plain):len(plain)], "--explain", "--curl")},
+		{"", append(plain[:len(plain):len(plain)], "--body")},
+		{"", []string{"sign", "--method", "RSA-SHA1", "--key-file", keyFile, "--explain", xURL}},
+		{"", []string{"sign", "--method", "RSA-SHA1", "--key-file", "../../testdata/keys/rsa2048-openssh-encrypted", xURL}},
+		{"", []string{"sign", "--method", "RSA-SHA1", "--key-file", "../../testdata/keys/rsa2048-public.pem", xURL}},
+		{`{"url":"https://api.example.com/x","signature_method":"PLAINTEXT"}` + "\n" + `{"url":"https://api.example.com/x","signature_method":"bogus"}` + "\n", []string{"sign", "--json"}},
+		{"", []string{"explain", xBase}},
+		{xRequest, []string{"verify", "--any-time"}},
+		{strings.Replace(xRequest, "Ladies", "Lads", 1), []string{"verify", "--any-time"}},
+		{strings.Replace(xRequest, `HMAC-SHA1`, "PLAINTEXT", 1), []string{"verify", "--any-time", "--allow-plaintext"}},
+	}
+	for _, tt := range runs {
+		r := runCmd(t, env, tt.stdin, tt.args...)
+		for _, s := range secrets {
+			if strings.Contains(r.stdout, s) || strings.Contains(r.stderr, s) {
+				t.Errorf("%q: output contains a secret %q:\n%s\n%s", tt.args, s, r.stdout, r.stderr)
+			}
+		}
+	}
+	// With --show-secrets, PLAINTEXT shows its signature, the secrets.
+	r := runCmd(t, env, "", append(plain[:len(plain):len(plain)], "--show-secrets")...)
+	if !strings.Contains(r.stdout, xSecret) || !strings.Contains(r.stdout, xTokenSecret) {
+		t.Errorf("sign --method PLAINTEXT --show-secrets = %q, want the secrets in the signature", r.stdout)
+	}
+	r = runCmd(t, env, "", append(xSign[:len(xSign):len(xSign)], "--explain", "--show-secrets")...)
+	if !strings.Contains(r.stdout, "Signing key:      "+xSecret+"&"+xTokenSecret+"\n") {
+		t.Errorf("sign --explain --show-secrets does not show the signing key:\n%s", r.stdout)
+	}
+}
+
+func TestDiffExit(t *testing.T) {
+	tests := []struct {
+		want, got string
+		code      int
+		stdout    string
+	}{
+		{xBase, xBase, 0, "The base strings are equal."},
+		{xBase, strings.Replace(xBase, "POST", "post", 1), 1, "method case"},
+		{xBase, strings.Replace(xBase, "%2520", "+", 1), 1, "+ for space"},
+		{xBase, strings.Replace(xBase, "%26oauth_version%3D1.0", "", 1), 1, "missing parameter oauth_version"},
+		{xBase, "POST&https%3A%2F%2Fapi.twitter.com%2F&a=1&b=2", 2, ""},
+		{"garbage", xBase, 2, ""},
+	}
+	for _, tt := range tests {
+		r := runCmd(t, nil, "", "diff", tt.want, tt.got)
+		if r.code != tt.code || !strings.Contains(r.stdout, tt.stdout) {
+			t.Errorf("diff %.30q %.30q: exit %d, stdout %q; want exit %d and %q", tt.want, tt.got, r.code, r.stdout, tt.code, tt.stdout)
+		}
+		if tt.code == 2 && !strings.HasPrefix(r.stderr, "oauth1: ") {
+			t.Errorf("diff %.30q %.30q: stderr %q, want an error", tt.want, tt.got, r.stderr)
+		}
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	tests := [][]string{
+		{},
+		{"frobnicate"},
+		{"sign"},
+		{"sign", "--no-such-flag", xURL},
+		{"sign", "--method", "HMAC-MD5", xURL},
+		{"sign", "--query", "--body", xURL},
+		{"sign", "/relative"},
+		{"sign", "--timestamp", "yesterday", xURL},
+		{"sign", "--method", "RSA-SHA1", xURL},
+		{"explain"},
+		{"explain", "POST&x"},
+		{"diff", xBase},
+		{"verify", "/no/such/file"},
+	}
+	for _, args := range tests {
+		r := runCmd(t, xEnv, "", args...)
+		if r.code != 2 || r.stderr == "" || r.stdout != "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and a message on stderr only", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	if r := runCmd(t, nil, "", "sign", xURL); r.code != 2 || !strings.Contains(r.stderr, "OAUTH1_CONSUMER_KEY") {
+		t.Errorf("sign without a consumer key: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
