@@ -66,6 +66,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if err != nil {
 				return nil, err
 			}
+			owned = false
+			req.Body.Close()
 			// The buffer is what goes out, with a GetBody for replays.
 			setBody(r2, b)
 			sendsOriginal = false

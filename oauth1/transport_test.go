@@ -530,3 +530,37 @@ func TestTransportBodyHash(t *testing.T) {
 		}
 	}
 }
+
+// FormBody delivery replaces the body with one that carries the protocol
+// parameters; the caller's body is still closed exactly once.
+func TestTransportFormBodyDelivery(t *testing.T) {
+	var got atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got.Store(string(b))
+	}))
+	defer srv.Close()
+	client := (&oauth1.Config{Consumer: xConsumer, Delivery: oauth1.FormBody}).Client(&xToken)
+	for _, getBody := range []bool{false, true} {
+		var body io.Reader = strings.NewReader("a=1")
+		var counted *countingBody
+		if !getBody {
+			counted = &countingBody{Reader: body}
+			body = counted
+		}
+		req, _ := http.NewRequest("POST", srv.URL+"/form", body)
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		b := got.Load().(string)
+		if !strings.HasPrefix(b, "a=1&oauth_consumer_key=") || !strings.Contains(b, "&oauth_signature=") {
+			t.Errorf("GetBody %v: server got body %q", getBody, b)
+		}
+		if counted != nil {
+			waitClosed(t, counted)
+		}
+	}
+}
