@@ -366,7 +366,7 @@ func TestDiffExit(t *testing.T) {
 	}{
 		{xBase, xBase, 0, "The base strings are equal."},
 		{xBase, strings.Replace(xBase, "POST", "post", 1), 1, "method case"},
-		{xBase, strings.Replace(xBase, "%2520", "+", 1), 1, "+ for space"},
+		{xBase, strings.Replace(xBase, "%2520", "+", 1), 1, "plus for space"},
 		{xBase, strings.Replace(xBase, "%26oauth_version%3D1.0", "", 1), 1, "missing parameter oauth_version"},
 		{xBase, "POST&https%3A%2F%2Fapi.twitter.com%2F&a=1&b=2", 2, ""},
 		{"garbage", xBase, 2, ""},

@@ -138,7 +138,7 @@ func TestDiff(t *testing.T) {
 		{"extra parameter", "%26status", "%26source%3Dcli%26status", basestring.Extra, "source", "Content-Type"},
 		{"another nonce", "kYjzVBB8Y0", "AAAAAAAAAA", basestring.ValueDiffers, "oauth_nonce", "--nonce"},
 		{"another value", "include_entities%3Dtrue", "include_entities%3Dfalse", basestring.ValueDiffers, "include_entities", "changed"},
-		{"double-encoded value", "Gentlemen%252C", "Gentlemen%25252C", basestring.DoubleEncoded, "status", "twice"},
+		{"double-encoded value", "Gentlemen%252C", "Gentlemen%25252C", basestring.DoubleEncoded, "status", `want has "%2C", got "%252C"`},
 		{"double-encoded spaces", "Hello%2520", "Hello%252520", basestring.DoubleEncoded, "status", "twice"},
 		{"plus for space (QueryEscape)", status,
 			"status%3DHello%2BLadies%2B%252B%2BGentlemen%252C%2Ba%2Bsigned%2BOAuth%2Brequest%2521",
@@ -150,7 +150,7 @@ func TestDiff(t *testing.T) {
 		{"realm signed", "%26status", "%26realm%3DPhotos%26status", basestring.RealmIncluded, "realm", "never signed"},
 		{"oauth_signature signed", "%26oauth_signature_method", "%26oauth_signature%3DhCtSmYh%252BiHYCEqBWrE7C7hYmtUk%253D%26oauth_signature_method",
 			basestring.SignatureIncluded, "oauth_signature", "never signed"},
-		{"lowercase hex in a value", "Gentlemen%252C", "Gentlemen%252c", basestring.LowercaseHex, "status", "uppercase"},
+		{"lowercase hex in a value", "Gentlemen%252C", "Gentlemen%252c", basestring.LowercaseHex, "status", `want has "%2C", got "%2c"`},
 		{"unencoded character", "request%2521", "request%21", basestring.Unencoded, "status", "unencoded"},
 		{"over-encoded character", "oauth_version%3D1.0", "oauth_version%3D1%252E0", basestring.OverEncoded, "oauth_version", "must not be encoded"},
 		{"lowercase hex in the base string", "https%3A%2F%2F", "https%3a%2f%2f", basestring.LowercaseHex, "", "base string itself"},
@@ -201,7 +201,7 @@ func TestFormat(t *testing.T) {
 method case: the method must be uppercase in the base string (RFC 5849 §3.4.1.1)
   - POST
   + post
-value differs status: the client signed another value than the provider received; was the request changed after signing?
+value differs status: the client signed another value than the provider received (want has "", got "="); was the request changed after signing?
   - status=Hello%20Ladies%20%2B%20Gentlemen%2C%20a%20signed%20OAuth%20request%21
   + status==Hello%20Ladies%20%2B%20Gentlemen%2C%20a%20signed%20OAuth%20request%21
 `

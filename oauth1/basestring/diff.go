@@ -46,7 +46,7 @@ var kindNames = [...]string{
 	Extra:             "extra parameter",
 	ValueDiffers:      "value differs",
 	DoubleEncoded:     "double-encoded",
-	PlusForSpace:      "+ for space",
+	PlusForSpace:      "plus for space",
 	SortOrder:         "sort order",
 	RealmIncluded:     "realm included",
 	SignatureIncluded: "oauth_signature included",
@@ -377,26 +377,26 @@ func valueDiff(w, g Param) Difference {
 	d := Difference{Kind: ValueDiffers, Name: w.Name, Want: pair(w), Got: pair(g)}
 	if g2, err := percent.Decode(g.Value); err == nil && g2 == w.Value && g.Value != w.Value {
 		d.Kind = DoubleEncoded
-		d.Cause = "got's value is encoded twice: the client encoded a value that was already encoded (e.g. " + shortQuote(g.Value) + " taken from a URL and encoded again); decode query and form values before signing"
+		d.Cause = "got's value is encoded twice (" + where(w.RawValue, g.RawValue) + "): the client encoded a value that was already encoded, such as one taken from a URL; decode query and form values before signing"
 		return d
 	}
 	if w2, err := percent.Decode(w.Value); err == nil && w2 == g.Value && g.Value != w.Value {
 		d.Kind = DoubleEncoded
-		d.Cause = "want's value is encoded twice relative to got: the provider received " + shortQuote(w.Value) + " literally, so the value was sent encoded twice, or the client decoded a value it should have signed as received"
+		d.Cause = "want's value is encoded twice relative to got (" + where(w.RawValue, g.RawValue) + "): the request carried the value encoded twice, or the client decoded a value it should have signed as received"
 		return d
 	}
 	if fd, err := percent.DecodeForm(g.RawValue); err == nil && fd == w.Value || plusForSpace(w.Value, g.Value) {
 		d.Kind = PlusForSpace
 		if strings.Contains(g.RawValue, "+") {
-			d.Cause = `got has "+" for a space: the client encoded with url.QueryEscape or similar; OAuth requires "%20" (RFC 5849 §3.6)`
+			d.Cause = `got has "+" for a space (` + where(w.RawValue, g.RawValue) + `): the client encoded with url.QueryEscape or similar; OAuth requires "%20" (RFC 5849 §3.6)`
 		} else {
-			d.Cause = `got has a literal "+" where the provider has a space: in a query or form body "+" means a space (§3.4.1.3.1); decode it before signing`
+			d.Cause = `got has a literal "+" where the provider has a space (` + where(w.RawValue, g.RawValue) + `): in a query or form body "+" means a space (§3.4.1.3.1); decode it before signing`
 		}
 		return d
 	}
 	if plusForSpace(g.Value, w.Value) {
 		d.Kind = PlusForSpace
-		d.Cause = `the provider has "+" where the client signed a space: the request probably sent the space as "%2B", or the provider does not decode "+" in the query as a space`
+		d.Cause = `the provider has "+" where the client signed a space (` + where(w.RawValue, g.RawValue) + `): the request probably sent the space as "%2B", or the provider does not decode "+" in the query as a space`
 		return d
 	}
 	switch w.Name {
@@ -409,7 +409,7 @@ func valueDiff(w, g Param) Difference {
 	case "oauth_body_hash":
 		d.Cause = "the body hashes differ: the body sent is not the body hashed, or the hash algorithms differ (SHA-1 vs SHA-256)"
 	default:
-		d.Cause = "the client signed another value than the provider received; was the request changed after signing?"
+		d.Cause = "the client signed another value than the provider received (" + where(w.RawValue, g.RawValue) + "); was the request changed after signing?"
 	}
 	return d
 }
@@ -427,45 +427,69 @@ func plusForSpace(space, plus string) bool {
 	return true
 }
 
-func shortQuote(s string) string {
-	if len(s) > 40 {
-		s = s[:37] + "..."
-	}
-	return strconv.Quote(s)
-}
-
 // encodingDiff explains two encodings w and g of the same data; where says
 // what they encode.
-func encodingDiff(name, w, g, where string) Difference {
+func encodingDiff(name, w, g, what string) Difference {
 	d := Difference{Kind: Unencoded, Name: name, Want: w, Got: g}
-	i := firstDiff(w, g)
 	nw, err1 := percent.Normalize(w)
 	ng, err2 := percent.Normalize(g)
 	switch {
 	case err1 == nil && err2 == nil && nw == ng && strings.EqualFold(w, g):
 		d.Kind = LowercaseHex
-		d.Cause = "the same data, but " + where + " is encoded with lowercase hex at " + strconv.Quote(around(g, i)) + `; OAuth requires uppercase ("%2C", not "%2c", RFC 5849 §3.6)`
+		d.Cause = "the same data, but " + what + " is encoded with lowercase hex (" + where(w, g) + ")" + `; OAuth requires uppercase ("%2C", not "%2c", RFC 5849 §3.6)`
 	case err1 == nil && err2 == nil && nw == ng:
 		d.Kind = OverEncoded
-		d.Cause = "the same data, but " + where + " encodes an unreserved character at " + strconv.Quote(around(g, i)) + "; ALPHA, DIGIT, \"-\", \".\", \"_\" and \"~\" must not be encoded (§3.6)"
+		d.Cause = "the same data, but " + what + " encodes an unreserved character (" + where(w, g) + ")" + "; ALPHA, DIGIT, \"-\", \".\", \"_\" and \"~\" must not be encoded (§3.6)"
 	default:
-		d.Cause = "the same data, but " + where + " leaves a character unencoded at " + strconv.Quote(around(g, i)) + "; every byte but ALPHA, DIGIT, \"-\", \".\", \"_\" and \"~\" must be encoded as %XX (§3.6); url.PathEscape and url.QueryEscape keep some of them"
+		d.Cause = "the same data, but " + what + " leaves a character unencoded (" + where(w, g) + ")" + "; every byte but ALPHA, DIGIT, \"-\", \".\", \"_\" and \"~\" must be encoded as %XX (§3.6); url.PathEscape and url.QueryEscape keep some of them"
 	}
 	return d
 }
 
-func firstDiff(a, b string) int {
-	n := min(len(a), len(b))
-	for i := range n {
-		if a[i] != b[i] {
-			return i
+// where returns "want has X, got Y" for the parts of w and g that differ,
+// widened to whole "%XX" escapes so that "%2C" against "%252C" reads as such.
+func where(w, g string) string {
+	p := 0
+	for p < len(w) && p < len(g) && w[p] == g[p] {
+		p++
+	}
+	// Back up to the start of an escape that p falls inside.
+	for k := 1; k <= 2; k++ {
+		if p-k >= 0 && w[p-k] == '%' {
+			p -= k
+			break
 		}
 	}
-	return n
+	sfx := 0
+	for sfx < len(w)-p && sfx < len(g)-p && w[len(w)-1-sfx] == g[len(g)-1-sfx] {
+		sfx++
+	}
+	if len(w) <= 24 && len(g) <= 24 {
+		return "want has " + strconv.Quote(w) + ", got " + strconv.Quote(g)
+	}
+	// Widen both middles alike, so that when one ends inside an escape
+	// ("%2C" against "%25" + "2C") both show the whole of it.
+	we, ge := len(w)-sfx, len(g)-sfx
+	ext := max(escapeEnd(w, p, we)-we, escapeEnd(g, p, ge)-ge)
+	return "want has " + strconv.Quote(cut(w[p:min(len(w), we+ext)])) + ", got " + strconv.Quote(cut(g[p:min(len(g), ge+ext)]))
 }
 
-// around returns the few bytes of s near offset i.
-func around(s string, i int) string {
-	lo, hi := max(0, i-3), min(len(s), i+6)
-	return s[lo:hi]
+// escapeEnd returns j moved forward to the end of the escape it falls
+// inside, walking s from i, which is on an escape boundary.
+func escapeEnd(s string, i, j int) int {
+	for i < j {
+		if s[i] == '%' {
+			i += 3
+		} else {
+			i++
+		}
+	}
+	return min(i, len(s))
+}
+
+func cut(s string) string {
+	if len(s) > 24 {
+		return s[:21] + "..."
+	}
+	return s
 }

@@ -1,0 +1,40 @@
+package basestring_test
+
+import (
+	"fmt"
+
+	"github.com/countersign/countersign/oauth1/basestring"
+)
+
+func ExampleParse() {
+	b, err := basestring.Parse("GET&https%3A%2F%2Fapi.example.com%2Fsearch&oauth_consumer_key%3Dkey%26q%3Dhello%2520world")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(b.Method, b.URI)
+	for _, p := range b.Params {
+		fmt.Printf("%s = %q (signed as %s)\n", p.Name, p.Value, p.RawValue)
+	}
+	// Output:
+	// GET https://api.example.com/search
+	// oauth_consumer_key = "key" (signed as key)
+	// q = "hello world" (signed as hello%20world)
+}
+
+func ExampleDiff() {
+	// The provider's base string, from its error response, and the one the
+	// client signed: the client encoded the query value a second time.
+	want := "GET&https%3A%2F%2Fapi.example.com%2Fsearch&oauth_consumer_key%3Dkey%26q%3Da%252Cb"
+	got := "GET&https%3A%2F%2Fapi.example.com%2Fsearch&oauth_consumer_key%3Dkey%26q%3Da%25252Cb"
+	for _, d := range basestring.Diff(want, got) {
+		fmt.Println(d.Kind, d.Name)
+	}
+	fmt.Print(basestring.Format(basestring.Diff(want, got)))
+	// Output:
+	// double-encoded q
+	// signature base strings differ (-want +got):
+	// double-encoded q: got's value is encoded twice (want has "a%2Cb", got "a%252Cb"): the client encoded a value that was already encoded, such as one taken from a URL; decode query and form values before signing
+	//   - q=a%2Cb
+	//   + q=a%252Cb
+}
