@@ -61,3 +61,35 @@ func BenchmarkEscape(b *testing.B) {
 		})
 	}
 }
+
+var sinkErr error
+
+// BenchmarkUnescape decodes the strict encodings of escapeInputs. Only
+// url.PathUnescape is comparable: url.QueryUnescape turns '+' into a space.
+func BenchmarkUnescape(b *testing.B) {
+	for _, in := range escapeInputs {
+		enc := percent.Encode(in.s)
+		b.Run("text="+in.name+"/impl=PathUnescape", func(b *testing.B) {
+			b.SetBytes(int64(len(enc)))
+			b.ReportAllocs()
+			for b.Loop() {
+				sink, sinkErr = url.PathUnescape(enc)
+			}
+		})
+		b.Run("text="+in.name+"/impl=Decode", func(b *testing.B) {
+			b.SetBytes(int64(len(enc)))
+			b.ReportAllocs()
+			for b.Loop() {
+				sink, sinkErr = percent.Decode(enc)
+			}
+		})
+		b.Run("text="+in.name+"/impl=AppendDecode", func(b *testing.B) {
+			b.SetBytes(int64(len(enc)))
+			b.ReportAllocs()
+			buf := make([]byte, 0, len(enc))
+			for b.Loop() {
+				buf, sinkErr = percent.AppendDecode(buf[:0], enc)
+			}
+		})
+	}
+}

@@ -207,7 +207,7 @@ func Decode(s string) (string, error) {
 	if i < 0 {
 		return s, nil
 	}
-	buf, err := decode(make([]byte, 0, len(s)), s, i, false)
+	buf, err := decode(nil, s, i, false)
 	if err != nil {
 		return "", err
 	}
@@ -229,7 +229,7 @@ func DecodeForm(s string) (string, error) {
 	if i < 0 {
 		return s, nil
 	}
-	buf, err := decode(make([]byte, 0, len(s)), s, i, true)
+	buf, err := decode(nil, s, i, true)
 	if err != nil {
 		return "", err
 	}
@@ -279,31 +279,31 @@ func firstInvalid(s string) int {
 // decode appends the decoding of s to dst, copying s[:start] verbatim: the
 // caller has already established that it holds nothing to decode.
 func decode(dst []byte, s string, start int, form bool) ([]byte, error) {
+	// A well-formed escape turns three bytes into one, so for valid input
+	// this grows dst once and to the exact size; the appends below still
+	// check, because a malformed escape can make need too small.
+	if need := len(s) - 2*strings.Count(s[start:], "%"); need > 0 {
+		dst = slices.Grow(dst, need)
+	}
 	dst = append(dst, s[:start]...)
-	run := start
 	for i := start; i < len(s); {
-		switch s[i] {
-		case '%':
+		c := s[i]
+		switch {
+		case c == '%':
 			if i+2 >= len(s) || unhex[s[i+1]]|unhex[s[i+2]] == 0xFF {
-				dst = append(dst, s[run:i]...)
 				return dst, escapeError(s, i)
 			}
-			dst = append(dst, s[run:i]...)
-			dst = append(dst, unhex[s[i+1]]<<4|unhex[s[i+2]])
+			c = unhex[s[i+1]]<<4 | unhex[s[i+2]]
 			i += 3
-			run = i
-		case '+':
-			if form {
-				dst = append(dst, s[run:i]...)
-				dst = append(dst, ' ')
-				run = i + 1
-			}
+		case c == '+' && form:
+			c = ' '
 			i++
 		default:
 			i++
 		}
+		dst = append(dst, c)
 	}
-	return append(dst, s[run:]...), nil
+	return dst, nil
 }
 
 func escapeError(s string, i int) *EscapeError {
