@@ -474,6 +474,9 @@ func xRequest(t testing.TB) (*oauth1.Config, *oauth1.Credentials, *http.Request)
 // string and its []string in the Header map, GetBody's reader, and the
 // signature string. Pooled state covers everything else.
 func TestSignAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
 	c, tok, r := xRequest(t)
 	ts := time.Unix(1318622958, 0)
 	n := testing.AllocsPerRun(200, func() {

@@ -106,7 +106,8 @@ type Config struct {
 	AllowInsecurePlainText bool
 
 	// MaxBodyBytes limits how much of a body signing reads; zero means
-	// DefaultMaxBodyBytes. A larger body is an error wrapping ErrBodyTooLarge.
+	// DefaultMaxBodyBytes, and no limit goes above 1 GiB. A larger body is
+	// an error wrapping ErrBodyTooLarge.
 	MaxBodyBytes int64
 
 	// Endpoint holds the provider's URLs for the three-legged flow
@@ -199,9 +200,11 @@ func (c *Config) signer() Signer {
 	return HMAC{}
 }
 
+// maxBodyBytes caps even an explicit limit at 1 GiB, which keeps every
+// offset into the signing buffers within an int32.
 func (c *Config) maxBodyBytes() int64 {
 	if c.MaxBodyBytes > 0 {
-		return c.MaxBodyBytes
+		return min(c.MaxBodyBytes, 1<<30)
 	}
 	return DefaultMaxBodyBytes
 }

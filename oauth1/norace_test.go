@@ -1,0 +1,5 @@
+//go:build !race
+
+package oauth1_test
+
+const raceEnabled = false
