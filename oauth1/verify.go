@@ -297,57 +297,15 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 	if v.Credentials == nil {
 		return nil, errors.New("oauth1: Verifier.Credentials is nil")
 	}
+	if r == nil || r.URL == nil {
+		return nil, errors.New("oauth1: Verify: nil request or URL")
+	}
 	s := getState()
 	defer putState(s)
 	limit := v.maxBodyBytes()
-
-	// Collect the protocol parameters from the three places of §3.5.
-	var header []Param
-	seen := false
-	for _, h := range r.Header.Values("Authorization") {
-		if !isOAuthScheme(h) {
-			continue
-		}
-		if seen {
-			return nil, problem(ProblemParameterRejected, errors.New("more than one OAuth Authorization header"), "Authorization")
-		}
-		seen = true
-		ps, err := ParseAuthHeader(h)
-		if err != nil {
-			return nil, problem(ProblemParameterRejected, err, "Authorization")
-		}
-		header = ps
-	}
-	proto := make([]Param, 0, 10)
-	for _, p := range header {
-		if strings.HasPrefix(p.Name, "oauth_") || p.Name == "realm" {
-			proto = append(proto, p)
-		}
-	}
-	var err error
-	if proto, err = appendOAuthForm(proto, r.URL.RawQuery, "query"); err != nil {
-		return nil, err
-	}
-	form, err := isForm(r.Header.Get("Content-Type"))
+	header, proto, form, hasBody, err := collectProtocol(s, r, limit)
 	if err != nil {
-		return nil, problem(ProblemParameterRejected, err, "Content-Type")
-	}
-	hasBody := r.Body != nil && r.Body != http.NoBody
-	var body []byte
-	if hasBody && form {
-		if body, err = s.readBody(r, limit); err != nil {
-			return nil, err
-		}
-		if proto, err = appendOAuthForm(proto, unsafeString(body), "body"); err != nil {
-			return nil, err
-		}
-	}
-	for i, p := range proto {
-		for _, q := range proto[i+1:] {
-			if p.Name == q.Name {
-				return nil, problem(ProblemParameterRejected, errors.New("duplicated protocol parameter"), p.Name)
-			}
-		}
+		return nil, err
 	}
 	get := func(name string) (string, bool) {
 		for _, p := range proto {
@@ -481,6 +439,57 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 	return out, nil
 }
 
+// collectProtocol returns the parameters of r's OAuth Authorization header,
+// and the protocol parameters from all three places of §3.5 (with realm),
+// refusing duplicates. It reports whether r has a form body and a body.
+func collectProtocol(s *state, r *http.Request, limit int64) (header, proto []Param, form, hasBody bool, err error) {
+	fail := func(err error) ([]Param, []Param, bool, bool, error) { return nil, nil, false, false, err }
+	seen := false
+	for _, h := range r.Header.Values("Authorization") {
+		if !isOAuthScheme(h) {
+			continue
+		}
+		if seen {
+			return fail(problem(ProblemParameterRejected, errors.New("more than one OAuth Authorization header"), "Authorization"))
+		}
+		seen = true
+		if header, err = ParseAuthHeader(h); err != nil {
+			return fail(problem(ProblemParameterRejected, err, "Authorization"))
+		}
+	}
+	proto = make([]Param, 0, 10)
+	for _, p := range header {
+		if strings.HasPrefix(p.Name, "oauth_") || p.Name == "realm" {
+			proto = append(proto, p)
+		}
+	}
+	if proto, err = appendOAuthForm(proto, r.URL.RawQuery, "query"); err != nil {
+		return fail(err)
+	}
+	if form, err = isForm(r.Header.Get("Content-Type")); err != nil {
+		return fail(problem(ProblemParameterRejected, err, "Content-Type"))
+	}
+	hasBody = r.Body != nil && r.Body != http.NoBody
+	if hasBody && form {
+		body, err := s.readBody(r, limit)
+		if err != nil {
+			return fail(err)
+		}
+		// A copy: body may be pooled memory, and the values outlive it.
+		if proto, err = appendOAuthForm(proto, string(body), "body"); err != nil {
+			return fail(err)
+		}
+	}
+	for i, p := range proto {
+		for _, q := range proto[i+1:] {
+			if p.Name == q.Name {
+				return fail(problem(ProblemParameterRejected, errors.New("duplicated protocol parameter"), p.Name))
+			}
+		}
+	}
+	return header, proto, form, hasBody, nil
+}
+
 func isOAuthScheme(h string) bool {
 	h = strings.TrimLeft(h, " \t")
 	return len(h) >= 5 && strings.EqualFold(h[:5], "OAuth") && (len(h) == 5 || h[5] == ' ' || h[5] == '\t')
@@ -575,6 +584,11 @@ func (v *Verifier) baseURI(dst []byte, r *http.Request, scheme string) ([]byte, 
 // Its error never says what the expected signature was.
 func checkSignature(method string, base []byte, sig string, c Consumer, tokenSecret string) *ProblemError {
 	invalid := func(err error) *ProblemError { return problem(ProblemSignatureInvalid, err) }
+	if c.Secret == "" && !strings.HasPrefix(method, "RSA-") {
+		// An empty secret would make "&" a valid PLAINTEXT signature, and an
+		// HMAC anybody can compute.
+		return problem(ProblemSignatureMethodRejected, errors.New("no shared secret registered for the consumer"))
+	}
 	var h crypto.Hash
 	switch method {
 	case "HMAC-SHA1", "RSA-SHA1":
@@ -612,9 +626,6 @@ func checkSignature(method string, base []byte, sig string, c Consumer, tokenSec
 			return invalid(nil)
 		}
 		return nil
-	}
-	if c.Secret == "" {
-		return problem(ProblemSignatureMethodRejected, errors.New("no shared secret registered for the consumer"))
 	}
 	var mac [64]byte
 	var enc [88]byte // base64 of 64 bytes

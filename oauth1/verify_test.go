@@ -342,6 +342,12 @@ func TestVerifyProblems(t *testing.T) {
 		{"method not accepted", nil, signed(t, md5, "GET", url, "", "", "n1"), ProblemSignatureMethodRejected, nil},
 		{"method not listed", func(v *Verifier) { v.Methods = []string{"RSA-SHA256"} }, hdr(func(*http.Request) {}), ProblemSignatureMethodRejected, nil},
 		{"PLAINTEXT over http", func(v *Verifier) { v.Methods = []string{"PLAINTEXT"} }, signed(t, http1, "GET", "http://api.example.com/r", "", "", "n1"), ProblemSignatureMethodRejected, nil},
+		{"PLAINTEXT for an RSA-only consumer", func(v *Verifier) { v.Methods = []string{"PLAINTEXT"} }, func() *http.Request {
+			c := &Config{Consumer: Credentials{Token: "rsa-only"}, Signer: PlainText{}}
+			r, _ := http.NewRequest("GET", url, nil)
+			c.SignAt(r, nil, time.Unix(xTimestamp, 0), "n1")
+			return received(t, r)
+		}(), ProblemSignatureMethodRejected, nil},
 		{"HMAC for an RSA-only consumer", nil, func() *http.Request {
 			r, _ := http.NewRequest("GET", url, nil)
 			rsaOnly.SignAt(r, nil, time.Unix(xTimestamp, 0), "n1")
@@ -667,4 +673,83 @@ func FuzzVerify(f *testing.F) {
 			t.Fatalf("accepted %s request with signature %q, want %q; base string %q", got.Method, sig, want, got.BaseString)
 		}
 	})
+}
+
+type failingStore struct{ err error }
+
+func (f failingStore) Use(context.Context, Nonce, time.Time, time.Time) (bool, error) {
+	return false, f.err
+}
+
+type failingCredentials struct{}
+
+func (failingCredentials) Consumer(context.Context, string) (Consumer, error) {
+	return Consumer{}, errors.New("database is down")
+}
+
+func (failingCredentials) TokenSecret(context.Context, string, string) (string, error) {
+	return "", errors.New("database is down")
+}
+
+// TestMiddlewareErrors checks the answers to errors that are not problems
+// with the request: they carry no detail.
+func TestMiddlewareErrors(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		v      func(*Verifier)
+		r      *http.Request
+		status int
+	}{
+		{"store full", func(v *Verifier) { v.Nonces = failingStore{ErrNonceStoreFull} }, nil, 503},
+		{"store down", func(v *Verifier) { v.Nonces = failingStore{errors.New("redis: connection refused")} }, nil, 500},
+		{"database down", func(v *Verifier) { v.Credentials = failingCredentials{} }, nil, 500},
+		{"body too large", func(v *Verifier) { v.MaxBodyBytes = 10 }, signed(t, xConfig(), "POST", "https://api.example.com/r", "application/x-www-form-urlencoded", "a=1&b=2&c=3&d=4", "e4"), 413},
+	} {
+		v := xVerifier()
+		tt.v(v)
+		r := tt.r
+		if r == nil {
+			r = signed(t, xConfig(), "GET", "https://api.example.com/r", "", "", tt.name)
+		}
+		rec := httptest.NewRecorder()
+		v.Middleware(http.NotFoundHandler()).ServeHTTP(rec, r)
+		if rec.Code != tt.status || strings.Contains(rec.Body.String(), "refused") || strings.Contains(rec.Body.String(), "down") {
+			t.Errorf("%s: %d %q, want %d and no detail", tt.name, rec.Code, rec.Body, tt.status)
+		}
+	}
+}
+
+// TestVerifyReceivedForms covers request targets and parameter placements
+// that clients produce but the signer test above does not.
+func TestVerifyReceivedForms(t *testing.T) {
+	// The request line in absolute form, as sent to a proxy.
+	r := signed(t, xConfig(), "GET", "https://api.example.com/a%2Fb?q=1", "", "", "abs")
+	r.RequestURI = "https://api.example.com/a%2Fb?q=1"
+	if _, err := xVerifier().Verify(r); err != nil {
+		t.Errorf("absolute-form request target: %v", err)
+	}
+
+	// Protocol parameters in the query with encoded names, which decode
+	// like any other query parameter.
+	c := xConfig()
+	c.Delivery = QueryString
+	r = signed(t, c, "GET", "https://api.example.com/r", "", "", "enc")
+	r.URL.RawQuery = strings.ReplaceAll(r.URL.RawQuery, "oauth_nonce", "oauth%5Fnonce")
+	r.RequestURI = r.URL.RequestURI()
+	if got, err := xVerifier().Verify(r); err != nil || got.Get("oauth_nonce") != "enc" {
+		t.Errorf("encoded parameter name in the query: %+v, %v", got, err)
+	}
+
+	// A JSON body covered by oauth_body_hash stays readable.
+	c = xConfig()
+	c.BodyHash = crypto.SHA256
+	r = signed(t, c, "POST", "https://api.example.com/r", "application/json", `{"a":1}`, "json")
+	v := xVerifier()
+	v.BodyHash = crypto.SHA256
+	if _, err := v.Verify(r); err != nil {
+		t.Fatalf("JSON body with oauth_body_hash: %v", err)
+	}
+	if b, _ := io.ReadAll(r.Body); string(b) != `{"a":1}` {
+		t.Errorf("body after Verify = %q", b)
+	}
 }
