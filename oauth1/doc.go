@@ -51,4 +51,29 @@
 // a fixed order: realm first, then the oauth_* parameters sorted by name, as
 // the X API documentation shows them. [QueryString] and [FormBody] deliver
 // them in the query or the form body instead (§3.5.2, §3.5.3).
+//
+// # Clients and the three-legged flow
+//
+// Most programs never call Sign: [Config.Client] returns an *http.Client
+// whose [Transport] signs every request it sends. The Transport never
+// modifies the caller's request, signs each attempt afresh (a redirect or a
+// retry gets a new nonce and timestamp), and reads a body only when the
+// signature covers it — form bodies, and any body when [Config.BodyHash] is
+// set — up to [Config.MaxBodyBytes], failing rather than signing a truncated
+// body.
+//
+// [Config.RequestToken], [Config.AuthorizationURL], [ParseCallback] and
+// [Config.AccessToken] run the redirection-based flow of RFC 5849 §2 against
+// the URLs in [Config.Endpoint]; [XEndpoint] holds the X API's. A token
+// endpoint that answers with an error status yields a [*ResponseError]
+// carrying the status, the oauth_problem and a bounded excerpt of the body.
+//
+// # Providers
+//
+// A [Verifier] checks incoming requests with the same base string code the
+// signer uses: the signature (in constant time), the timestamp window and
+// nonce replay through a [NonceStore]. Its Middleware answers failures with
+// the OAuth Problem Reporting codes, and package
+// [github.com/countersign/countersign/oauth1/oauth1test] builds a complete
+// fake provider on it for tests.
 package oauth1
