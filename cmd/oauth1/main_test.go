@@ -408,3 +408,13 @@ func TestUsageErrors(t *testing.T) {
 		t.Errorf("sign without a consumer key: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestDataWarning checks the warning for curl users who pass a whole form
+// body to -d, which takes one unencoded pair.
+func TestDataWarning(t *testing.T) {
+	r := runCmd(t, xEnv, "", "sign", "-d", "a=1&b=2", "--curl", "https://api.example.com/")
+	if r.code != 0 || !strings.Contains(r.stderr, "warning: -d takes one unencoded name=value pair") ||
+		!strings.Contains(r.stdout, "--data-raw a=1%26b%3D2 ") {
+		t.Errorf("sign -d 'a=1&b=2': exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}

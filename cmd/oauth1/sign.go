@@ -354,6 +354,9 @@ func (c *cmd) sign(args []string) int {
 	j.URL = pos[0]
 	for _, d := range f.data {
 		name, value, _ := strings.Cut(d, "=")
+		if strings.Contains(value, "&") {
+			fmt.Fprintf(c.stderr, "oauth1: warning: -d takes one unencoded name=value pair; the value of %q contains \"&\" and is sent as %%26 (use --data-raw for a raw body)\n", name)
+		}
 		j.Params = append(j.Params, [2]string{name, value})
 	}
 	switch {

@@ -128,7 +128,13 @@ func (c *cmd) verify(args []string) int {
 	if pe.BaseString != "" {
 		fmt.Fprintf(w, "\nThe base string this request yields (what the client should have signed):\n%s\n\n", pe.BaseString)
 		if b, err := basestring.Parse(pe.BaseString); err == nil {
-			writeBreakdown(w, b, nil)
+			var body string
+			if form, _ := isFormType(r.Header.Get("Content-Type")); form && r.Body != nil {
+				// Verify left an in-memory copy of the body it read.
+				raw, _ := io.ReadAll(r.Body)
+				body = string(raw)
+			}
+			writeBreakdown(w, b, sources(b, r.URL.RawQuery, body))
 		}
 		if clientBase != "" {
 			fmt.Fprintln(w)
