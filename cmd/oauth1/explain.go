@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"mime"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,8 +14,6 @@ import (
 	"github.com/countersign/countersign/oauth1/basestring"
 	"github.com/countersign/countersign/percent"
 )
-
-func mimeType(ct string) (string, map[string]string, error) { return mime.ParseMediaType(ct) }
 
 func (c *cmd) explain(args []string) int {
 	fs := c.newFlags("explain", "BASE_STRING\n\nBASE_STRING \"-\" reads the base string from stdin.")

@@ -62,11 +62,10 @@ Environment:
   OAUTH1_KEY_PASSWORD                           password of an encrypted --key-file
 `
 
-// env is how run reads environment variables; tests pass a map's lookup.
-type env func(string) string
-
 // run is main without the process: it returns the exit status.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv env) int {
+//
+// getenv reads environment variables; tests pass a map's lookup.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
@@ -95,7 +94,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv env) i
 type cmd struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	getenv         env
+	getenv         func(string) string
 }
 
 func (c *cmd) errorf(code int, format string, args ...any) int {

@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"flag"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -417,4 +419,43 @@ func TestDataWarning(t *testing.T) {
 		!strings.Contains(r.stdout, "--data-raw a=1%26b%3D2 ") {
 		t.Errorf("sign -d 'a=1&b=2': exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
+}
+
+func TestParseRawRequest(t *testing.T) {
+	tests := []struct {
+		name, in, body string
+		method, uri    string
+		wantBody       string
+	}{
+		{"proxy log, CRLF", strings.ReplaceAll(xRequest, "\n", "\r\n"), "", "POST", "/1.1/statuses/update.json?include_entities=true", xBody},
+		{"curl -v HTTP/2", "* ALPN: server accepted h2\n> GET /2/users/me HTTP/2\n> Host: api.x.com\n> Authorization: OAuth a=\"b\"\n>\n* Request completely sent off\n< HTTP/2 401\n", "", "GET", "/2/users/me", ""},
+		{"curl -v with --data-raw", "> POST /x HTTP/1.1\n> Host: a.example\n> Content-Length: 3\n>\n} [3 bytes data]\n", "a=b", "POST", "/x", "a=b"},
+		{"no Content-Length, trailing newline", "\nPUT /x HTTP/1.1\nHost: a.example\n\nline1\nline2\n\n", "", "PUT", "/x", "line1\nline2"},
+		{"Content-Length cuts the log", "POST /x HTTP/1.1\nHost: a.example\nContent-Length: 3\n\na=bc\n", "", "POST", "/x", "a=b"},
+	}
+	for _, tt := range tests {
+		r, err := parseRawRequest([]byte(tt.in), tt.body)
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		b := readAllBody(t, r)
+		if r.Method != tt.method || r.RequestURI != tt.uri || b != tt.wantBody {
+			t.Errorf("%s: %s %s body %q; want %s %s body %q", tt.name, r.Method, r.RequestURI, b, tt.method, tt.uri, tt.wantBody)
+		}
+	}
+	for _, in := range []string{"", "\n\n", "hello world\n", "> \n"} {
+		if _, err := parseRawRequest([]byte(in), ""); err == nil {
+			t.Errorf("parseRawRequest(%q): no error", in)
+		}
+	}
+}
+
+func readAllBody(t *testing.T, r *http.Request) string {
+	t.Helper()
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
 	"net/url"
 	"os"
@@ -249,7 +250,7 @@ func isFormType(ct string) (bool, error) {
 	if ct == "" {
 		return false, nil
 	}
-	mt, _, err := mimeType(ct)
+	mt, _, err := mime.ParseMediaType(ct)
 	return mt == "application/x-www-form-urlencoded", err
 }
 

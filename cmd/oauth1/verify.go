@@ -294,6 +294,13 @@ func parseRawRequest(raw []byte, body string) (*http.Request, error) {
 	if len(head) == 0 {
 		return nil, errors.New("no HTTP request in the input (want a request line, headers, a blank line and the body)")
 	}
+	// curl -v shows HTTP/2 and HTTP/3 requests in HTTP/1.1 form, with a
+	// version that http.ReadRequest refuses; the signature does not cover it.
+	if m, target, ok := strings.Cut(head[0], " "); ok {
+		if i := strings.LastIndex(target, " HTTP/"); i >= 0 && !strings.HasPrefix(target[i+1:], "HTTP/1.") {
+			head[0] = m + " " + target[:i] + " HTTP/1.1"
+		}
+	}
 	r, err := http.ReadRequest(bufio.NewReader(strings.NewReader(strings.Join(head, "\r\n") + "\r\n\r\n")))
 	if err != nil {
 		return nil, fmt.Errorf("reading the request: %w", err)
