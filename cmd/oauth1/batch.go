@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 )
@@ -48,8 +49,15 @@ func (c *cmd) batch(defaults job, showSecrets bool) int {
 }
 
 func (c *cmd) batchLine(line []byte, defaults job, showSecrets bool) result {
+	// Decoding writes through pointers and into slice arrays: give the
+	// line its own copies, so that one line cannot change the next one's
+	// defaults.
 	j := defaults
-	j.Params, j.Version = nil, nil
+	j.Params = slices.Clone(defaults.Params)
+	if defaults.Version != nil {
+		v := *defaults.Version
+		j.Version = &v
+	}
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&j); err != nil {

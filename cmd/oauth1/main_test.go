@@ -459,3 +459,27 @@ func readAllBody(t *testing.T, r *http.Request) string {
 	}
 	return string(b)
 }
+
+// TestBatchDefaults checks that flags give defaults to every line and that
+// a line's own values do not leak into the next line.
+func TestBatchDefaults(t *testing.T) {
+	in := `{"url":"https://a.example/","version":true,"params":[["a","1"]]}` + "\n" +
+		`{"url":"https://a.example/"}` + "\n"
+	r := runCmd(t, xEnv, in, "sign", "--json", "--no-version", "--nonce", "n", "--timestamp", "1", "--query")
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if r.code != 0 || len(lines) != 2 {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	var first, second map[string]string
+	json.Unmarshal([]byte(lines[0]), &first)
+	json.Unmarshal([]byte(lines[1]), &second)
+	if !strings.Contains(first["base_string"], "oauth_version") || !strings.Contains(first["base_string"], "a%3D1") {
+		t.Errorf("line 1 base string %q, want oauth_version and a=1", first["base_string"])
+	}
+	if strings.Contains(second["base_string"], "oauth_version") || strings.Contains(second["base_string"], "a%3D1") {
+		t.Errorf("line 2 base string %q, want the flag defaults (no oauth_version, no body)", second["base_string"])
+	}
+	if !strings.Contains(second["url"], "oauth_nonce=n&") {
+		t.Errorf("line 2 url %q, want the protocol parameters in the query (--query)", second["url"])
+	}
+}

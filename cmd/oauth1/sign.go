@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -130,16 +131,11 @@ func (j *job) request() (*http.Request, error) {
 			method = http.MethodPost // as curl does for -d
 		}
 	}
-	var rd *strings.Reader
+	var rd io.Reader // a nil interface, not a nil *strings.Reader, when there is no body
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
-	var r *http.Request
-	if rd != nil {
-		r, err = http.NewRequest(method, j.URL, rd)
-	} else {
-		r, err = http.NewRequest(method, j.URL, nil)
-	}
+	r, err := http.NewRequest(method, j.URL, rd)
 	if err != nil {
 		return nil, err
 	}
@@ -342,17 +338,6 @@ func (c *cmd) sign(args []string) int {
 		}
 		j.PrivateKeyPEM = string(b)
 	}
-	if f.jsonMode {
-		if len(pos) > 0 {
-			return c.errorf(exitUsage, "sign --json reads requests from stdin and takes no URL")
-		}
-		return c.batch(j, f.showSecrets)
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return exitUsage
-	}
-	j.URL = pos[0]
 	for _, d := range f.data {
 		name, value, _ := strings.Cut(d, "=")
 		if strings.Contains(value, "&") {
@@ -372,6 +357,17 @@ func (c *cmd) sign(args []string) int {
 		v := false
 		j.Version = &v
 	}
+	if f.jsonMode {
+		if len(pos) > 0 {
+			return c.errorf(exitUsage, "sign --json reads requests from stdin and takes no URL")
+		}
+		return c.batch(j, f.showSecrets)
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	j.URL = pos[0]
 	s, err := j.sign(time.Now())
 	if err != nil {
 		return c.errorf(exitUsage, "%v", err)
