@@ -178,7 +178,8 @@ func (v *Verification) Get(name string) string {
 const DefaultWindow = 5 * time.Minute
 
 // DefaultMethods are the signature methods a Verifier accepts when its
-// Methods field is nil. PLAINTEXT is not among them.
+// Methods field is nil. PLAINTEXT is not among them. It must not be
+// modified; to extend it, copy it first.
 var DefaultMethods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SHA1", "RSA-SHA256", "RSA-SHA512"}
 
 // A Verifier checks OAuth 1.0a signed requests on the provider side: the

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/oauth1test"
+	"github.com/countersign/countersign/oauth1/rsakey"
 )
 
 var client = oauth1.Credentials{Token: "dpf43f3p2l4k3l03", Secret: "kd94hf93k423kf44"}
@@ -180,4 +182,39 @@ func ExampleServer() {
 	resp.Body.Close()
 	fmt.Println(resp.Status, len(srv.Records()), "requests verified")
 	// Output: 200 OK 3 requests verified
+}
+
+func TestRSA(t *testing.T) {
+	pemBytes, err := os.ReadFile("../../testdata/keys/rsa2048-pkcs1.pem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := rsakey.Parse(pemBytes, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := oauth1test.NewServer(oauth1.Credentials{Token: "jira-consumer"})
+	defer srv.Close()
+	srv.PublicKey = &key.PublicKey
+	tok := srv.IssueToken()
+	cfg := &oauth1.Config{Consumer: srv.Consumer, Signer: oauth1.RSA{Key: key}}
+	c := cfg.Client(&tok)
+	resp, err := c.Get(srv.ResourceURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "method=RSA-SHA1") {
+		t.Errorf("RSA-SHA1 call: %s %q", resp.Status, body)
+	}
+	// The consumer has no shared secret, so HMAC is refused.
+	resp, err = (&oauth1.Config{Consumer: srv.Consumer}).Client(&tok).Get(srv.ResourceURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 400 {
+		t.Errorf("HMAC call for an RSA consumer: %s, want 400", resp.Status)
+	}
 }
