@@ -8,7 +8,8 @@ import (
 
 func (c *cmd) diff(args []string) int {
 	fs := c.newFlags("diff", "WANT GOT\n\nWANT is the base string the provider expected, GOT the one the client signed;\n"+
-		"either may be \"-\" to read it from stdin. Exit status 0 if they are equal, 1 if they differ.")
+		"either may be \"-\" to read it from stdin, and a provider's problem report holding\n"+
+		"oauth_signature_base_string=... is accepted too. Exit status 0 if they are equal, 1 if they differ.")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagExit(err)
@@ -25,6 +26,7 @@ func (c *cmd) diff(args []string) int {
 		if in[i], err = c.readArg(p); err != nil {
 			return c.errorf(exitUsage, "reading stdin: %v", err)
 		}
+		in[i] = baseStringArg(in[i])
 	}
 	ds := basestring.Diff(in[0], in[1])
 	if len(ds) == 1 && ds[0].Kind == basestring.Malformed {

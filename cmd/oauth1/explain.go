@@ -16,7 +16,8 @@ import (
 )
 
 func (c *cmd) explain(args []string) int {
-	fs := c.newFlags("explain", "BASE_STRING\n\nBASE_STRING \"-\" reads the base string from stdin.")
+	fs := c.newFlags("explain", "BASE_STRING\n\nBASE_STRING \"-\" reads the base string from stdin. A provider's problem report\n"+
+		"(oauth_problem=...&oauth_signature_base_string=...) is accepted too.")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return flagExit(err)
@@ -29,6 +30,7 @@ func (c *cmd) explain(args []string) int {
 	if err != nil {
 		return c.errorf(exitUsage, "reading stdin: %v", err)
 	}
+	s = baseStringArg(s)
 	b, err := basestring.Parse(s)
 	if err != nil {
 		return c.errorf(exitUsage, "%v", err)

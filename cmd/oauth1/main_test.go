@@ -483,3 +483,20 @@ func TestBatchDefaults(t *testing.T) {
 		t.Errorf("line 2 url %q, want the protocol parameters in the query (--query)", second["url"])
 	}
 }
+
+// TestProblemReport checks that explain and diff take the base string out of
+// a pasted problem report (form-encoded, as OAuth providers send it).
+func TestProblemReport(t *testing.T) {
+	enc := strings.NewReplacer("%", "%25", "&", "%26").Replace(xBase)
+	for _, report := range []string{
+		"oauth_problem=signature_invalid&oauth_signature_base_string=" + enc + "&oauth_signature_method=HMAC-SHA1",
+		"oauth_problem=signature_invalid&debug_sbs=" + enc,
+	} {
+		if r := runCmd(t, nil, "", "diff", report, xBase); r.code != 0 {
+			t.Errorf("diff REPORT xBase: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		if r := runCmd(t, nil, report, "explain", "-"); r.code != 0 || !strings.Contains(r.stdout, "Base URI: https://api.twitter.com/1.1/statuses/update.json") {
+			t.Errorf("explain REPORT: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+	}
+}

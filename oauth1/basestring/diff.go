@@ -8,7 +8,8 @@ import (
 	"github.com/countersign/countersign/percent"
 )
 
-// A Kind classifies a [Difference].
+// A Kind classifies a [Difference]: each names one mistake, and the
+// Difference's Cause says how it usually happens.
 type Kind int
 
 const (
@@ -103,10 +104,11 @@ func Format(diffs []Difference) string {
 }
 
 // Diff compares the base string a provider expected (want) with the one a
-// client signed (got) and returns their differences, method first, then the
-// URI, then the parameters in want's order. It returns nil when want and got
-// are equal. A base string that does not parse gives a single Malformed
-// difference.
+// client signed (got) and returns their differences: the method first, then
+// the URI, then each parameter of want that got lacks or has otherwise (in
+// want's order), each parameter only got has, and last a difference in
+// order. It returns nil when want and got are equal. A base string that
+// does not parse gives a single Malformed difference.
 func Diff(want, got string) []Difference {
 	if want == got {
 		return nil
