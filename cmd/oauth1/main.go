@@ -110,8 +110,13 @@ func (c *cmd) newFlags(name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(c.stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(c.stderr, "usage: oauth1 %s %s\n\nFlags (one or two dashes):\n", name, synopsis)
-		fs.PrintDefaults()
+		fmt.Fprintf(c.stderr, "usage: oauth1 %s %s\n", name, synopsis)
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 {
+			fmt.Fprintf(c.stderr, "\nFlags (one dash or two):\n")
+			fs.PrintDefaults()
+		}
 	}
 	return fs
 }
