@@ -51,7 +51,8 @@ const BaseStringHeader = "Oauth1test-Base-String"
 
 // A Record is one request the Server received and verified.
 type Record struct {
-	Method, Path string
+	Method string
+	Path   string // the request target: path and query, as received
 	// BaseString is the signature base string the Verifier computed; empty
 	// when the request was refused before it got that far.
 	BaseString string
