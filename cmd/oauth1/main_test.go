@@ -500,3 +500,33 @@ func TestProblemReport(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyProblems checks that verify names the check that failed.
+func TestVerifyProblems(t *testing.T) {
+	tests := []struct {
+		name, request string
+		args          []string
+		problem, hint string
+	}{
+		{"no nonce", strings.Replace(xRequest, `oauth_nonce="kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg", `, "", 1), nil,
+			"parameter_absent", "Missing protocol parameters: oauth_nonce."},
+		{"other consumer key", xRequest, []string{"--consumer-key", "someone-else"}, "consumer_key_unknown", "not the --consumer-key given"},
+		{"other token", xRequest, []string{"--token", "someone-else"}, "token_rejected", "not the --token given"},
+		{"PLAINTEXT not allowed", strings.Replace(xRequest, "HMAC-SHA1", "PLAINTEXT", 1), nil, "signature_method_rejected", "--allow-plaintext"},
+		{"RSA without a key", strings.Replace(xRequest, "HMAC-SHA1", "RSA-SHA1", 1), nil, "signature_method_rejected", "--key-file"},
+		{"version 2.0", strings.Replace(xRequest, `oauth_version="1.0"`, `oauth_version="2.0"`, 1), nil, "version_rejected", "must be 1.0"},
+		{"wrong secret", xRequest, []string{"--consumer-secret", "wrong"}, "signature_invalid", "secrets differ"},
+		{"duplicated parameter", strings.Replace(xRequest, "?include_entities=true", "?include_entities=true&oauth_nonce=x", 1), nil,
+			"parameter_rejected", "oauth_nonce"},
+		{"body hash", "PUT /x HTTP/1.1\nHost: a.example\nContent-Type: application/json\nAuthorization: OAuth oauth_body_hash=\"2jmj7l5rSw0yVb%2FvlWAYkK%2FYBwk%3D\", oauth_consumer_key=\"k\", oauth_nonce=\"n\", oauth_signature=\"x\", oauth_signature_method=\"HMAC-SHA1\", oauth_timestamp=\"1\"\n\n{}\n",
+			nil, "signature_invalid", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCmd(t, xEnv, tt.request, append([]string{"verify", "--any-time"}, tt.args...)...)
+			if r.code != 1 || !strings.Contains(r.stdout, "Signature NOT valid: "+tt.problem+".") || !strings.Contains(r.stdout, tt.hint) {
+				t.Errorf("exit %d, want 1; stdout:\n%s\nwant problem %s and %q (stderr %q)", r.code, r.stdout, tt.problem, tt.hint, r.stderr)
+			}
+		})
+	}
+}
