@@ -177,6 +177,14 @@ func (c *cmd) printSigned(s *signed, m masker) {
 	}
 	w := c.stdout
 	writeBreakdown(w, b, sources(b, s.query, s.formBody))
+	if ct := s.req.Header.Get("Content-Type"); s.formBody == "" && s.body != "" && s.cfg.Delivery != oauth1.FormBody {
+		// The commonest surprise: only form bodies are signed (§3.4.1.3.1).
+		if s.cfg.BodyHash == 0 {
+			fmt.Fprintf(w, "Note: the body is not signed: its Content-Type %q is not application/x-www-form-urlencoded; --body-hash covers it with oauth_body_hash.\n", ct)
+		} else {
+			fmt.Fprintf(w, "Note: the body (Content-Type %q) is covered by oauth_body_hash, not by the parameters.\n", ct)
+		}
+	}
 	fmt.Fprintf(w, "\nSignature base string:\n%s\n\n", s.base)
 	fmt.Fprintf(w, "Signature method: %s\n", s.cfg.Signer.Method())
 	fmt.Fprintf(w, "Signing key:      %s\n", m.signingKey(s))
