@@ -177,10 +177,10 @@ func (v *Verification) Get(name string) string {
 // DefaultWindow is the timestamp window of a Verifier whose Window is zero.
 const DefaultWindow = 5 * time.Minute
 
-// DefaultMethods are the signature methods a Verifier accepts when its
-// Methods field is nil. PLAINTEXT is not among them. It must not be
-// modified; to extend it, copy it first.
-var DefaultMethods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SHA1", "RSA-SHA256", "RSA-SHA512"}
+// defaultMethods are the signature methods a Verifier accepts when its
+// Methods field is nil; PLAINTEXT is not among them. Unexported, so that no
+// package can change what every other Verifier accepts.
+var defaultMethods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SHA1", "RSA-SHA256", "RSA-SHA512"}
 
 // A Verifier checks OAuth 1.0a signed requests on the provider side: the
 // protocol parameters, the signature (recomputing the base string with the
@@ -210,8 +210,8 @@ type Verifier struct {
 	// service with several instances needs a shared store.
 	Nonces NonceStore
 
-	// Methods lists the accepted signature methods; nil means
-	// DefaultMethods. PLAINTEXT, if listed, is accepted only over https
+	// Methods lists the accepted signature methods; nil means every HMAC
+	// and RSA method (HMAC-SHA1/256/512, RSA-SHA1/256/512). PLAINTEXT, if listed, is accepted only over https
 	// (RFC 5849 §3.4.4) unless AllowInsecurePlainText is set.
 	Methods                []string
 	AllowInsecurePlainText bool
@@ -348,7 +348,7 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 	}
 	methods := v.Methods
 	if methods == nil {
-		methods = DefaultMethods
+		methods = defaultMethods
 	}
 	if !slices.Contains(methods, method) {
 		return nil, problem(ProblemSignatureMethodRejected, fmt.Errorf("method %q is not accepted", method))

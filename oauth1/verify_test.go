@@ -20,6 +20,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -220,7 +221,7 @@ func TestVerifySigned(t *testing.T) {
 					nonce := fmt.Sprintf("nonce%d", n)
 					url := "https://API.example.com:443/a%2Fb/c%20d;e?x=1&y=%2B&y=+&z"
 					v := xVerifier()
-					v.Methods = append(DefaultMethods, "PLAINTEXT")
+					v.Methods = append(slices.Clone(defaultMethods), "PLAINTEXT")
 					got, err := v.Verify(signed(t, c, method, url, b.ctype, b.body, nonce))
 					if err != nil {
 						t.Errorf("%s: Verify = %v", name, err)

@@ -97,7 +97,7 @@ func (c *cmd) verify(args []string) int {
 		}
 	}
 	if plaintext {
-		v.Methods = append(append([]string(nil), oauth1.DefaultMethods...), "PLAINTEXT")
+		v.Methods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SHA1", "RSA-SHA256", "RSA-SHA512", "PLAINTEXT"}
 		v.AllowInsecurePlainText = true
 	}
 	now := time.Now()
