@@ -9,10 +9,10 @@ import (
 	"testing"
 )
 
-const readme = "../../docs/readme/cli.md"
+const readme = "../../README.md"
 
 // TestReadme runs the commands of every ```console block in
-// docs/readme/cli.md and checks the output shown under each, so that the
+// the root README.md and checks the output shown under each, so that the
 // README never shows output the command does not give. With -update it
 // rewrites the outputs in place. The blocks use a tiny shell: "$ export
 // NAME=value" and "$ NAME=value" set variables, "$VAR" and "${VAR}" expand,
