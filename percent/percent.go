@@ -111,14 +111,26 @@ func EncodedLen(s string) int {
 // needs escaping, Encode returns s itself and does not allocate; otherwise it
 // allocates exactly once.
 func Encode(s string) string {
-	n := countEscapes(s)
-	if n == 0 {
+	e := countEscapes(s)
+	if e == 0 {
 		return s
 	}
-	buf := make([]byte, len(s)+2*n)
-	encode(buf, s)
-	return unsafeString(buf)
+	// Builder.Grow allocates without zeroing, and String does not copy. On
+	// 1 KiB of mixed text, zeroing the result costs more than copying it
+	// from a stack buffer a chunk at a time.
+	var b strings.Builder
+	b.Grow(len(s) + 2*e)
+	var chunk [3*encodeChunk + 1]byte // + 1: see encodeBlockRoom
+	for len(s) > 0 {
+		k := min(len(s), encodeChunk)
+		b.Write(chunk[:encode(chunk[:], s[:k])])
+		s = s[k:]
+	}
+	return b.String()
 }
+
+// encodeChunk is how many bytes of input Encode encodes at a time.
+const encodeChunk = 128
 
 // AppendEncode appends the percent-encoding of s to dst and returns the
 // extended buffer. It does not allocate when dst has room for
@@ -150,13 +162,13 @@ var enc = func() (t [256]uint32) {
 	return t
 }()
 
-// encode writes the encoding of s to out, which must be exactly
-// EncodedLen(s) bytes long. Blocks of input go through encodeBlock, which
+// encode writes the encoding of s to out, which must have room for
+// EncodedLen(s) bytes, and returns that length. Blocks of input go through encodeBlock, which
 // has no branch per byte: on text that mixes escaped and unreserved bytes a
 // per-byte branch is mispredicted often enough to cost more than the work.
 // The last few input bytes, where out has too little room left for
 // encodeBlock's bound, take the plain loop.
-func encode(out []byte, s string) {
+func encode(out []byte, s string) int {
 	i, j := 0, 0
 	for len(s)-i >= encodeBlock && len(out)-j >= encodeBlockRoom {
 		j += encodeBlockTo(out[j:j+encodeBlockRoom], s[i:i+encodeBlock])
@@ -172,6 +184,7 @@ func encode(out []byte, s string) {
 			j += 3
 		}
 	}
+	return j
 }
 
 // An EscapeError reports a malformed "%XX" escape: a '%' that is not
