@@ -312,7 +312,7 @@ func sortHint(a, b Param) string {
 	if a.RawName == b.RawName {
 		return "; equal names are ordered by value"
 	}
-	if strings.ToLower(a.RawName) == strings.ToLower(b.RawName) || hasUpper(a.RawName) != hasUpper(b.RawName) {
+	if strings.EqualFold(a.RawName, b.RawName) || hasUpper(a.RawName) != hasUpper(b.RawName) {
 		return "; uppercase letters sort before lowercase ones"
 	}
 	return ""
