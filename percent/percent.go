@@ -312,7 +312,14 @@ func decode(dst []byte, s string, start int, form bool) ([]byte, error) {
 			c = ' '
 			i++
 		default:
-			i++
+			// Copy a run of plain bytes with one append, not one per byte.
+			j := i + 1
+			for j < len(s) && s[j] != '%' && (s[j] != '+' || !form) {
+				j++
+			}
+			dst = append(dst, s[i:j]...)
+			i = j
+			continue
 		}
 		dst = append(dst, c)
 	}
