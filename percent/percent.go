@@ -22,7 +22,6 @@
 package percent
 
 import (
-	"encoding/binary"
 	"slices"
 	"strconv"
 	"strings"
@@ -60,9 +59,8 @@ var unhex = func() (t [256]uint8) {
 }()
 
 // escapePairs[x] is the number of bytes among the two bytes of the
-// little-endian uint16 x that must be escaped. Counting two bytes per load
-// lets countEscapes look at sixteen bytes per iteration with eight loads,
-// which is what it takes to scan unreserved-only text at least twice as fast
+// little-endian uint16 x that must be escaped. Counting two bytes per
+// lookup halves the table loads of countEscapes, which is what it takes to scan unreserved-only text at least twice as fast
 // as [net/url.QueryEscape] does.
 var escapePairs = func() *[1 << 16]uint8 {
 	// Row h holds the pairs whose high byte is h, so it is escape plus
@@ -88,17 +86,28 @@ var escapePairs = func() *[1 << 16]uint8 {
 func countEscapes(s string) int {
 	t := escapePairs
 	n := 0
-	for len(s) >= 16 {
-		w := binary.LittleEndian.Uint64([]byte(s[:8]))
-		v := binary.LittleEndian.Uint64([]byte(s[8:16]))
-		n += int(t[uint16(w)]) + int(t[uint16(w>>16)]) + int(t[uint16(w>>32)]) + int(t[uint16(w>>48)]) +
-			int(t[uint16(v)]) + int(t[uint16(v>>16)]) + int(t[uint16(v>>32)]) + int(t[uint16(v>>48)])
-		s = s[16:]
+	// Sixteen independent loads per iteration keep the load ports busy;
+	// fewer leave the loop bound by its own overhead.
+	for len(s) >= 32 {
+		b := s[:32]
+		n += int(t[pairAt(b, 0)]) + int(t[pairAt(b, 2)]) + int(t[pairAt(b, 4)]) + int(t[pairAt(b, 6)]) +
+			int(t[pairAt(b, 8)]) + int(t[pairAt(b, 10)]) + int(t[pairAt(b, 12)]) + int(t[pairAt(b, 14)]) +
+			int(t[pairAt(b, 16)]) + int(t[pairAt(b, 18)]) + int(t[pairAt(b, 20)]) + int(t[pairAt(b, 22)]) +
+			int(t[pairAt(b, 24)]) + int(t[pairAt(b, 26)]) + int(t[pairAt(b, 28)]) + int(t[pairAt(b, 30)])
+		s = s[32:]
 	}
-	for i := 0; i < len(s); i++ {
-		n += int(escape[s[i]])
+	for ; len(s) >= 2; s = s[2:] {
+		n += int(t[pairAt(s, 0)])
+	}
+	if len(s) == 1 {
+		n += int(escape[s[0]])
 	}
 	return n
+}
+
+// pairAt returns s[i] and s[i+1] as the little-endian index into escapePairs.
+func pairAt(s string, i int) uint16 {
+	return uint16(s[i]) | uint16(s[i+1])<<8
 }
 
 // EncodedLen returns the length of Encode(s) without encoding or allocating,
