@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -33,11 +34,14 @@ type param struct {
 
 func newParam(enc []byte, k0, k1, v1 int, proto bool) param {
 	var key uint64
-	name := enc[k0:k1]
-	for i := 0; i < 8; i++ {
-		key <<= 8
-		if i < len(name) {
-			key |= uint64(name[i])
+	if name := enc[k0:k1]; len(name) >= 8 {
+		key = binary.BigEndian.Uint64(name)
+	} else {
+		for i := range 8 {
+			key <<= 8
+			if i < len(name) {
+				key |= uint64(name[i])
+			}
 		}
 	}
 	return param{key, int32(k0), int32(k1), int32(v1), proto}
@@ -52,7 +56,6 @@ type state struct {
 	params  []param // sorted before the base string is written
 	tmp     []param // the radix sort's second buffer
 	scratch []byte  // the base string URI, then the header or query
-	dec     []byte  // one decoded name or value
 	body    []byte  // a form body read through GetBody
 	form    []byte  // the form body's bytes, wherever they came from
 	base    []byte  // the signature base string
@@ -67,11 +70,11 @@ const maxPooledBytes = 1 << 20
 func getState() *state { return statePool.Get().(*state) }
 
 func putState(s *state) {
-	if cap(s.body)+cap(s.enc)+cap(s.dec)+cap(s.scratch)+cap(s.base)+24*(cap(s.params)+cap(s.tmp)) > maxPooledBytes {
+	if cap(s.body)+cap(s.enc)+cap(s.scratch)+cap(s.base)+24*(cap(s.params)+cap(s.tmp)) > maxPooledBytes {
 		return
 	}
 	s.signer, s.method, s.form = nil, "", nil
-	s.enc, s.params, s.scratch, s.dec, s.body, s.base = s.enc[:0], s.params[:0], s.scratch[:0], s.dec[:0], s.body[:0], s.base[:0]
+	s.enc, s.params, s.scratch, s.body, s.base = s.enc[:0], s.params[:0], s.scratch[:0], s.body[:0], s.base[:0]
 	s.tmp = s.tmp[:0]
 	statePool.Put(s)
 }
@@ -169,7 +172,7 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 		}
 		s.addProto(p.Name, p.Value)
 	}
-	if err := s.checkDuplicates(n); err != nil {
+	if err := s.checkDuplicates(n, len(extra)); err != nil {
 		return err
 	}
 
@@ -274,13 +277,16 @@ const (
 // whose setup costs more than the sorting.
 func (s *state) insertionSort(ps []param) {
 	for i := 1; i < len(ps); i++ {
-		for j := i; j > 0; j-- {
-			a, b := &ps[j-1], &ps[j]
-			if a.key < b.key || a.key == b.key && s.compare(*a, *b) <= 0 {
+		x := ps[i]
+		j := i
+		for ; j > 0; j-- {
+			y := &ps[j-1]
+			if y.key < x.key || y.key == x.key && s.compare(*y, x) <= 0 {
 				break
 			}
-			*a, *b = *b, *a
+			ps[j] = *y
 		}
+		ps[j] = x
 	}
 }
 
@@ -299,14 +305,16 @@ func (s *state) compare(a, b param) int {
 
 // checkDuplicates refuses a request whose query or body already carries a
 // protocol parameter that is being added (a second oauth_nonce would be a
-// request that providers reject), or that repeats one among themselves.
-// params[:n] came from the request, params[n:] are the protocol parameters.
-func (s *state) checkDuplicates(n int) error {
+// request that providers reject), and extra parameters that repeat one.
+// params[:n] came from the request, params[n:] are the protocol parameters,
+// the last nExtra of them given by the caller: only those can repeat
+// another protocol parameter.
+func (s *state) checkDuplicates(n, nExtra int) error {
 	proto := s.params[n:]
-	for i, p := range proto {
-		name := s.name(p)
-		for _, q := range proto[i+1:] {
-			if bytes.Equal(name, s.name(q)) {
+	for i := len(proto) - nExtra; i < len(proto); i++ {
+		name := s.name(proto[i])
+		for j := range i {
+			if bytes.Equal(name, s.name(proto[j])) {
 				return fmt.Errorf("oauth1: protocol parameter %s given twice", name)
 			}
 		}
@@ -374,17 +382,9 @@ func (s *state) addForm(raw, where string) error {
 
 // reencode appends the strict encoding of the form-decoded v to s.enc.
 func (s *state) reencode(v string) error {
-	if strings.IndexByte(v, '%') < 0 && strings.IndexByte(v, '+') < 0 {
-		s.enc = percent.AppendEncode(s.enc, v)
-		return nil
-	}
-	d, err := percent.AppendDecodeForm(s.dec[:0], v)
-	s.dec = d
-	if err != nil {
-		return err
-	}
-	s.enc = percent.AppendEncode(s.enc, unsafeString(d))
-	return nil
+	var err error
+	s.enc, err = percent.AppendReencodeForm(s.enc, v)
+	return err
 }
 
 // formError reports a malformed escape with its offset in the whole query

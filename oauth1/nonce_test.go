@@ -31,11 +31,12 @@ func TestMemoryNonceStore(t *testing.T) {
 	use(Nonce{"ck", "", "abc", 1e9}, t0, true)
 	use(Nonce{"ck2", "tok", "abc", 1e9}, t0, true)
 	use(Nonce{"ckt", "ok", "abc", 1e9}, t0, true)
-	// Once expired, a nonce is forgotten.
-	use(n, exp, true)
 	if got := m.Len(); got != 6 {
 		t.Errorf("Len() = %d, want 6", got)
 	}
+	// Once expired, a nonce is forgotten. (How many expired ones Len still
+	// counts afterwards depends on which shards the seeded hash chose.)
+	use(n, exp, true)
 }
 
 // TestMemoryNonceStoreFlood fills a small store and checks that it stays

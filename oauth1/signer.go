@@ -58,17 +58,23 @@ var (
 )
 
 // methodName returns "prefix-SHA1" and so on, or "" for a hash that RFC 5849
-// and its common extensions do not pair with the method.
+// and its common extensions do not pair with the method. The names are
+// constants: Method is on the signing hot path and must not allocate.
 func methodName(prefix string, h crypto.Hash) string {
+	i := 0
 	switch h {
 	case 0, crypto.SHA1:
-		return prefix + "-SHA1"
 	case crypto.SHA256:
-		return prefix + "-SHA256"
+		i = 1
 	case crypto.SHA512:
-		return prefix + "-SHA512"
+		i = 2
+	default:
+		return ""
 	}
-	return ""
+	if prefix == "RSA" {
+		return [...]string{"RSA-SHA1", "RSA-SHA256", "RSA-SHA512"}[i]
+	}
+	return [...]string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512"}[i]
 }
 
 func hashOrSHA1(h crypto.Hash) crypto.Hash {
