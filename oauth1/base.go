@@ -500,9 +500,19 @@ func (s *state) writeBase(method string) {
 
 // appendEncoded appends the percent-encoding of e, which is itself
 // strictly encoded: only unreserved bytes and "%XX" triplets, so each "%"
-// becomes "%25" and every other byte stays. IndexByte finds the few "%"
-// much faster than a table lookup per byte would.
+// becomes "%25" and every other byte stays. Short values, the usual case,
+// take a plain loop; long ones let IndexByte find the few "%" signs.
 func appendEncoded(dst, e []byte) []byte {
+	if len(e) < 64 {
+		for _, c := range e {
+			if c == '%' {
+				dst = append(dst, "%25"...)
+			} else {
+				dst = append(dst, c)
+			}
+		}
+		return dst
+	}
 	for {
 		i := bytes.IndexByte(e, '%')
 		if i < 0 {
