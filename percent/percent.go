@@ -59,9 +59,9 @@ var unhex = func() (t [256]uint8) {
 }()
 
 // escapePairs[x] is the number of bytes among the two bytes of the
-// little-endian uint16 x that must be escaped. Counting two bytes per
-// lookup halves the table loads of countEscapes, which is what it takes to scan unreserved-only text at least twice as fast
-// as [net/url.QueryEscape] does.
+// little-endian uint16 x that must be escaped. Counting two bytes per lookup
+// halves the table loads of countEscapes, which is what it takes to scan
+// unreserved-only text at least twice as fast as [net/url.QueryEscape] does.
 var escapePairs = func() *[1 << 16]uint8 {
 	// Row h holds the pairs whose high byte is h, so it is escape plus
 	// escape[h]: copying one of two precomputed rows, rather than computing
@@ -172,11 +172,11 @@ var enc = func() (t [256]uint32) {
 }()
 
 // encode writes the encoding of s to out, which must have room for
-// EncodedLen(s) bytes, and returns that length. Blocks of input go through encodeBlock, which
-// has no branch per byte: on text that mixes escaped and unreserved bytes a
-// per-byte branch is mispredicted often enough to cost more than the work.
-// The last few input bytes, where out has too little room left for
-// encodeBlock's bound, take the plain loop.
+// EncodedLen(s) bytes, and returns that length. Blocks of input go through
+// encodeBlockTo, which has no branch per byte: on text that mixes escaped and
+// unreserved bytes a per-byte branch is mispredicted often enough to cost
+// more than the work. The last few input bytes, where out has too little room
+// left for encodeBlockTo's bound, take the plain loop.
 func encode(out []byte, s string) int {
 	i, j := 0, 0
 	for len(s)-i >= encodeBlock && len(out)-j >= encodeBlockRoom {
