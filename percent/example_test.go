@@ -83,3 +83,11 @@ func ExampleEscapeError() {
 	}
 	// Output: offset 0, escape "%u2"
 }
+
+func ExampleAppendReencodeForm() {
+	// RFC 5849 §3.4.1.3.2: the form-encoded body parameter "a3=2+q" is
+	// signed as "a3=2%20q".
+	buf, err := percent.AppendReencodeForm([]byte("a3="), "2+q")
+	fmt.Printf("%s %v\n", buf, err)
+	// Output: a3=2%20q <nil>
+}
