@@ -59,6 +59,7 @@ type state struct {
 	body    []byte  // a form body read through GetBody
 	form    []byte  // the form body's bytes, wherever they came from
 	base    []byte  // the signature base string
+	sig     []byte  // an HMAC signature, base64
 }
 
 var statePool = sync.Pool{New: func() any { return new(state) }}
@@ -75,7 +76,7 @@ func putState(s *state) {
 	}
 	s.signer, s.method, s.form = nil, "", nil
 	s.enc, s.params, s.scratch, s.body, s.base = s.enc[:0], s.params[:0], s.scratch[:0], s.body[:0], s.base[:0]
-	s.tmp = s.tmp[:0]
+	s.tmp, s.sig = s.tmp[:0], s.sig[:0]
 	statePool.Put(s)
 }
 
@@ -338,7 +339,7 @@ func (s *state) checkDuplicates(n, nExtra int) error {
 
 func (s *state) addProto(name, value string) {
 	k0 := len(s.enc)
-	s.enc = percent.AppendEncode(s.enc, name)
+	s.enc = percent.AppendEncode(s.enc, name) // returns at once for the oauth_* names
 	k1 := len(s.enc)
 	s.enc = percent.AppendEncode(s.enc, value)
 	s.params = append(s.params, newParam(s.enc, k0, k1, len(s.enc), true))
@@ -500,19 +501,9 @@ func (s *state) writeBase(method string) {
 
 // appendEncoded appends the percent-encoding of e, which is itself
 // strictly encoded: only unreserved bytes and "%XX" triplets, so each "%"
-// becomes "%25" and every other byte stays. Short values, the usual case,
-// take a plain loop; long ones let IndexByte find the few "%" signs.
+// becomes "%25" and every other byte stays. IndexByte finds the few "%"
+// signs much faster than a look at every byte would.
 func appendEncoded(dst, e []byte) []byte {
-	if len(e) < 64 {
-		for _, c := range e {
-			if c == '%' {
-				dst = append(dst, "%25"...)
-			} else {
-				dst = append(dst, c)
-			}
-		}
-		return dst
-	}
 	for {
 		i := bytes.IndexByte(e, '%')
 		if i < 0 {

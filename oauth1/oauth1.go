@@ -153,7 +153,7 @@ func (c *Config) SignAt(r *http.Request, tok *Credentials, t time.Time, nonce st
 	if err := s.build(c, r, tok, t, nonce, extra); err != nil {
 		return err
 	}
-	sig, err := s.signer.Sign(s.base, c.Consumer.Secret, tok.secret())
+	sig, err := s.sign(c.Consumer.Secret, tok.secret())
 	if err != nil {
 		return err
 	}

@@ -165,6 +165,20 @@ func appendHMAC(dst []byte, h crypto.Hash, msg []byte, consumerSecret, tokenSecr
 	return out
 }
 
+// sign signs s.base with s.signer. HMAC, the common case, writes its
+// signature into pooled memory instead of a new string; the result is then
+// valid until s is reused.
+func (s *state) sign(consumerSecret, tokenSecret string) (string, error) {
+	h, ok := s.signer.(HMAC)
+	if !ok || h.Method() == "" {
+		return s.signer.Sign(s.base, consumerSecret, tokenSecret)
+	}
+	var sum [64]byte
+	mac := appendHMAC(sum[:0], hashOrSHA1(h.Hash), s.base, consumerSecret, tokenSecret)
+	s.sig = base64.StdEncoding.AppendEncode(s.sig[:0], mac)
+	return unsafeString(s.sig), nil
+}
+
 // Method returns "RSA-SHA1", "RSA-SHA256" or "RSA-SHA512", or "" when Hash
 // is none of those (Sign then returns an error).
 func (s RSA) Method() string { return methodName("RSA", s.Hash) }
