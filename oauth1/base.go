@@ -508,32 +508,42 @@ func (s *state) writeBase(method string) {
 	b = percent.AppendEncode(b, unsafeString(s.scratch))
 	b = append(b, '&')
 	// The parameter string is name=value pairs joined by "&", and it is
-	// itself encoded: "=" becomes %3D, "&" %26, and each "%" %25.
+	// itself encoded: "=" becomes %3D, "&" %26, and each "%" %25. Every
+	// parameter's bytes are in s.enc (which may hold a few more, of a
+	// parameter a verifier dropped), so its "%" count bounds the size, and
+	// the loop below writes without append's checks.
+	if len(s.params) == 0 {
+		s.base = b
+		return
+	}
+	n := len(s.enc) + 2*bytes.Count(s.enc, []byte{'%'}) + 6*len(s.params) - 3
+	b = slices.Grow(b, n)
+	out := b[len(b) : len(b)+n]
+	j := 0
 	for i, p := range s.params {
 		if i > 0 {
-			b = append(b, "%26"...)
+			j += copy(out[j:], "%26")
 		}
-		b = appendEncoded(b, s.name(p))
-		b = append(b, "%3D"...)
-		b = appendEncoded(b, s.value(p))
+		j = encodeEncoded(out, j, s.name(p))
+		j += copy(out[j:], "%3D")
+		j = encodeEncoded(out, j, s.value(p))
 	}
-	s.base = b
+	s.base = b[:len(b)+j]
 }
 
-// appendEncoded appends the percent-encoding of e, which is itself
-// strictly encoded: only unreserved bytes and "%XX" triplets, so each "%"
-// becomes "%25" and every other byte stays. IndexByte finds the few "%"
-// signs much faster than a look at every byte would.
-func appendEncoded(dst, e []byte) []byte {
-	for {
-		i := bytes.IndexByte(e, '%')
-		if i < 0 {
-			return append(dst, e...)
+// encodeEncoded writes into out at j the percent-encoding of e, which is
+// itself strictly encoded (unreserved bytes and "%XX" triplets): each "%"
+// becomes "%25" and every other byte stays. It returns the new j.
+func encodeEncoded(out []byte, j int, e []byte) int {
+	for _, c := range e {
+		out[j] = c
+		j++
+		if c == '%' {
+			out[j], out[j+1] = '2', '5'
+			j += 2
 		}
-		dst = append(dst, e[:i]...)
-		dst = append(dst, "%25"...)
-		e = e[i+1:]
 	}
+	return j
 }
 
 // isForm reports whether a Content-Type names an
