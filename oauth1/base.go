@@ -381,9 +381,10 @@ func (s *state) addForm(raw, where string) error {
 			end += off
 		}
 		if pair := raw[off:end]; pair != "" {
-			eq := strings.IndexByte(pair, '=')
-			if eq < 0 {
-				eq = len(pair)
+			// Names are short: a loop finds "=" sooner than an IndexByte call.
+			eq := 0
+			for eq < len(pair) && pair[eq] != '=' {
+				eq++
 			}
 			k0 := len(s.enc)
 			if err := s.reencode(pair[:eq]); err != nil {
@@ -522,11 +523,13 @@ func (s *state) writeBase(method string) {
 	j := 0
 	for i, p := range s.params {
 		if i > 0 {
-			j += copy(out[j:], "%26")
+			// Byte stores, not copy: a three-byte copy is a memmove call.
+			out[j], out[j+1], out[j+2] = '%', '2', '6'
+			j += 3
 		}
 		j = encodeEncoded(out, j, s.name(p))
-		j += copy(out[j:], "%3D")
-		j = encodeEncoded(out, j, s.value(p))
+		out[j], out[j+1], out[j+2] = '%', '3', 'D'
+		j = encodeEncoded(out, j+3, s.value(p))
 	}
 	s.base = b[:len(b)+j]
 }
