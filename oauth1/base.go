@@ -303,7 +303,7 @@ func (s *state) insertionSort(ps []param) {
 		j := i
 		for ; j > 0; j-- {
 			y := &ps[j-1]
-			if y.key < x.key || y.key == x.key && s.compare(*y, x) <= 0 {
+			if y.key < x.key || y.key == x.key && s.compareTail(y, &x) <= 0 {
 				break
 			}
 			ps[j] = *y
@@ -319,10 +319,17 @@ func (s *state) compare(a, b param) int {
 		}
 		return 1
 	}
-	if c := bytes.Compare(s.name(a), s.name(b)); c != 0 {
+	return s.compareTail(&a, &b)
+}
+
+// compareTail orders a and b when their keys are equal. It takes pointers:
+// two params by value are more than the register ABI passes in registers,
+// and this is the sort's hot call, on the repeated names of a large form.
+func (s *state) compareTail(a, b *param) int {
+	if c := bytes.Compare(s.enc[a.k0:a.k1], s.enc[b.k0:b.k1]); c != 0 {
 		return c
 	}
-	return bytes.Compare(s.value(a), s.value(b))
+	return bytes.Compare(s.enc[a.k1:a.v1], s.enc[b.k1:b.v1])
 }
 
 // checkDuplicates refuses a request whose query or body already carries a
