@@ -66,7 +66,12 @@ func ParseAuthHeader(v string) ([]Param, error) {
 		if i == start {
 			return nil, &HeaderError{Offset: i, Reason: "expected a parameter name, found " + strconv.QuoteRune(rune(v[i]))}
 		}
-		name := v[start:i]
+		// Names are percent-encoded too (§3.5.1); "%" is a token character,
+		// so an encoded name reads as one token and decodes here.
+		name, err := percent.Decode(v[start:i])
+		if err != nil {
+			return nil, &HeaderError{Offset: start, Reason: "bad percent-encoding in a parameter name", Err: err}
+		}
 		i = skipSpace(v, i)
 		if i == len(v) || v[i] != '=' {
 			return nil, &HeaderError{Offset: i, Reason: "expected \"=\" after " + strconv.Quote(name)}

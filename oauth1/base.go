@@ -171,7 +171,7 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 		if p.Name == "realm" || p.Name == "oauth_signature" {
 			return fmt.Errorf("oauth1: %q cannot be an extra protocol parameter", p.Name)
 		}
-		s.addProto(p.Name, p.Value)
+		s.addExtra(p.Name, p.Value)
 	}
 	if err := s.checkDuplicates(n, len(extra)); err != nil {
 		return err
@@ -189,7 +189,7 @@ func (s *state) collect(r *http.Request, limit int64) (form, hasBody bool, err e
 	if err := s.addForm(r.URL.RawQuery, "query"); err != nil {
 		return false, false, err
 	}
-	form, err = isForm(r.Header.Get("Content-Type"))
+	form, err = isForm(headerValue(r.Header, "Content-Type"))
 	if err != nil {
 		return false, false, err
 	}
@@ -370,12 +370,34 @@ func (s *state) checkDuplicates(n, nExtra int) error {
 // oauthKey is "oauth_" as the top six bytes of a param key.
 var oauthKey = binary.BigEndian.Uint64([]byte("oauth_\x00\x00")) >> 16
 
+// addProto adds a protocol parameter; name is one of this package's
+// oauth_* constants, which need no encoding. Extra parameters from the
+// caller go through addExtra.
 func (s *state) addProto(name, value string) {
 	k0 := len(s.enc)
-	s.enc = percent.AppendEncode(s.enc, name) // returns at once for the oauth_* names
+	s.enc = append(s.enc, name...)
 	k1 := len(s.enc)
 	s.enc = percent.AppendEncode(s.enc, value)
 	s.params = append(s.params, newParam(s.enc, k0, k1, len(s.enc), true))
+}
+
+// addExtra adds a protocol parameter named by the caller, encoding both
+// name and value.
+func (s *state) addExtra(name, value string) {
+	k0 := len(s.enc)
+	s.enc = percent.AppendEncode(s.enc, name)
+	k1 := len(s.enc)
+	s.enc = percent.AppendEncode(s.enc, value)
+	s.params = append(s.params, newParam(s.enc, k0, k1, len(s.enc), true))
+}
+
+// headerValue is h.Get(key) for a key already in canonical form, without
+// canonicalizing it again on every request.
+func headerValue(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 // addForm adds the pairs of an application/x-www-form-urlencoded string,
@@ -550,6 +572,9 @@ func (s *state) writeBase(method string) {
 // itself strictly encoded (unreserved bytes and "%XX" triplets): each "%"
 // becomes "%25" and every other byte stays. It returns the new j.
 func encodeEncoded(out []byte, j int, e []byte) int {
+	if bytes.IndexByte(e, '%') < 0 { // most names and values: one copy
+		return j + copy(out[j:], e)
+	}
 	for _, c := range e {
 		out[j] = c
 		j++
@@ -685,7 +710,8 @@ func (s *state) deliver(c *Config, r *http.Request, sig string) error {
 		if r.Header == nil {
 			r.Header = make(http.Header)
 		}
-		r.Header.Set("Authorization", string(b))
+		// The key is canonical already; Set would check that again.
+		r.Header["Authorization"] = []string{string(b)}
 		s.scratch = b
 	case QueryString:
 		u := *r.URL // the caller may share r.URL with other requests
@@ -774,7 +800,7 @@ func (s *state) receivedBase(r *http.Request, uri string, header []Param, limit 
 	s.params = kept
 	for _, p := range header {
 		if p.Name != "realm" && p.Name != "oauth_signature" {
-			s.addProto(p.Name, p.Value)
+			s.addExtra(p.Name, p.Value) // names from the wire need encoding
 		}
 	}
 	s.sortParams()

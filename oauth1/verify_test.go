@@ -757,3 +757,19 @@ func TestVerifyReceivedForms(t *testing.T) {
 		t.Errorf("body after Verify = %q", b)
 	}
 }
+
+// TestVerifyExtraHeaderParams signs extra Authorization header parameters
+// whose names and values need encoding: the provider must sign them exactly
+// as the client did (RFC 5849 §3.4.1.3.1 takes every header parameter but
+// realm), whichever delivery carries them.
+func TestVerifyExtraHeaderParams(t *testing.T) {
+	extra := []Param{{"oauth_callback", "https://client.example/cb?a=1&b=x y"}, {"xoauth_requestor id", "ü/☃"}}
+	for i, d := range []Delivery{AuthHeader, QueryString} {
+		c := xConfig()
+		c.Delivery = d
+		r := signed(t, c, "GET", "https://api.example.com/r?q=1", "", "", fmt.Sprintf("extra%d", i), extra...)
+		if _, err := xVerifier().Verify(r); err != nil {
+			t.Errorf("%v delivery: Verify = %v", d, err)
+		}
+	}
+}
