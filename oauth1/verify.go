@@ -35,6 +35,23 @@ type Consumer struct {
 	PublicKey *rsa.PublicKey
 }
 
+// String and GoString redact Secret, as Credentials' do, so that a Consumer
+// can be logged with any fmt verb.
+func (c Consumer) String() string {
+	return "{Secret:" + redact(c.Secret) + " PublicKey:" + publicKeyText(c.PublicKey) + "}"
+}
+
+func (c Consumer) GoString() string {
+	return "oauth1.Consumer{Secret:" + redact(c.Secret) + ", PublicKey:" + publicKeyText(c.PublicKey) + "}"
+}
+
+func publicKeyText(k *rsa.PublicKey) string {
+	if k == nil {
+		return "nil"
+	}
+	return "RSA-" + strconv.Itoa(k.N.BitLen())
+}
+
 // A CredentialStore looks up the credentials a [Verifier] needs, by consumer
 // key and by token. Both methods return an error wrapping [ErrNotFound] for
 // an unknown key or token; the token lookup gets the consumer key too, so

@@ -773,3 +773,17 @@ func TestVerifyExtraHeaderParams(t *testing.T) {
 		}
 	}
 }
+
+func TestConsumerRedacted(t *testing.T) {
+	c := Consumer{Secret: "SECRET-consumer-77", PublicKey: &testRSAKey.PublicKey}
+	for _, format := range []string{"%v", "%+v", "%s", "%#v"} {
+		for _, v := range []any{c, &c, []Consumer{c}} {
+			if got := fmt.Sprintf(format, v); strings.Contains(got, "SECRET-consumer-77") {
+				t.Errorf("Sprintf(%q, %T) = %s: contains the secret", format, v, got)
+			}
+		}
+	}
+	if got, want := c.String(), "{Secret:REDACTED PublicKey:RSA-2048}"; got != want {
+		t.Errorf("String() = %s, want %s", got, want)
+	}
+}
