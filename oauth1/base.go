@@ -57,7 +57,7 @@ type state struct {
 	tmp     []param // the radix sort's second buffer
 	scratch []byte  // the base string URI, then the header or query
 	body    []byte  // a form body read through GetBody
-	form    []byte  // the form body's bytes, wherever they came from
+	form    []byte  // the form body's bytes, wherever they came from; read once
 	base    []byte  // the signature base string
 	sig     []byte  // an HMAC signature, base64
 }
@@ -195,11 +195,14 @@ func (s *state) collect(r *http.Request, limit int64) (form, hasBody bool, err e
 	}
 	hasBody = r.Body != nil && r.Body != http.NoBody
 	if form && hasBody {
-		body, err := s.readBody(r, limit)
-		if err != nil {
-			return false, false, err
+		// A verifier has read the body already, for its protocol parameters.
+		body := s.form
+		if body == nil {
+			if body, err = s.readBody(r, limit); err != nil {
+				return false, false, err
+			}
+			s.form = body
 		}
-		s.form = body
 		if err := s.addForm(unsafeString(body), "body"); err != nil {
 			return false, false, err
 		}

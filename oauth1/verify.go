@@ -493,6 +493,7 @@ func collectProtocol(s *state, r *http.Request, limit int64) (header, proto []Pa
 		if err != nil {
 			return fail(err)
 		}
+		s.form = body // receivedBase parses the same bytes; no second read
 		// A copy: body may be pooled memory, and the values outlive it.
 		if proto, err = appendOAuthForm(proto, string(body), "body"); err != nil {
 			return fail(err)
