@@ -20,9 +20,11 @@ import (
 	"github.com/countersign/countersign/percent"
 )
 
-// A param is one signed name/value pair, stored percent-encoded in
-// state.enc: the name is enc[k0:k1] and the value enc[k1:v1]. Offsets rather
-// than slices, because enc grows while parameters are added.
+// A param is one signed name/value pair, stored in state.enc in the form it
+// takes in the base string (encoded twice, see baseenc.go) with its
+// separators: the name is enc[k0:k1], "%3D" follows, then the value up to
+// v1, then "%26". Offsets rather than slices, because enc grows while
+// parameters are added.
 type param struct {
 	// key holds the first eight bytes of the name, big-endian and
 	// zero-padded, so that most comparisons in the sort are one integer
@@ -81,7 +83,7 @@ func putState(s *state) {
 }
 
 func (s *state) name(p param) []byte  { return s.enc[p.k0:p.k1] }
-func (s *state) value(p param) []byte { return s.enc[p.k1:p.v1] }
+func (s *state) value(p param) []byte { return s.enc[p.k1+3 : p.v1] }
 
 const formType = "application/x-www-form-urlencoded"
 
@@ -151,10 +153,8 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 	}
 	s.addProto("oauth_signature_method", s.method)
 	if !omitTime {
-		s.enc = append(s.enc, "oauth_timestamp"...)
-		k1 := len(s.enc)
-		s.enc = strconv.AppendInt(s.enc, t.Unix(), 10)
-		s.params = append(s.params, newParam(s.enc, k1-len("oauth_timestamp"), k1, len(s.enc), true))
+		var ts [20]byte
+		s.addProto("oauth_timestamp", unsafeString(strconv.AppendInt(ts[:0], t.Unix(), 10)))
 		s.addProto("oauth_nonce", nonce)
 	}
 	if !c.OmitVersion {
@@ -332,7 +332,7 @@ func (s *state) compareTail(a, b *param) int {
 	if c := bytes.Compare(s.enc[a.k0:a.k1], s.enc[b.k0:b.k1]); c != 0 {
 		return c
 	}
-	return bytes.Compare(s.enc[a.k1:a.v1], s.enc[b.k1:b.v1])
+	return bytes.Compare(s.enc[a.k1+3:a.v1], s.enc[b.k1+3:b.v1])
 }
 
 // checkDuplicates refuses a request whose query or body already carries a
@@ -347,7 +347,7 @@ func (s *state) checkDuplicates(n, nExtra int) error {
 		name := s.name(proto[i])
 		for j := range i {
 			if bytes.Equal(name, s.name(proto[j])) {
-				return fmt.Errorf("oauth1: protocol parameter %s given twice", name)
+				return fmt.Errorf("oauth1: protocol parameter %s given twice", appendOnce(nil, name))
 			}
 		}
 	}
@@ -363,7 +363,7 @@ func (s *state) checkDuplicates(n, nExtra int) error {
 		}
 		for _, p := range proto {
 			if bytes.Equal(name, s.name(p)) {
-				return fmt.Errorf("oauth1: the request already carries protocol parameter %s", name)
+				return fmt.Errorf("oauth1: the request already carries protocol parameter %s", appendOnce(nil, name))
 			}
 		}
 	}
@@ -379,19 +379,25 @@ var oauthKey = binary.BigEndian.Uint64([]byte("oauth_\x00\x00")) >> 16
 func (s *state) addProto(name, value string) {
 	k0 := len(s.enc)
 	s.enc = append(s.enc, name...)
-	k1 := len(s.enc)
-	s.enc = percent.AppendEncode(s.enc, value)
-	s.params = append(s.params, newParam(s.enc, k0, k1, len(s.enc), true))
+	s.addValue(k0, value)
 }
 
 // addExtra adds a protocol parameter named by the caller, encoding both
 // name and value.
 func (s *state) addExtra(name, value string) {
 	k0 := len(s.enc)
-	s.enc = percent.AppendEncode(s.enc, name)
+	s.enc = appendTwice(s.enc, name)
+	s.addValue(k0, value)
+}
+
+// addValue ends the parameter whose name starts at s.enc[k0:] with value.
+func (s *state) addValue(k0 int, value string) {
 	k1 := len(s.enc)
-	s.enc = percent.AppendEncode(s.enc, value)
-	s.params = append(s.params, newParam(s.enc, k0, k1, len(s.enc), true))
+	s.enc = append(s.enc, "%3D"...)
+	s.enc = appendTwice(s.enc, value)
+	v1 := len(s.enc)
+	s.enc = append(s.enc, "%26"...)
+	s.params = append(s.params, newParam(s.enc, k0, k1, v1, true))
 }
 
 // headerValue is h.Get(key) for a key already in canonical form, without
@@ -407,54 +413,64 @@ func headerValue(h http.Header, key string) string {
 // split on "&" alone: net/url.ParseQuery also splits on ";" in some versions
 // and drops such pairs in others, and either way the signed set would differ
 // from what the server sees. Empty pairs are skipped, as every form parser
-// does; a name without "=" has an empty value.
+// does; a name without "=" has an empty value. Each pair goes into s.enc in
+// one pass, decoded and encoded twice (see baseenc.go), with its separators.
 func (s *state) addForm(raw, where string) error {
-	off := 0
-	for off <= len(raw) {
-		end := strings.IndexByte(raw[off:], '&')
-		if end < 0 {
-			end = len(raw)
-		} else {
-			end += off
+	n := len(raw)
+	// No byte of raw writes more than five bytes, a pair without "=" gets
+	// three more, and the last store may write eight.
+	s.enc = slices.Grow(s.enc, 5*n+16)
+	out := s.enc[:cap(s.enc)]
+	j := len(s.enc)
+	for i := 0; i < n; {
+		if raw[i] == '&' { // an empty pair
+			i++
+			continue
 		}
-		if pair := raw[off:end]; pair != "" {
-			// Names are short: a loop finds "=" sooner than an IndexByte call.
-			eq := 0
-			for eq < len(pair) && pair[eq] != '=' {
-				eq++
+		k0, k1 := j, -1
+		t := &formName
+	pair:
+		for i < n {
+			c := raw[i]
+			if e := t[c]; e != 0 {
+				j = put(out, j, e)
+				i++
+				continue
 			}
-			k0 := len(s.enc)
-			if err := s.reencode(pair[:eq]); err != nil {
-				return formError(where, err, off)
-			}
-			k1 := len(s.enc)
-			if eq < len(pair) {
-				if err := s.reencode(pair[eq+1:]); err != nil {
-					return formError(where, err, off+eq+1)
+			switch c {
+			case '%':
+				if i+2 >= n || unhex[raw[i+1]]|unhex[raw[i+2]] == 0xFF {
+					return formError(where, raw, i)
 				}
+				j = put(out, j, twice[unhex[raw[i+1]]<<4|unhex[raw[i+2]]])
+				i += 3
+			case '=':
+				k1 = j
+				j = put(out, j, sepEq)
+				t = &formValue // a later "=" is part of the value
+				i++
+			default: // '&'
+				i++
+				break pair
 			}
-			s.params = append(s.params, newParam(s.enc, k0, k1, len(s.enc), false))
 		}
-		off = end + 1
+		if k1 < 0 {
+			k1 = j
+			j = put(out, j, sepEq)
+		}
+		v1 := j
+		j = put(out, j, sepAmp)
+		s.params = append(s.params, newParam(out, k0, k1, v1, false))
 	}
+	s.enc = out[:j]
 	return nil
 }
 
-// reencode appends the strict encoding of the form-decoded v to s.enc.
-func (s *state) reencode(v string) error {
-	var err error
-	s.enc, err = percent.AppendReencodeForm(s.enc, v)
-	return err
-}
-
-// formError reports a malformed escape with its offset in the whole query
-// or body, not in the one name or value that held it.
-func formError(where string, err error, off int) error {
-	var e *percent.EscapeError
-	if errors.As(err, &e) {
-		return fmt.Errorf("oauth1: malformed %s: %w", where, &percent.EscapeError{Offset: off + e.Offset, Escape: e.Escape})
-	}
-	return fmt.Errorf("oauth1: malformed %s: %w", where, err)
+// formError reports a malformed escape at raw[i] with its offset in the
+// whole query or body.
+func formError(where, raw string, i int) error {
+	end := min(i+3, len(raw))
+	return fmt.Errorf("oauth1: malformed %s: %w", where, &percent.EscapeError{Offset: i, Escape: raw[i:end]})
 }
 
 // appendBaseURI appends the base string URI of §3.4.1.2: scheme and host
@@ -545,48 +561,21 @@ func (s *state) writeBase(method string) {
 	b = append(b, '&')
 	b = percent.AppendEncode(b, unsafeString(s.scratch))
 	b = append(b, '&')
-	// The parameter string is name=value pairs joined by "&", and it is
-	// itself encoded: "=" becomes %3D, "&" %26, and each "%" %25. Every
-	// parameter's bytes are in s.enc (which may hold a few more, of a
-	// parameter a verifier dropped), so its "%" count bounds the size, and
-	// the loop below writes without append's checks.
 	if len(s.params) == 0 {
 		s.base = b
 		return
 	}
-	n := len(s.enc) + 2*bytes.Count(s.enc, []byte{'%'}) + 6*len(s.params) - 3
-	b = slices.Grow(b, n)
-	out := b[len(b) : len(b)+n]
+	// Each parameter is in s.enc as it goes into the base string, with its
+	// "%3D" and a trailing "%26" that the last one drops. s.enc may hold a
+	// few more bytes, of a parameter a verifier dropped: its length bounds
+	// the size.
+	b = slices.Grow(b, len(s.enc))
+	out := b[len(b) : len(b)+len(s.enc)]
 	j := 0
-	for i, p := range s.params {
-		if i > 0 {
-			// Byte stores, not copy: a three-byte copy is a memmove call.
-			out[j], out[j+1], out[j+2] = '%', '2', '6'
-			j += 3
-		}
-		j = encodeEncoded(out, j, s.name(p))
-		out[j], out[j+1], out[j+2] = '%', '3', 'D'
-		j = encodeEncoded(out, j+3, s.value(p))
+	for _, p := range s.params {
+		j += copy(out[j:], s.enc[p.k0:p.v1+3])
 	}
-	s.base = b[:len(b)+j]
-}
-
-// encodeEncoded writes into out at j the percent-encoding of e, which is
-// itself strictly encoded (unreserved bytes and "%XX" triplets): each "%"
-// becomes "%25" and every other byte stays. It returns the new j.
-func encodeEncoded(out []byte, j int, e []byte) int {
-	if bytes.IndexByte(e, '%') < 0 { // most names and values: one copy
-		return j + copy(out[j:], e)
-	}
-	for _, c := range e {
-		out[j] = c
-		j++
-		if c == '%' {
-			out[j], out[j+1] = '2', '5'
-			j += 2
-		}
-	}
-	return j
+	s.base = b[:len(b)+j-3]
 }
 
 // isForm reports whether a Content-Type names an
@@ -764,9 +753,9 @@ func (s *state) appendProto(b []byte, sig, eq, sep string) []byte {
 		if !done && string(s.name(p)) > sigName {
 			b, done = writeSig(b), true
 		}
-		b = append(b, s.name(p)...)
+		b = appendOnce(b, s.name(p))
 		b = append(b, eq...)
-		b = append(b, s.value(p)...)
+		b = appendOnce(b, s.value(p))
 		b = append(b, sep...)
 	}
 	if !done {
