@@ -1,6 +1,7 @@
 package oauth1
 
 import (
+	"bytes"
 	"encoding/binary"
 	"slices"
 )
@@ -99,6 +100,9 @@ func appendTwice(dst []byte, s string) []byte {
 // encoded form: each "%25" becomes "%". Header and query delivery carry
 // parameters encoded once.
 func appendOnce(dst, e []byte) []byte {
+	if bytes.IndexByte(e, '%') < 0 { // most protocol values
+		return append(dst, e...)
+	}
 	for i := 0; i < len(e); i++ {
 		dst = append(dst, e[i])
 		if e[i] == '%' {

@@ -173,8 +173,7 @@ func (s *state) sign(consumerSecret, tokenSecret string) (string, error) {
 	if !ok || h.Method() == "" {
 		return s.signer.Sign(s.base, consumerSecret, tokenSecret)
 	}
-	var sum [64]byte
-	mac := appendHMAC(sum[:0], hashOrSHA1(h.Hash), s.base, consumerSecret, tokenSecret)
+	mac := appendHMAC(s.mac[:0], hashOrSHA1(h.Hash), s.base, consumerSecret, tokenSecret)
 	s.sig = base64.StdEncoding.AppendEncode(s.sig[:0], mac)
 	return unsafeString(s.sig), nil
 }
