@@ -32,10 +32,9 @@ type param struct {
 	// compare. Zero padding sorts right: an encoded name never holds a NUL.
 	key        uint64
 	k0, k1, v1 int32
-	proto      bool // an oauth_* protocol parameter this package supplies
 }
 
-func newParam(enc []byte, k0, k1, v1 int, proto bool) param {
+func newParam(enc []byte, k0, k1, v1 int) param {
 	var key uint64
 	if k0+8 <= cap(enc) {
 		// One load, past the name into "%3D" and whatever follows (the
@@ -54,7 +53,7 @@ func newParam(enc []byte, k0, k1, v1 int, proto bool) param {
 			}
 		}
 	}
-	return param{key, int32(k0), int32(k1), int32(v1), proto}
+	return param{key, int32(k0), int32(k1), int32(v1)}
 }
 
 // state is the scratch space of one signing operation, pooled so that
@@ -64,6 +63,7 @@ type state struct {
 	method  string
 	enc     []byte  // encoded names and values, back to back
 	params  []param // sorted before the base string is written
+	nreq    int     // params[:nreq] came with the request
 	tmp     []param // the radix sort's second buffer
 	items   []uint64
 	scratch []byte // the base string URI, then the header or query
@@ -83,7 +83,7 @@ const maxPooledBytes = 1 << 20
 func getState() *state { return statePool.Get().(*state) }
 
 func putState(s *state) {
-	if cap(s.body)+cap(s.enc)+cap(s.scratch)+cap(s.base)+24*(cap(s.params)+cap(s.tmp)) > maxPooledBytes {
+	if cap(s.body)+cap(s.enc)+cap(s.scratch)+cap(s.base)+24*(cap(s.params)+cap(s.tmp))+8*cap(s.items) > maxPooledBytes {
 		return
 	}
 	s.signer, s.method, s.form = nil, "", nil
@@ -187,7 +187,7 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 		return err
 	}
 
-	s.sortParams()
+	s.sortParams(n)
 	s.writeBase(r.Method)
 	return nil
 }
@@ -221,11 +221,19 @@ func (s *state) collect(r *http.Request, limit int64) (form, hasBody bool, err e
 }
 
 // sortParams sorts by encoded name, then encoded value, byte-wise
-// (§3.4.1.3.2). A handful of parameters takes an insertion sort, a few dozen
-// a pdqsort, and many (a large form body) a most-significant-byte-first radix
-// sort on the eight-byte name prefix.
-func (s *state) sortParams() {
-	ps := s.params
+// (§3.4.1.3.2): the first n params, which came with the request, and the
+// protocol parameters after them each on their own, so that the protocol
+// parameters are at hand in order for delivery and a large form sorts
+// without them. writeBase merges the two.
+func (s *state) sortParams(n int) {
+	s.nreq = n
+	s.sortRun(s.params[:n])
+	s.sortRun(s.params[n:])
+}
+
+// sortRun sorts ps. A handful of parameters takes an insertion sort, a few
+// dozen a pdqsort, and many (a large form body) a radix sort.
+func (s *state) sortRun(ps []param) {
 	switch {
 	case len(ps) <= insertionMax:
 		s.insertionSort(ps)
@@ -477,7 +485,7 @@ func (s *state) addValue(k0 int, value string) {
 	s.enc = appendTwice(s.enc, value)
 	v1 := len(s.enc)
 	s.enc = append(s.enc, "%26"...)
-	s.params = append(s.params, newParam(s.enc, k0, k1, v1, true))
+	s.params = append(s.params, newParam(s.enc, k0, k1, v1))
 }
 
 // headerValue is h.Get(key) for a key already in canonical form, without
@@ -540,7 +548,7 @@ func (s *state) addForm(raw, where string) error {
 		}
 		v1 := j
 		j = put(out, j, sepAmp)
-		s.params = append(s.params, newParam(out, k0, k1, v1, false))
+		s.params = append(s.params, newParam(out, k0, k1, v1))
 	}
 	s.enc = out[:j]
 	return nil
@@ -652,7 +660,20 @@ func (s *state) writeBase(method string) {
 	b = slices.Grow(b, len(s.enc))
 	out := b[len(b) : len(b)+len(s.enc)]
 	j := 0
-	for _, p := range s.params {
+	req, proto := s.params[:s.nreq], s.params[s.nreq:]
+	for len(req) > 0 && len(proto) > 0 {
+		p := &req[0]
+		if q := &proto[0]; q.key < p.key || q.key == p.key && s.compareTail(q, p) < 0 {
+			p, proto = q, proto[1:]
+		} else {
+			req = req[1:]
+		}
+		j += copy(out[j:], s.enc[p.k0:p.v1+3])
+	}
+	for _, p := range req {
+		j += copy(out[j:], s.enc[p.k0:p.v1+3])
+	}
+	for _, p := range proto {
 		j += copy(out[j:], s.enc[p.k0:p.v1+3])
 	}
 	s.base = b[:len(b)+j-3]
@@ -826,10 +847,7 @@ func (s *state) appendProto(b []byte, sig, eq, sep string) []byte {
 		b = percent.AppendEncode(b, sig)
 		return append(b, sep...)
 	}
-	for _, p := range s.params {
-		if !p.proto {
-			continue
-		}
+	for _, p := range s.params[s.nreq:] {
 		if !done && string(s.name(p)) > sigName {
 			b, done = writeSig(b), true
 		}
@@ -870,12 +888,13 @@ func (s *state) receivedBase(r *http.Request, uri string, header []Param, limit 
 		}
 	}
 	s.params = kept
+	n := len(kept)
 	for _, p := range header {
 		if p.Name != "realm" && p.Name != "oauth_signature" {
 			s.addExtra(p.Name, p.Value) // names from the wire need encoding
 		}
 	}
-	s.sortParams()
+	s.sortParams(n)
 	s.writeBase(r.Method)
 	return nil
 }
