@@ -792,30 +792,33 @@ func (s *state) bodyHash(c *Config, r *http.Request, hasBody bool) (string, erro
 func (s *state) deliver(c *Config, r *http.Request, sig string) error {
 	switch c.Delivery {
 	case AuthHeader:
-		b := append(s.scratch[:0], "OAuth "...)
+		// Written once into memory of its own, which becomes the string.
+		n := len("OAuth ") + s.protoLen(sig, len(`="`)+len(`", `))
+		if c.Realm != "" {
+			n += len(`realm="", `) + percent.EncodedLen(c.Realm)
+		}
+		b := append(make([]byte, 0, n), "OAuth "...)
 		if c.Realm != "" {
 			b = append(b, `realm="`...)
 			b = percent.AppendEncode(b, c.Realm)
 			b = append(b, `", `...)
 		}
 		b = s.appendProto(b, sig, `="`, `", `)
-		b = b[:len(b)-2] // the last ", "
 		if r.Header == nil {
 			r.Header = make(http.Header)
 		}
 		// The key is canonical already; Set would check that again.
-		r.Header["Authorization"] = []string{string(b)}
-		s.scratch = b
+		r.Header["Authorization"] = []string{unsafeString(b[:len(b)-2])} // the last ", "
 	case QueryString:
 		u := *r.URL // the caller may share r.URL with other requests
-		b := append(s.scratch[:0], u.RawQuery...)
+		b := make([]byte, 0, len(u.RawQuery)+1+s.protoLen(sig, len("=&")))
+		b = append(b, u.RawQuery...)
 		if len(b) > 0 {
 			b = append(b, '&')
 		}
 		b = s.appendProto(b, sig, "=", "&")
-		u.RawQuery = string(b[:len(b)-1])
+		u.RawQuery = unsafeString(b[:len(b)-1])
 		r.URL = &u
-		s.scratch = b
 	case FormBody:
 		b := make([]byte, 0, len(s.form)+len(s.enc)+len(sig)+64)
 		b = append(b, s.form...)
@@ -834,6 +837,17 @@ func (s *state) deliver(c *Config, r *http.Request, sig string) error {
 		return fmt.Errorf("oauth1: unknown %v", c.Delivery)
 	}
 	return nil
+}
+
+// protoLen bounds the length of what appendProto writes, with punct bytes
+// around each value: the doubly encoded lengths are at least the encoded
+// ones.
+func (s *state) protoLen(sig string, punct int) int {
+	n := len("oauth_signature") + punct + percent.EncodedLen(sig)
+	for _, p := range s.params[s.nreq:] {
+		n += int(p.v1-p.k0) - len("%3D") + punct
+	}
+	return n
 }
 
 // appendProto appends the protocol parameters sorted by name, with
