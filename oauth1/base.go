@@ -72,6 +72,7 @@ type state struct {
 	base    []byte // the signature base string
 	sig     []byte // an HMAC signature, base64
 	mac     [64]byte
+	hmac    *hmacState // the last HMAC's hash state; holds no key material
 }
 
 var statePool = sync.Pool{New: func() any { return new(state) }}
@@ -640,7 +641,7 @@ func (s *state) writeBase(method string) {
 		method = http.MethodGet // as net/http sends it
 	}
 	start := len(b)
-	b = percent.AppendEncode(b, method)
+	b = percent.AppendEncode(b, method) // a token may hold "!", "*"...
 	for i := start; i < len(b); i++ {
 		if c := b[i]; 'a' <= c && c <= 'z' {
 			b[i] = c - ('a' - 'A')

@@ -116,9 +116,10 @@ func (s HMAC) Sign(base []byte, consumerSecret, tokenSecret string) (string, err
 var hmacPools [crypto.SHA512 + 1]sync.Pool
 
 type hmacState struct {
-	h   hash.Hash
-	key []byte // the signing key, then the padded block
-	in  [64]byte
+	hash crypto.Hash
+	h    hash.Hash
+	key  []byte // the signing key, then the padded block; cleared after use
+	in   [64]byte
 }
 
 // appendHMAC appends HMAC-h(key, msg) (RFC 2104) to dst, where key is
@@ -129,10 +130,14 @@ func appendHMAC(dst []byte, h crypto.Hash, msg []byte, consumerSecret, tokenSecr
 	p := &hmacPools[h]
 	st, _ := p.Get().(*hmacState)
 	if st == nil {
-		st = &hmacState{h: h.New()}
+		st = &hmacState{hash: h, h: h.New()}
 	}
 	defer p.Put(st)
+	return st.append(dst, msg, consumerSecret, tokenSecret)
+}
 
+// append is appendHMAC with the hash state st.
+func (st *hmacState) append(dst, msg []byte, consumerSecret, tokenSecret string) []byte {
 	key := percent.AppendEncode(st.key[:0], consumerSecret)
 	key = append(key, '&')
 	key = percent.AppendEncode(key, tokenSecret)
@@ -161,7 +166,10 @@ func appendHMAC(dst []byte, h crypto.Hash, msg []byte, consumerSecret, tokenSecr
 	st.h.Write(key)
 	st.h.Write(inner)
 	out := st.h.Sum(dst)
-	clear(key) // the pool must not hold key material
+	// The pool must not hold key material: neither the key nor the hash's
+	// midstate after the padded key, from which MACs could be computed.
+	clear(key)
+	st.h.Reset()
 	return out
 }
 
@@ -173,7 +181,11 @@ func (s *state) sign(consumerSecret, tokenSecret string) (string, error) {
 	if !ok || h.Method() == "" {
 		return s.signer.Sign(s.base, consumerSecret, tokenSecret)
 	}
-	mac := appendHMAC(s.mac[:0], hashOrSHA1(h.Hash), s.base, consumerSecret, tokenSecret)
+	// The hash state travels with the pooled state: one pool, not two.
+	if hh := hashOrSHA1(h.Hash); s.hmac == nil || s.hmac.hash != hh {
+		s.hmac = &hmacState{hash: hh, h: hh.New()}
+	}
+	mac := s.hmac.append(s.mac[:0], s.base, consumerSecret, tokenSecret)
 	s.sig = base64.StdEncoding.AppendEncode(s.sig[:0], mac)
 	return unsafeString(s.sig), nil
 }
