@@ -104,6 +104,15 @@ var baseTests = []baseTest{
 	{name: "form-looking body without content type not signed", method: "POST", url: "http://example.com/r",
 		body: "b=2",
 		want: "POST&http%3A%2F%2Fexample.com%2Fr&" + protoTail},
+	{name: "only the first = splits a pair", method: "GET", url: "http://example.com/r?a=b=c&=v",
+		// "b=c" encodes to b%3Dc, the parameter string encodes that to b%253Dc;
+		// the empty name sorts first.
+		want: "GET&http%3A%2F%2Fexample.com%2Fr&%3Dv%26a%3Db%253Dc%26" + protoTail},
+	{name: "escaped unreserved bytes decoded, raw reserved bytes encoded", method: "GET", url: "http://example.com/r?%41%2d=*&b=%C3%a9",
+		want: "GET&http%3A%2F%2Fexample.com%2Fr&A-%3D%252A%26b%3D%25C3%25A9%26" + protoTail},
+	{name: "percent sorts below unreserved bytes", method: "GET", url: "http://example.com/r?a-=1&a+=2&a=3",
+		// names a, "a " and a-: encoded a, a%20, a- in byte order.
+		want: "GET&http%3A%2F%2Fexample.com%2Fr&a%3D3%26a%2520%3D2%26a-%3D1%26" + protoTail},
 	{name: "realm and other oauth parameters in the query are signed", method: "GET",
 		url:  "http://example.com/r?realm=x&oauth_callback=oob",
 		want: "GET&http%3A%2F%2Fexample.com%2Fr&oauth_callback%3Doob%26" + protoTail + "%26realm%3Dx"},
@@ -487,4 +496,82 @@ func TestSignAllocs(t *testing.T) {
 	if n > 8 {
 		t.Errorf("SignAt(X example) allocs = %v, want at most 8", n)
 	}
+}
+
+// TestBaseStringLargeForms checks the sort paths that only large parameter
+// sets take (radix passes on a few differing key bytes or on many, long
+// runs of a repeated name, names that share their first eight bytes)
+// against refBaseString, which builds the parameter string the plain way.
+func TestBaseStringLargeForms(t *testing.T) {
+	forms := map[string]func(i int) string{
+		"names differ in three bytes": func(i int) string { return fmt.Sprintf("field%d=v%d", i%500, (i*7919)%1000) },
+		"names differ in many bytes":  func(i int) string { return fmt.Sprintf("%x=%d", (i*2654435761)%100000, i%3) },
+		"one name":                    func(i int) string { return fmt.Sprintf("id=%d", (i*7919)%1000) },
+		"long shared prefix":          func(i int) string { return fmt.Sprintf("parameter_%d=%d+x", i%40, i%7) },
+		"escapes everywhere":          func(i int) string { return fmt.Sprintf("k%%%02X%d=%%%02x+%d", i%256, i%5, (i*31)%256, i%9) },
+	}
+	for name, pair := range forms {
+		for _, n := range []int{30, 100, 300, 3000} {
+			t.Run(fmt.Sprintf("%s/%d", name, n), func(t *testing.T) {
+				pairs := make([]string, n)
+				for i := range pairs {
+					pairs[i] = pair(i)
+				}
+				body := strings.Join(pairs, "&")
+				r := newRequest(t, "POST", "http://example.com/r?z=1", "application/x-www-form-urlencoded", body)
+				got, err := testConfig.BaseString(r, nil, testTime, "n")
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := refBaseString(t, "POST", "http://example.com/r", "z=1&"+body+"&oauth_consumer_key=ck&oauth_nonce=n&oauth_signature_method=HMAC-SHA1&oauth_timestamp=1")
+				if got != want {
+					t.Errorf("BaseString differs from the reference; first difference at byte %d", firstDiff(got, want))
+				}
+			})
+		}
+	}
+}
+
+// refBaseString builds a base string the way RFC 5849 §3.4.1 spells it out:
+// split on "&" and the first "=", decode, encode, sort the pairs, join,
+// encode the whole.
+func refBaseString(t *testing.T, method, uri, form string) string {
+	t.Helper()
+	type pair struct{ k, v string }
+	var ps []pair
+	for _, kv := range strings.Split(form, "&") {
+		if kv == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(kv, "=")
+		dk, err := percent.DecodeForm(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dv, err := percent.DecodeForm(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, pair{percent.Encode(dk), percent.Encode(dv)})
+	}
+	slices.SortFunc(ps, func(a, b pair) int {
+		if c := strings.Compare(a.k, b.k); c != 0 {
+			return c
+		}
+		return strings.Compare(a.v, b.v)
+	})
+	var params []string
+	for _, p := range ps {
+		params = append(params, p.k+"="+p.v)
+	}
+	return method + "&" + percent.Encode(uri) + "&" + percent.Encode(strings.Join(params, "&"))
+}
+
+func firstDiff(a, b string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
 }
