@@ -448,6 +448,19 @@ func FuzzBaseString(f *testing.F) {
 				t.Fatalf("parameters %q and %q are out of order", pairs[i-1], p)
 			}
 		}
+		// The same parameters, built the plain way, when it is clear
+		// whether the body is signed.
+		form := u.RawQuery
+		switch {
+		case contentType == "application/x-www-form-urlencoded":
+			form += "&" + body
+		case strings.Contains(strings.ToLower(contentType), "form"):
+			return
+		}
+		want := refParamString(t, form+"&oauth_consumer_key=ck&oauth_nonce=n&oauth_signature_method=HMAC-SHA1&oauth_timestamp=1")
+		if got := mustDecode(t, parts[2]); got != want {
+			t.Fatalf("parameter string = %q, want %q", got, want)
+		}
 	})
 }
 
@@ -537,6 +550,13 @@ func TestBaseStringLargeForms(t *testing.T) {
 // encode the whole.
 func refBaseString(t *testing.T, method, uri, form string) string {
 	t.Helper()
+	return method + "&" + percent.Encode(uri) + "&" + percent.Encode(refParamString(t, form))
+}
+
+// refParamString is the normalized parameter string of §3.4.1.3.2 for the
+// pairs of form.
+func refParamString(t *testing.T, form string) string {
+	t.Helper()
 	type pair struct{ k, v string }
 	var ps []pair
 	for _, kv := range strings.Split(form, "&") {
@@ -564,7 +584,7 @@ func refBaseString(t *testing.T, method, uri, form string) string {
 	for _, p := range ps {
 		params = append(params, p.k+"="+p.v)
 	}
-	return method + "&" + percent.Encode(uri) + "&" + percent.Encode(strings.Join(params, "&"))
+	return strings.Join(params, "&")
 }
 
 func firstDiff(a, b string) int {
