@@ -32,6 +32,9 @@ type param struct {
 	// compare. Zero padding sorts right: an encoded name never holds a NUL.
 	key        uint64
 	k0, k1, v1 int32
+	// plain marks a protocol parameter whose name and value hold no "%":
+	// delivery copies them as they are instead of scanning them.
+	plain bool
 }
 
 func newParam(enc []byte, k0, k1, v1 int) param {
@@ -53,7 +56,7 @@ func newParam(enc []byte, k0, k1, v1 int) param {
 			}
 		}
 	}
-	return param{key, int32(k0), int32(k1), int32(v1)}
+	return param{key: key, k0: int32(k0), k1: int32(k1), v1: int32(v1)}
 }
 
 // state is the scratch space of one signing operation, pooled so that
@@ -468,7 +471,7 @@ var oauthKey = binary.BigEndian.Uint64([]byte("oauth_\x00\x00")) >> 16
 func (s *state) addProto(name, value string) {
 	k0 := len(s.enc)
 	s.enc = append(s.enc, name...)
-	s.addValue(k0, value)
+	s.addValue(k0, len(name), value)
 }
 
 // addExtra adds a protocol parameter named by the caller, encoding both
@@ -476,17 +479,21 @@ func (s *state) addProto(name, value string) {
 func (s *state) addExtra(name, value string) {
 	k0 := len(s.enc)
 	s.enc = appendTwice(s.enc, name)
-	s.addValue(k0, value)
+	s.addValue(k0, len(name), value)
 }
 
-// addValue ends the parameter whose name starts at s.enc[k0:] with value.
-func (s *state) addValue(k0 int, value string) {
+// addValue ends the parameter whose name, nameLen bytes before encoding,
+// starts at s.enc[k0:] with value.
+func (s *state) addValue(k0, nameLen int, value string) {
 	k1 := len(s.enc)
 	s.enc = append(s.enc, "%3D"...)
 	s.enc = appendTwice(s.enc, value)
 	v1 := len(s.enc)
 	s.enc = append(s.enc, "%26"...)
-	s.params = append(s.params, newParam(s.enc, k0, k1, v1))
+	p := newParam(s.enc, k0, k1, v1)
+	// Encoding that wrote no more bytes than it read wrote no "%".
+	p.plain = k1-k0 == nameLen && v1-k1-3 == len(value)
+	s.params = append(s.params, p)
 }
 
 // headerValue is h.Get(key) for a key already in canonical form, without
@@ -866,9 +873,15 @@ func (s *state) appendProto(b []byte, sig, eq, sep string) []byte {
 		if !done && string(s.name(p)) > sigName {
 			b, done = writeSig(b), true
 		}
-		b = appendOnce(b, s.name(p))
-		b = append(b, eq...)
-		b = appendOnce(b, s.value(p))
+		if p.plain {
+			b = append(b, s.name(p)...)
+			b = append(b, eq...)
+			b = append(b, s.value(p)...)
+		} else {
+			b = appendOnce(b, s.name(p))
+			b = append(b, eq...)
+			b = appendOnce(b, s.value(p))
+		}
 		b = append(b, sep...)
 	}
 	if !done {
