@@ -64,17 +64,17 @@ func newParam(enc []byte, k0, k1, v1 int) param {
 type state struct {
 	signer  Signer
 	method  string
-	enc     []byte  // encoded names and values, back to back
-	params  []param // sorted before the base string is written
-	nreq    int     // params[:nreq] came with the request
-	tmp     []param // the radix sort's second buffer
-	items   []uint64
-	scratch []byte // the base string URI, then the header or query
-	body    []byte // a form body read through GetBody
-	form    []byte // the form body's bytes, wherever they came from; read once
-	base    []byte // the signature base string
-	sig     []byte // an HMAC signature, base64
-	mac     [64]byte
+	enc     []byte     // the parameters as the base string holds them, back to back
+	params  []param    // sorted before the base string is written
+	nreq    int        // params[:nreq] came with the request
+	tmp     []param    // the radix sort's second buffer
+	items   []uint64   // the radix sort's keys and indices
+	scratch []byte     // the base string URI
+	body    []byte     // a form body read through GetBody
+	form    []byte     // the form body's bytes, wherever they came from; read once
+	base    []byte     // the signature base string
+	sig     []byte     // an HMAC signature, base64
+	mac     [64]byte   // an HMAC before base64
 	hmac    *hmacState // the last HMAC's hash state; holds no key material
 }
 
