@@ -159,27 +159,30 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 		return errors.New("oauth1: FormBody delivery needs an application/x-www-form-urlencoded body")
 	}
 
-	// Protocol parameters (§3.4.1.3.1), in no particular order: all are sorted below.
+	// Protocol parameters (§3.4.1.3.1), added in sorted order so that
+	// sorting them below has little to do unless extra ones follow.
 	n := len(s.params)
-	s.addProto("oauth_consumer_key", c.Consumer.Token)
-	if tok.token() != "" {
-		s.addProto("oauth_token", tok.Token)
-	}
-	s.addProto("oauth_signature_method", s.method)
-	if !omitTime {
-		var ts [20]byte
-		s.addProto("oauth_timestamp", unsafeString(strconv.AppendInt(ts[:0], t.Unix(), 10)))
-		s.addProto("oauth_nonce", nonce)
-	}
-	if !c.OmitVersion {
-		s.addProto("oauth_version", "1.0")
-	}
 	if c.BodyHash != 0 && !form && c.Delivery != FormBody {
 		sum, err := s.bodyHash(c, r, hasBody)
 		if err != nil {
 			return err
 		}
 		s.addProto("oauth_body_hash", sum)
+	}
+	s.addProto("oauth_consumer_key", c.Consumer.Token)
+	if !omitTime {
+		s.addProto("oauth_nonce", nonce)
+	}
+	s.addProto("oauth_signature_method", s.method)
+	if !omitTime {
+		var ts [20]byte
+		s.addProto("oauth_timestamp", unsafeString(strconv.AppendInt(ts[:0], t.Unix(), 10)))
+	}
+	if tok.token() != "" {
+		s.addProto("oauth_token", tok.Token)
+	}
+	if !c.OmitVersion {
+		s.addProto("oauth_version", "1.0")
 	}
 	for _, p := range extra {
 		if p.Name == "realm" || p.Name == "oauth_signature" {
