@@ -37,26 +37,36 @@ type param struct {
 	plain bool
 }
 
-func newParam(enc []byte, k0, k1, v1 int) param {
-	var key uint64
-	if k0+8 <= cap(enc) {
-		// One load, past the name into "%3D" and whatever follows (the
-		// slice may extend beyond len into spare capacity), and a mask to
-		// keep the name's bytes.
-		key = binary.BigEndian.Uint64(enc[k0 : k0+8 : cap(enc)])
-		if n := k1 - k0; n < 8 {
-			key &^= ^uint64(0) >> (8 * n)
-		}
-	} else {
-		name := enc[k0:k1]
-		for i := range 8 {
-			key <<= 8
-			if i < len(name) {
-				key |= uint64(name[i])
+func newParam(k0, k1, v1 int) param {
+	return param{k0: int32(k0), k1: int32(k1), v1: int32(v1)}
+}
+
+// setKeys fills in the key of every param. It runs once all are added, not
+// as each is: the encoders write a name with overlapping eight-byte stores,
+// and an eight-byte load of those bytes straight after cannot be served from
+// the store buffer, which stalled every parameter.
+func (s *state) setKeys() {
+	enc := s.enc
+	for i := range s.params {
+		p := &s.params[i]
+		k0, k1 := int(p.k0), int(p.k1)
+		var key uint64
+		if k0+8 <= cap(enc) {
+			// One load, past the name into "%3D" and whatever follows (the
+			// slice may extend beyond len into spare capacity), and a mask
+			// to keep the name's bytes.
+			key = binary.BigEndian.Uint64(enc[k0 : k0+8 : cap(enc)])
+			if n := k1 - k0; n < 8 {
+				key &^= ^uint64(0) >> (8 * n)
 			}
+		} else {
+			for _, c := range enc[k0:min(k1, k0+8)] {
+				key = key<<8 | uint64(c)
+			}
+			key <<= 8 * uint(8-min(k1-k0, 8))
 		}
+		p.key = key
 	}
-	return param{key: key, k0: int32(k0), k1: int32(k1), v1: int32(v1)}
 }
 
 // state is the scratch space of one signing operation, pooled so that
@@ -190,6 +200,7 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 		}
 		s.addExtra(p.Name, p.Value)
 	}
+	s.setKeys()
 	if err := s.checkDuplicates(n, len(extra)); err != nil {
 		return err
 	}
@@ -493,7 +504,7 @@ func (s *state) addValue(k0, nameLen int, value string) {
 	s.enc = appendTwice(s.enc, value)
 	v1 := len(s.enc)
 	s.enc = append(s.enc, "%26"...)
-	p := newParam(s.enc, k0, k1, v1)
+	p := newParam(k0, k1, v1)
 	// Encoding that wrote no more bytes than it read wrote no "%".
 	p.plain = k1-k0 == nameLen && v1-k1-3 == len(value)
 	s.params = append(s.params, p)
@@ -559,7 +570,7 @@ func (s *state) addForm(raw, where string) error {
 		}
 		v1 := j
 		j = put(out, j, sepAmp)
-		s.params = append(s.params, newParam(out, k0, k1, v1))
+		s.params = append(s.params, newParam(k0, k1, v1))
 	}
 	s.enc = out[:j]
 	return nil
@@ -925,6 +936,7 @@ func (s *state) receivedBase(r *http.Request, uri string, header []Param, limit 
 			s.addExtra(p.Name, p.Value) // names from the wire need encoding
 		}
 	}
+	s.setKeys()
 	s.sortParams(n)
 	s.writeBase(r.Method)
 	return nil

@@ -1,6 +1,7 @@
 package oauth1
 
 import (
+	"encoding/binary"
 	"fmt"
 	"net/http"
 	"strings"
@@ -88,5 +89,27 @@ func BenchmarkStages(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestSetKeysAtEnd checks the keys of names too close to the end of the
+// buffer for the eight-byte load, against keys packed byte by byte.
+func TestSetKeysAtEnd(t *testing.T) {
+	for _, names := range [][]string{{"a"}, {"abcdefgh"}, {"abcdefghij"}, {"", "xy"}, {"abc", "abcdefghi"}} {
+		var s state
+		for _, name := range names {
+			k0 := len(s.enc)
+			s.enc = append(s.enc, name...)
+			s.params = append(s.params, newParam(k0, len(s.enc), len(s.enc)))
+		}
+		s.enc = s.enc[:len(s.enc):len(s.enc)]
+		s.setKeys()
+		for i, name := range names {
+			var want [8]byte
+			copy(want[:], name)
+			if got := s.params[i].key; got != binary.BigEndian.Uint64(want[:]) {
+				t.Errorf("key of %q = %#x, want %#x", name, got, want)
+			}
+		}
 	}
 }
