@@ -522,9 +522,12 @@ func TestBaseStringLargeForms(t *testing.T) {
 		"one name":                    func(i int) string { return fmt.Sprintf("id=%d", (i*7919)%1000) },
 		"long shared prefix":          func(i int) string { return fmt.Sprintf("parameter_%d=%d+x", i%40, i%7) },
 		"escapes everywhere":          func(i int) string { return fmt.Sprintf("k%%%02X%d=%%%02x+%d", i%256, i%5, (i*31)%256, i%9) },
+		// Names alike in their first seven bytes but not the eighth, with
+		// values that sort the other way round.
+		"eighth byte differs": func(i int) string { return fmt.Sprintf("abcdefg%c=%d", 'a'+i%3, 9-i%10) },
 	}
 	for name, pair := range forms {
-		for _, n := range []int{30, 100, 300, 3000} {
+		for _, n := range []int{5, 12, 30, 100, 300, 3000} {
 			t.Run(fmt.Sprintf("%s/%d", name, n), func(t *testing.T) {
 				pairs := make([]string, n)
 				for i := range pairs {

@@ -8,9 +8,11 @@ import (
 	_ "crypto/sha256"
 	_ "crypto/sha512"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -147,21 +149,17 @@ func (st *hmacState) append(dst, msg []byte, consumerSecret, tokenSecret string)
 		st.h.Write(key)
 		key = st.h.Sum(key[:0])
 	}
-	for len(key) < bs {
-		key = append(key, 0)
-	}
+	n := len(key)
+	key = slices.Grow(key, bs-n)[:bs]
+	clear(key[n:])
 	st.key = key
 
-	for i := range key {
-		key[i] ^= 0x36
-	}
+	xorPad(key, 0x36)
 	st.h.Reset()
 	st.h.Write(key)
 	st.h.Write(msg)
 	inner := st.h.Sum(st.in[:0])
-	for i := range key {
-		key[i] ^= 0x36 ^ 0x5c
-	}
+	xorPad(key, 0x36^0x5c)
 	st.h.Reset()
 	st.h.Write(key)
 	st.h.Write(inner)
@@ -171,6 +169,15 @@ func (st *hmacState) append(dst, msg []byte, consumerSecret, tokenSecret string)
 	clear(key)
 	st.h.Reset()
 	return out
+}
+
+// xorPad XORs each byte of the padded key k, whose length is a hash's block
+// size (a multiple of eight), with pad, eight bytes at a time.
+func xorPad(k []byte, pad byte) {
+	w := uint64(pad) * 0x0101010101010101
+	for i := 0; i+8 <= len(k); i += 8 {
+		binary.LittleEndian.PutUint64(k[i:], binary.LittleEndian.Uint64(k[i:])^w)
+	}
 }
 
 // sign signs s.base with s.signer. HMAC, the common case, writes its
