@@ -520,6 +520,9 @@ func (s *state) checkDuplicates(n, nExtra int) error {
 	return nil
 }
 
+// sigKey is the key of oauth_signature, the first eight bytes of its name.
+var sigKey = binary.BigEndian.Uint64([]byte("oauth_si"))
+
 // oauthKey is "oauth_" as the top six bytes of a param key.
 var oauthKey = binary.BigEndian.Uint64([]byte("oauth_\x00\x00")) >> 16
 
@@ -935,7 +938,9 @@ func (s *state) appendProto(b []byte, sig, eq, sep string) []byte {
 		return append(b, sep...)
 	}
 	for _, p := range s.params[s.nreq:] {
-		if !done && string(s.name(p)) > sigName {
+		// The key settles most comparisons; oauth_signature_method
+		// shares its eight bytes with oauth_signature.
+		if !done && (p.key > sigKey || p.key == sigKey && string(s.name(p)) > sigName) {
 			b, done = writeSig(b), true
 		}
 		if p.plain {
