@@ -25,16 +25,16 @@ import (
 // takes in the base string (encoded twice, see baseenc.go) with its
 // separators: the name is enc[k0:k1], "%3D" follows, then the value up to
 // v1, then "%26". Offsets rather than slices, because enc grows while
-// parameters are added.
+// parameters are added. Four fields at most, so that the compiler keeps a
+// param in registers and appends it field by field: a larger struct is
+// built in a stack slot with narrow stores and then copied with 16-byte
+// loads of those bytes, which cannot be forwarded from the store buffer.
 type param struct {
 	// key holds the first eight bytes of the name, big-endian and
 	// zero-padded, so that most comparisons in the sort are one integer
 	// compare. Zero padding sorts right: an encoded name never holds a NUL.
 	key        uint64
 	k0, k1, v1 int32
-	// plain marks a protocol parameter whose name and value hold no "%":
-	// delivery copies them as they are instead of scanning them.
-	plain bool
 }
 
 func newParam(k0, k1, v1 int) param {
@@ -532,7 +532,7 @@ var oauthKey = binary.BigEndian.Uint64([]byte("oauth_\x00\x00")) >> 16
 func (s *state) addProto(name, value string) {
 	k0 := len(s.enc)
 	s.enc = append(s.enc, name...)
-	s.addValue(k0, len(name), value)
+	s.addValue(k0, value)
 }
 
 // addExtra adds a protocol parameter named by the caller, encoding both
@@ -540,12 +540,11 @@ func (s *state) addProto(name, value string) {
 func (s *state) addExtra(name, value string) {
 	k0 := len(s.enc)
 	s.enc = appendTwice(s.enc, name)
-	s.addValue(k0, len(name), value)
+	s.addValue(k0, value)
 }
 
-// addValue ends the parameter whose name, nameLen bytes before encoding,
-// starts at s.enc[k0:] with value.
-func (s *state) addValue(k0, nameLen int, value string) {
+// addValue ends the parameter whose name starts at s.enc[k0:] with value.
+func (s *state) addValue(k0 int, value string) {
 	k1 := len(s.enc)
 	s.enc = append(s.enc, "%3D"...)
 	if percent.EncodedLen(value) == len(value) {
@@ -558,10 +557,7 @@ func (s *state) addValue(k0, nameLen int, value string) {
 	}
 	v1 := len(s.enc)
 	s.enc = append(s.enc, "%26"...)
-	p := newParam(k0, k1, v1)
-	// Encoding that wrote no more bytes than it read wrote no "%".
-	p.plain = k1-k0 == nameLen && v1-k1-3 == len(value)
-	s.params = append(s.params, p)
+	s.params = append(s.params, newParam(k0, k1, v1))
 }
 
 // headerValue is h.Get(key) for a key already in canonical form, without
@@ -943,15 +939,9 @@ func (s *state) appendProto(b []byte, sig, eq, sep string) []byte {
 		if !done && (p.key > sigKey || p.key == sigKey && string(s.name(p)) > sigName) {
 			b, done = writeSig(b), true
 		}
-		if p.plain {
-			b = append(b, s.name(p)...)
-			b = append(b, eq...)
-			b = append(b, s.value(p)...)
-		} else {
-			b = appendOnce(b, s.name(p))
-			b = append(b, eq...)
-			b = appendOnce(b, s.value(p))
-		}
+		b = appendOnce(b, s.name(p))
+		b = append(b, eq...)
+		b = appendOnce(b, s.value(p))
 		b = append(b, sep...)
 	}
 	if !done {
