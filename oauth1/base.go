@@ -83,6 +83,9 @@ type state struct {
 	body    []byte     // a form body read through GetBody
 	form    []byte     // the form body's bytes, wherever they came from; read once
 	base    []byte     // the signature base string
+	hdr     []byte     // the protocol parameters as the Authorization header carries them, but oauth_signature
+	hdrSig  int        // where in hdr oauth_signature goes
+	hdrOK   bool       // hdr is being written, or was, for this request
 	sig     []byte     // an HMAC signature, base64
 	mac     [64]byte   // an HMAC before base64
 	hmac    *hmacState // the last HMAC's hash state; holds no key material
@@ -97,12 +100,12 @@ const maxPooledBytes = 1 << 20
 func getState() *state { return statePool.Get().(*state) }
 
 func putState(s *state) {
-	if cap(s.body)+cap(s.enc)+cap(s.scratch)+cap(s.base)+24*(cap(s.params)+cap(s.tmp))+8*cap(s.items) > maxPooledBytes {
+	if cap(s.body)+cap(s.enc)+cap(s.scratch)+cap(s.base)+cap(s.hdr)+24*(cap(s.params)+cap(s.tmp))+8*cap(s.items) > maxPooledBytes {
 		return
 	}
 	s.signer, s.method, s.form = nil, "", nil
 	s.enc, s.params, s.scratch, s.body, s.base = s.enc[:0], s.params[:0], s.scratch[:0], s.body[:0], s.base[:0]
-	s.tmp, s.sig = s.tmp[:0], s.sig[:0]
+	s.tmp, s.sig, s.hdr, s.hdrOK = s.tmp[:0], s.sig[:0], s.hdr[:0], false
 	statePool.Put(s)
 }
 
@@ -172,6 +175,7 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 	// Protocol parameters (§3.4.1.3.1), added in sorted order so that
 	// sorting them below has little to do unless extra ones follow.
 	n := len(s.params)
+	s.hdr, s.hdrOK = s.hdr[:0], c.Delivery == AuthHeader
 	if c.BodyHash != 0 && !form && c.Delivery != FormBody {
 		sum, err := s.bodyHash(c, r, hasBody)
 		if err != nil {
@@ -183,6 +187,7 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 	if !omitTime {
 		s.addProto("oauth_nonce", nonce)
 	}
+	s.hdrSig = len(s.hdr) // oauth_signature sorts here
 	s.addProto("oauth_signature_method", s.method)
 	if !omitTime {
 		var ts [20]byte
@@ -194,6 +199,7 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 	if !c.OmitVersion {
 		s.addProto("oauth_version", "1.0")
 	}
+	s.hdrOK = s.hdrOK && len(extra) == 0
 	for _, p := range extra {
 		if p.Name == "realm" || p.Name == "oauth_signature" {
 			return fmt.Errorf("oauth1: %q cannot be an extra protocol parameter", p.Name)
@@ -528,11 +534,18 @@ var oauthKey = binary.BigEndian.Uint64([]byte("oauth_\x00\x00")) >> 16
 
 // addProto adds a protocol parameter; name is one of this package's
 // oauth_* constants, which need no encoding. Extra parameters from the
-// caller go through addExtra.
+// caller go through addExtra. For header delivery it also writes the
+// parameter as the header carries it into s.hdr.
 func (s *state) addProto(name, value string) {
 	k0 := len(s.enc)
 	s.enc = append(s.enc, name...)
 	s.addValue(k0, value)
+	if s.hdrOK {
+		s.hdr = append(s.hdr, name...)
+		s.hdr = append(s.hdr, `="`...)
+		s.hdr = percent.AppendEncode(s.hdr, value)
+		s.hdr = append(s.hdr, `", `...)
+	}
 }
 
 // addExtra adds a protocol parameter named by the caller, encoding both
@@ -875,7 +888,15 @@ func (s *state) deliver(c *Config, r *http.Request, sig string) error {
 			b = percent.AppendEncode(b, c.Realm)
 			b = append(b, `", `...)
 		}
-		b = s.appendProto(b, sig, `="`, `", `)
+		if s.hdrOK {
+			b = append(b, s.hdr[:s.hdrSig]...)
+			b = append(b, `oauth_signature="`...)
+			b = percent.AppendEncode(b, sig)
+			b = append(b, `", `...)
+			b = append(b, s.hdr[s.hdrSig:]...)
+		} else {
+			b = s.appendProto(b, sig, `="`, `", `)
+		}
 		if r.Header == nil {
 			r.Header = make(http.Header)
 		}

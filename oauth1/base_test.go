@@ -598,3 +598,63 @@ func firstDiff(a, b string) int {
 	}
 	return min(len(a), len(b))
 }
+
+// TestHeaderMatchesQuery signs each request twice, for header and for
+// query delivery, which write the protocol parameters by separate code,
+// and checks the header against one written by hand from the parameters
+// the query carries, in their order.
+func TestHeaderMatchesQuery(t *testing.T) {
+	ck := oauth1.Credentials{Token: "ck", Secret: consumerSecret}
+	configs := map[string]oauth1.Config{
+		"defaults":        {Consumer: ck},
+		"realm":           {Consumer: ck, Realm: "Photos & more", OmitVersion: true},
+		"escaped key":     {Consumer: oauth1.Credentials{Token: "c k+/=é", Secret: consumerSecret}},
+		"body hash":       {Consumer: ck, BodyHash: crypto.SHA256},
+		"plaintext":       {Consumer: ck, Signer: oauth1.PlainText{}},
+		"HMAC-SHA512":     {Consumer: ck, Signer: oauth1.HMAC{Hash: crypto.SHA512}},
+		"version omitted": {Consumer: ck, OmitVersion: true},
+	}
+	toks := []*oauth1.Credentials{nil, {Token: "t+k/=", Secret: tokenSecret}, {Token: "370773112-Gm", Secret: tokenSecret}}
+	extras := [][]oauth1.Param{nil, {{Name: "oauth_callback", Value: "https://x.example/cb?a=1"}}, {{Name: "oauth_a", Value: "1"}, {Name: "oauth_zz", Value: "é"}}}
+	for name, c := range configs {
+		for _, tok := range toks {
+			for _, extra := range extras {
+				ts, nonce := testTime, "n+/ ="
+				if name == "plaintext" {
+					ts, nonce = time.Time{}, "" // no nonce and no timestamp
+				}
+				hc, qc := c, c
+				hc.Delivery, qc.Delivery = oauth1.AuthHeader, oauth1.QueryString
+				hr := newRequest(t, "POST", "https://example.com/r?a=1", "text/plain", "body")
+				qr := newRequest(t, "POST", "https://example.com/r?a=1", "text/plain", "body")
+				if err := hc.SignAt(hr, tok, ts, nonce, extra...); err != nil {
+					t.Fatal(err)
+				}
+				if err := qc.SignAt(qr, tok, ts, nonce, extra...); err != nil {
+					t.Fatal(err)
+				}
+				var qp []oauth1.Param
+				for _, kv := range strings.Split(qr.URL.RawQuery, "&")[1:] { // after a=1
+					k, v, _ := strings.Cut(kv, "=")
+					dk, err1 := percent.Decode(k)
+					dv, err2 := percent.Decode(v)
+					if err1 != nil || err2 != nil {
+						t.Fatalf("%s: query %q: %v %v", name, qr.URL.RawQuery, err1, err2)
+					}
+					qp = append(qp, oauth1.Param{Name: dk, Value: dv})
+				}
+				// The header written from the query's parameters, by hand.
+				var fields []string
+				if c.Realm != "" {
+					fields = append(fields, `realm="`+percent.Encode(c.Realm)+`"`)
+				}
+				for _, p := range qp {
+					fields = append(fields, percent.Encode(p.Name)+`="`+percent.Encode(p.Value)+`"`)
+				}
+				if got, want := hr.Header.Get("Authorization"), "OAuth "+strings.Join(fields, ", "); got != want {
+					t.Errorf("%s, token %v, extra %v:\nheader %s\nwant   %s", name, tok, extra, got, want)
+				}
+			}
+		}
+	}
+}
