@@ -211,7 +211,7 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 		return err
 	}
 
-	s.sortParams(n)
+	s.sortParams(n, len(extra) == 0) // protocol parameters were added in order
 	s.writeBase(r.Method)
 	return nil
 }
@@ -248,11 +248,14 @@ func (s *state) collect(r *http.Request, limit int64) (form, hasBody bool, err e
 // (§3.4.1.3.2): the first n params, which came with the request, and the
 // protocol parameters after them each on their own, so that the protocol
 // parameters are at hand in order for delivery and a large form sorts
-// without them. writeBase merges the two.
-func (s *state) sortParams(n int) {
+// without them. writeBase merges the two. protoSorted says the protocol
+// parameters were added in order already.
+func (s *state) sortParams(n int, protoSorted bool) {
 	s.nreq = n
 	s.sortRun(s.params[:n])
-	s.sortRun(s.params[n:])
+	if !protoSorted {
+		s.sortRun(s.params[n:])
+	}
 }
 
 // sortRun sorts ps. A handful of parameters takes an insertion sort, a few
@@ -1004,7 +1007,7 @@ func (s *state) receivedBase(r *http.Request, uri string, header []Param, limit 
 		}
 	}
 	s.setKeys()
-	s.sortParams(n)
+	s.sortParams(n, false)
 	s.writeBase(r.Method)
 	return nil
 }
