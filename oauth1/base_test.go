@@ -623,38 +623,68 @@ func TestHeaderMatchesQuery(t *testing.T) {
 				if name == "plaintext" {
 					ts, nonce = time.Time{}, "" // no nonce and no timestamp
 				}
-				hc, qc := c, c
-				hc.Delivery, qc.Delivery = oauth1.AuthHeader, oauth1.QueryString
-				hr := newRequest(t, "POST", "https://example.com/r?a=1", "text/plain", "body")
-				qr := newRequest(t, "POST", "https://example.com/r?a=1", "text/plain", "body")
-				if err := hc.SignAt(hr, tok, ts, nonce, extra...); err != nil {
-					t.Fatal(err)
-				}
-				if err := qc.SignAt(qr, tok, ts, nonce, extra...); err != nil {
-					t.Fatal(err)
-				}
-				var qp []oauth1.Param
-				for _, kv := range strings.Split(qr.URL.RawQuery, "&")[1:] { // after a=1
-					k, v, _ := strings.Cut(kv, "=")
-					dk, err1 := percent.Decode(k)
-					dv, err2 := percent.Decode(v)
-					if err1 != nil || err2 != nil {
-						t.Fatalf("%s: query %q: %v %v", name, qr.URL.RawQuery, err1, err2)
-					}
-					qp = append(qp, oauth1.Param{Name: dk, Value: dv})
-				}
-				// The header written from the query's parameters, by hand.
-				var fields []string
-				if c.Realm != "" {
-					fields = append(fields, `realm="`+percent.Encode(c.Realm)+`"`)
-				}
-				for _, p := range qp {
-					fields = append(fields, percent.Encode(p.Name)+`="`+percent.Encode(p.Value)+`"`)
-				}
-				if got, want := hr.Header.Get("Authorization"), "OAuth "+strings.Join(fields, ", "); got != want {
-					t.Errorf("%s, token %v, extra %v:\nheader %s\nwant   %s", name, tok, extra, got, want)
+				if err := checkHeaderMatchesQuery(t, c, tok, ts, nonce, extra); err != nil {
+					t.Fatalf("%s: %v", name, err)
 				}
 			}
 		}
 	}
+}
+
+// FuzzHeaderMatchesQuery is TestHeaderMatchesQuery over arbitrary keys,
+// tokens, nonces, realms and one extra parameter.
+func FuzzHeaderMatchesQuery(f *testing.F) {
+	f.Add("ck", "tok", "nonce", "", "", "", false)
+	f.Add("c k+/=é", "t+k/=", "n+/ =", "Photos & more", "oauth_callback", "https://x.example/cb?a=1", true)
+	f.Fuzz(func(t *testing.T, key, token, nonce, realm, extraName, extraValue string, omitVersion bool) {
+		c := oauth1.Config{Consumer: oauth1.Credentials{Token: key, Secret: consumerSecret}, Realm: realm, OmitVersion: omitVersion}
+		var extra []oauth1.Param
+		if extraName != "" {
+			extra = []oauth1.Param{{Name: extraName, Value: extraValue}}
+		}
+		// An error is fine (an empty key or nonce, a repeated name), as
+		// long as both deliveries give it.
+		checkHeaderMatchesQuery(t, c, &oauth1.Credentials{Token: token, Secret: tokenSecret}, testTime, nonce, extra)
+	})
+}
+
+// checkHeaderMatchesQuery signs one request for header and one for query
+// delivery with c and the arguments, and reports a difference with t. It
+// returns the signing error, after checking that both deliveries gave one.
+func checkHeaderMatchesQuery(t *testing.T, c oauth1.Config, tok *oauth1.Credentials, ts time.Time, nonce string, extra []oauth1.Param) error {
+	t.Helper()
+	hc, qc := c, c
+	hc.Delivery, qc.Delivery = oauth1.AuthHeader, oauth1.QueryString
+	hr := newRequest(t, "POST", "https://example.com/r?a=1", "text/plain", "body")
+	qr := newRequest(t, "POST", "https://example.com/r?a=1", "text/plain", "body")
+	herr := hc.SignAt(hr, tok, ts, nonce, extra...)
+	qerr := qc.SignAt(qr, tok, ts, nonce, extra...)
+	if (herr == nil) != (qerr == nil) {
+		t.Fatalf("header delivery: %v; query delivery: %v", herr, qerr)
+	}
+	if herr != nil {
+		return herr
+	}
+	var qp []oauth1.Param
+	for _, kv := range strings.Split(qr.URL.RawQuery, "&")[1:] { // after a=1
+		k, v, _ := strings.Cut(kv, "=")
+		dk, err1 := percent.Decode(k)
+		dv, err2 := percent.Decode(v)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("query %q: %v %v", qr.URL.RawQuery, err1, err2)
+		}
+		qp = append(qp, oauth1.Param{Name: dk, Value: dv})
+	}
+	// The header written from the query's parameters, by hand.
+	var fields []string
+	if c.Realm != "" {
+		fields = append(fields, `realm="`+percent.Encode(c.Realm)+`"`)
+	}
+	for _, p := range qp {
+		fields = append(fields, percent.Encode(p.Name)+`="`+percent.Encode(p.Value)+`"`)
+	}
+	if got, want := hr.Header.Get("Authorization"), "OAuth "+strings.Join(fields, ", "); got != want {
+		t.Errorf("token %v, extra %v:\nheader %s\nwant   %s", tok, extra, got, want)
+	}
+	return nil
 }
