@@ -665,6 +665,10 @@ func appendBaseURI(dst []byte, r *http.Request) ([]byte, error) {
 	dst = append(dst, "://"...)
 	// net/http drops an empty port from the Host header.
 	host = strings.TrimSuffix(host, ":")
+	host, err := wireHost(host)
+	if err != nil {
+		return dst, fmt.Errorf("oauth1: request host: %w", err)
+	}
 	switch {
 	case strings.EqualFold(u.Scheme, "http") && strings.HasSuffix(host, ":80"):
 		host = host[:len(host)-3]

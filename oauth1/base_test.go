@@ -62,6 +62,15 @@ var baseTests = []baseTest{
 		want: "GET&http%3A%2F%2F%5B%3A%3A1%5D%2Fr&" + protoTail},
 	{name: "IPv6 other port", method: "GET", url: "http://[::1]:8080/r",
 		want: "GET&http%3A%2F%2F%5B%3A%3A1%5D%3A8080%2Fr&" + protoTail},
+	// net/http sends an IDN host in Punycode and an IPv6 address without
+	// its zone; the provider signs what it received. xn--bcher-kva is
+	// python3 -c 'print("bücher".encode("punycode"))'.
+	{name: "IDN host in Punycode", method: "GET", url: "http://bücher.example/r",
+		want: "GET&http%3A%2F%2Fxn--bcher-kva.example%2Fr&" + protoTail},
+	{name: "IDN host with port", method: "GET", url: "https://Bücher.example:8443/r",
+		want: "GET&https%3A%2F%2Fxn--bcher-kva.example%3A8443%2Fr&" + protoTail},
+	{name: "IPv6 zone dropped", method: "GET", url: "http://[fe80::1%25en0]:8080/r",
+		want: "GET&http%3A%2F%2F%5Bfe80%3A%3A1%5D%3A8080%2Fr&" + protoTail},
 	{name: "empty port", method: "GET", url: "http://example.com:/r",
 		want: "GET&http%3A%2F%2Fexample.com%2Fr&" + protoTail},
 	{name: "escaped path stays escaped", method: "GET", url: "http://example.com/Space%20Craft",

@@ -564,3 +564,34 @@ func TestTransportFormBodyDelivery(t *testing.T) {
 		}
 	}
 }
+
+// TestTransportSignsWireHost sends requests whose URL host net/http
+// rewrites on the wire (an IDN host goes in Punycode, an IPv6 zone is
+// dropped) to a server that checks the signature against the Host it
+// received. The dialer reaches the test server whatever the host.
+func TestTransportSignsWireHost(t *testing.T) {
+	srv := newSignedServer(t)
+	dial := func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, srv.Listener.Addr().String())
+	}
+	client := &http.Client{Transport: &oauth1.Transport{
+		Config: &oauth1.Config{Consumer: xConsumer},
+		Token:  &xToken,
+		Base:   &http.Transport{DialContext: dial},
+	}}
+	for _, url := range []string{
+		"http://bücher.example/1.1/statuses/home_timeline.json?count=2",
+		"http://MÜNCHEN.bücher.example:8080/x",
+		"http://[fe80::1%25en0]:8080/x",
+	} {
+		resp, err := client.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: server: %d %s", url, resp.StatusCode, got)
+		}
+	}
+}
