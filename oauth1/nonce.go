@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"hash/maphash"
+	"math"
 	"strconv"
 	"sync"
 	"time"
@@ -77,9 +78,13 @@ type nonceShard struct {
 	seen map[uint64]int64 // hash → expiry, Unix nanoseconds
 	// order holds the hashes in insertion order, for purging. Expiries are
 	// nearly, not strictly, increasing: a nonce behind an unexpired one waits
-	// for it, and Use treats it as absent meanwhile.
+	// for it, and Use treats it as absent meanwhile; a full shard is swept
+	// for such nonces before it refuses one.
 	order []nonceEntry
 	head  int
+	// nextSweep is no later than the earliest expiry in order, once a sweep
+	// has set it; before, it is zero.
+	nextSweep int64
 }
 
 type nonceEntry struct {
@@ -130,21 +135,54 @@ func (m *MemoryNonceStore) Use(_ context.Context, n Nonce, now, expires time.Tim
 	}
 	limit = max(1, limit/nonceShards)
 	s := &m.shards[sum%nonceShards]
-	t, exp := now.UnixNano(), expires.UnixNano()
-
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e, ok := s.seen[sum]
+	return s.use(sum, now.UnixNano(), expires.UnixNano(), limit)
+}
+
+// use is Use for the shard that holds hash h, at time t, with room for limit
+// nonces.
+func (s *nonceShard) use(h uint64, t, exp int64, limit int) (bool, error) {
+	e, ok := s.seen[h]
 	if ok && e > t {
 		return false, nil
 	}
 	s.purge(t)
+	if !ok && len(s.seen) >= limit && t >= s.nextSweep {
+		// purge stops at the first unexpired nonce; nonces that expired
+		// behind it (one sent with a clock minutes fast keeps the front)
+		// would otherwise fill the shard until it expires.
+		s.sweep(t)
+	}
 	if !ok && len(s.seen) >= limit {
 		return false, ErrNonceStoreFull
 	}
-	s.seen[sum] = exp
-	s.order = append(s.order, nonceEntry{sum, exp})
+	s.seen[h] = exp
+	s.order = append(s.order, nonceEntry{h, exp})
+	s.nextSweep = min(s.nextSweep, exp) // an old timestamp expires soon
 	return true, nil
+}
+
+// sweep drops every expired nonce, wherever it is in the insertion order,
+// and notes when the next one expires: until then another sweep would free
+// nothing, so a shard that is full of live nonces is not swept on every
+// refused request.
+func (s *nonceShard) sweep(now int64) {
+	next := int64(math.MaxInt64)
+	kept := s.order[:0]
+	for _, e := range s.order[s.head:] {
+		if s.seen[e.h] != e.expires {
+			continue // superseded: the nonce was recorded again
+		}
+		if e.expires <= now {
+			delete(s.seen, e.h)
+			continue
+		}
+		kept = append(kept, e)
+		next = min(next, e.expires)
+	}
+	clear(s.order[len(kept):])
+	s.order, s.head, s.nextSweep = kept, 0, next
 }
 
 // purge drops the expired nonces at the front of the insertion order.

@@ -145,3 +145,47 @@ func TestMemoryNonceStoreBytes(t *testing.T) {
 	}
 	runtime.KeepAlive(m)
 }
+
+// TestMemoryNonceStoreExpiredBehindLive fills a shard with nonces that
+// expire behind one that lives longer, as a nonce with a clock minutes fast
+// does. Once they expire the shard takes new nonces, though the first is
+// still live; replays of it stay refused.
+func TestMemoryNonceStoreExpiredBehindLive(t *testing.T) {
+	s := &nonceShard{seen: make(map[uint64]int64)}
+	const limit = 4
+	use := func(h uint64, now, exp int64, want bool, wantErr error) {
+		t.Helper()
+		if got, err := s.use(h, now, exp, limit); got != want || !errors.Is(err, wantErr) {
+			t.Errorf("use(%d, %d, %d) = %v, %v; want %v, %v", h, now, exp, got, err, want, wantErr)
+		}
+	}
+	use(1, 0, 600, true, nil) // ten minutes: a timestamp five minutes ahead
+	use(2, 0, 300, true, nil)
+	use(3, 0, 300, true, nil)
+	use(4, 0, 300, true, nil)
+	use(5, 100, 400, false, ErrNonceStoreFull) // four live nonces: full
+	use(6, 200, 500, false, ErrNonceStoreFull) // still full; the sweep at 100 freed nothing
+	use(5, 301, 601, true, nil)                // 2, 3 and 4 have expired behind 1
+	use(6, 301, 601, true, nil)
+	use(7, 301, 601, true, nil)
+	use(8, 301, 601, false, ErrNonceStoreFull)
+	use(1, 301, 601, false, nil) // a replay
+	use(5, 302, 602, false, nil)
+	if len(s.seen) != limit || len(s.order)-s.head != limit {
+		t.Errorf("%d nonces, %d in order; want %d", len(s.seen), len(s.order)-s.head, limit)
+	}
+
+	// A nonce with an old timestamp expires before the earliest expiry
+	// the last sweep saw, and behind a live one.
+	s = &nonceShard{seen: make(map[uint64]int64)}
+	use(1, 0, 600, true, nil)
+	use(2, 0, 500, true, nil)
+	use(3, 0, 500, true, nil)
+	use(4, 0, 500, true, nil)
+	use(5, 10, 510, false, ErrNonceStoreFull)
+	use(5, 501, 801, true, nil) // swept 2, 3 and 4; 1 expires next, at 600
+	use(6, 502, 520, true, nil) // expires first
+	use(7, 503, 803, true, nil)
+	use(8, 504, 804, false, ErrNonceStoreFull)
+	use(8, 521, 821, true, nil) // 6 expired behind 1
+}
