@@ -542,11 +542,15 @@ var oauthKey = binary.BigEndian.Uint64([]byte("oauth_\x00\x00")) >> 16
 func (s *state) addProto(name, value string) {
 	k0 := len(s.enc)
 	s.enc = append(s.enc, name...)
-	s.addValue(k0, value)
+	plain := s.addValue(k0, value)
 	if s.hdrOK {
 		s.hdr = append(s.hdr, name...)
 		s.hdr = append(s.hdr, `="`...)
-		s.hdr = percent.AppendEncode(s.hdr, value)
+		if plain {
+			s.hdr = append(s.hdr, value...)
+		} else {
+			s.hdr = percent.AppendEncode(s.hdr, value)
+		}
 		s.hdr = append(s.hdr, `", `...)
 	}
 }
@@ -559,11 +563,12 @@ func (s *state) addExtra(name, value string) {
 	s.addValue(k0, value)
 }
 
-// addValue ends the parameter whose name starts at s.enc[k0:] with value.
-func (s *state) addValue(k0 int, value string) {
+// addValue ends the parameter whose name starts at s.enc[k0:] with value,
+// and reports whether value needed no escaping.
+func (s *state) addValue(k0 int, value string) (plain bool) {
 	k1 := len(s.enc)
 	s.enc = append(s.enc, "%3D"...)
-	if percent.EncodedLen(value) == len(value) {
+	if plain = percent.EncodedLen(value) == len(value); plain {
 		// Nonces, keys, tokens and timestamps are mostly unreserved
 		// bytes: counting escapes two bytes a lookup and copying beats
 		// encoding byte by byte.
@@ -574,6 +579,7 @@ func (s *state) addValue(k0 int, value string) {
 	v1 := len(s.enc)
 	s.enc = append(s.enc, "%26"...)
 	s.params = append(s.params, newParam(k0, k1, v1))
+	return plain
 }
 
 // headerValue is h.Get(key) for a key already in canonical form, without
