@@ -376,11 +376,12 @@ func (s *state) radixSort(ps, tmp []param) {
 	}
 }
 
-// itemSort sorts up to 256 params, a request's usual query and form. It
-// insertion-sorts eight-byte items, the top seven bytes of a key above the
-// param's index, and moves each param once: moving 24-byte params through
-// the insertion sort cost more than the comparing. Items whose seven bytes
-// tie (repeated names, names that share them) are ordered by s.compare.
+// itemSort sorts a few dozen params (at most 256: an item holds the index
+// in one byte), a request's usual query and form. It insertion-sorts
+// eight-byte items, the top seven bytes of a key above the param's index,
+// and moves each param once: moving 24-byte params through the insertion
+// sort cost more than the comparing. Items whose seven bytes tie (repeated
+// names, names that share them) are ordered by whole key, then compareTail.
 func (s *state) itemSort(ps []param) {
 	if len(ps) < 2 {
 		return
