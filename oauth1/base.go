@@ -892,7 +892,12 @@ func (s *state) deliver(c *Config, r *http.Request, sig string) error {
 	switch c.Delivery {
 	case AuthHeader:
 		// Written once into memory of its own, which becomes the string.
-		n := len("OAuth ") + s.protoLen(sig, len(`="`)+len(`", `))
+		n := len("OAuth ")
+		if s.hdrOK {
+			n += len(s.hdr) + len(`oauth_signature="", `) + percent.EncodedLen(sig)
+		} else {
+			n += s.protoLen(sig, len(`="`)+len(`", `))
+		}
 		if c.Realm != "" {
 			n += len(`realm="", `) + percent.EncodedLen(c.Realm)
 		}
