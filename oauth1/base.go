@@ -85,7 +85,7 @@ type state struct {
 	base    []byte     // the signature base string
 	hdr     []byte     // the protocol parameters as the Authorization header carries them, but oauth_signature
 	hdrSig  int        // where in hdr oauth_signature goes
-	hdrOK   bool       // hdr is being written, or was, for this request
+	hdrOK   bool       // hdr is written for this request: header delivery, no extra parameters
 	sig     []byte     // an HMAC signature, base64
 	mac     [64]byte   // an HMAC before base64
 	hmac    *hmacState // the last HMAC's hash state; holds no key material
@@ -175,7 +175,9 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 	// Protocol parameters (§3.4.1.3.1), added in sorted order so that
 	// sorting them below has little to do unless extra ones follow.
 	n := len(s.params)
-	s.hdr, s.hdrOK = s.hdr[:0], c.Delivery == AuthHeader
+	// Extra parameters can sort anywhere among the built-in ones, so the
+	// header is written ahead only without them.
+	s.hdr, s.hdrOK = s.hdr[:0], c.Delivery == AuthHeader && len(extra) == 0
 	if c.BodyHash != 0 && !form && c.Delivery != FormBody {
 		sum, err := s.bodyHash(c, r, hasBody)
 		if err != nil {
@@ -199,7 +201,6 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 	if !c.OmitVersion {
 		s.addProto("oauth_version", "1.0")
 	}
-	s.hdrOK = s.hdrOK && len(extra) == 0
 	for _, p := range extra {
 		if p.Name == "realm" || p.Name == "oauth_signature" {
 			return fmt.Errorf("oauth1: %q cannot be an extra protocol parameter", p.Name)
