@@ -22,8 +22,8 @@ const (
 
 type xStore struct{}
 
-func (xStore) Consumer(context.Context, string) (oauth1.Consumer, error) {
-	return oauth1.Consumer{Secret: "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw"}, nil
+func (xStore) Consumer(context.Context, string) (oauth1.Registration, error) {
+	return oauth1.Registration{Secret: "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw"}, nil
 }
 
 func (xStore) TokenSecret(context.Context, string, string) (string, error) {

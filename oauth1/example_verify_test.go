@@ -19,12 +19,12 @@ type clients struct {
 	tokens    map[string]string // token → secret
 }
 
-func (c clients) Consumer(ctx context.Context, key string) (oauth1.Consumer, error) {
+func (c clients) Consumer(ctx context.Context, key string) (oauth1.Registration, error) {
 	secret, ok := c.consumers[key]
 	if !ok {
-		return oauth1.Consumer{}, oauth1.ErrNotFound
+		return oauth1.Registration{}, oauth1.ErrNotFound
 	}
-	return oauth1.Consumer{Secret: secret}, nil
+	return oauth1.Registration{Secret: secret}, nil
 }
 
 func (c clients) TokenSecret(ctx context.Context, key, token string) (string, error) {

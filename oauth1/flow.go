@@ -64,7 +64,7 @@ var ErrDenied = errors.New("oauth1: the resource owner denied access")
 // Reporting), when there are any.
 type ResponseError struct {
 	StatusCode int
-	Problem    string // such as "signature_invalid" or "timestamp_refused"
+	Problem    Problem // such as "signature_invalid" or "timestamp_refused"
 	Advice     string
 	Body       []byte // the start of the body, at most 1 KiB
 }
@@ -75,7 +75,7 @@ func (e *ResponseError) Error() string {
 		msg += " " + t
 	}
 	if e.Problem != "" {
-		msg += ": oauth_problem=" + e.Problem
+		msg += ": oauth_problem=" + string(e.Problem)
 	}
 	if e.Advice != "" {
 		msg += " (" + e.Advice + ")"
@@ -243,7 +243,7 @@ func newResponseError(status int, body []byte) *ResponseError {
 	// ParseQuery keeps the pairs it could parse: an HTML page around a
 	// problem report still yields it.
 	v, _ := url.ParseQuery(string(body))
-	e.Problem, e.Advice = v.Get("oauth_problem"), v.Get("oauth_problem_advice")
+	e.Problem, e.Advice = Problem(v.Get("oauth_problem")), v.Get("oauth_problem_advice")
 	if !bytes.Contains(body, []byte("oauth_token_secret")) {
 		e.Body = bytes.Clone(body[:min(len(body), maxExcerptBytes)])
 	}

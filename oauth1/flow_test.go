@@ -177,7 +177,7 @@ func TestTokenEndpointErrors(t *testing.T) {
 				if !errors.As(err, &re) {
 					t.Fatalf("error = %v, want a *ResponseError", err)
 				}
-				if re.StatusCode != tt.status || re.Problem != tt.wantProblem || re.Advice != tt.advice || string(re.Body) != tt.wantBody {
+				if re.StatusCode != tt.status || re.Problem != oauth1.Problem(tt.wantProblem) || re.Advice != tt.advice || string(re.Body) != tt.wantBody {
 					t.Errorf("ResponseError = {%d %q %q %q}, want {%d %q %q %q}",
 						re.StatusCode, re.Problem, re.Advice, re.Body, tt.status, tt.wantProblem, tt.advice, tt.wantBody)
 				}

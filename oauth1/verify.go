@@ -25,24 +25,25 @@ import (
 // is an internal error.
 var ErrNotFound = errors.New("oauth1: credentials not found")
 
-// Consumer is what a provider knows about a client: the shared secret for
+// A Registration is what a provider registered for a client (RFC 5849
+// §1.1, "client credentials"): the shared secret for
 // the HMAC and PLAINTEXT methods, and the public key for the RSA methods
 // (RFC 5849 §3.4.3, registered with the provider out of band). Either may
 // be empty; a request signed with a method whose key is missing is refused
 // with the signature_method_rejected problem.
-type Consumer struct {
+type Registration struct {
 	Secret    string
 	PublicKey *rsa.PublicKey
 }
 
-// String and GoString redact Secret, as Credentials' do, so that a Consumer
+// String and GoString redact Secret, as Credentials' do, so that a Registration
 // can be logged with any fmt verb.
-func (c Consumer) String() string {
+func (c Registration) String() string {
 	return "{Secret:" + redact(c.Secret) + " PublicKey:" + publicKeyText(c.PublicKey) + "}"
 }
 
-func (c Consumer) GoString() string {
-	return "oauth1.Consumer{Secret:" + redact(c.Secret) + ", PublicKey:" + publicKeyText(c.PublicKey) + "}"
+func (c Registration) GoString() string {
+	return "oauth1.Registration{Secret:" + redact(c.Secret) + ", PublicKey:" + publicKeyText(c.PublicKey) + "}"
 }
 
 func publicKeyText(k *rsa.PublicKey) string {
@@ -61,29 +62,33 @@ func publicKeyText(k *rsa.PublicKey) string {
 // which kind the endpoint expects, checks that. Implementations must be safe
 // for concurrent use.
 type CredentialStore interface {
-	Consumer(ctx context.Context, consumerKey string) (Consumer, error)
+	Consumer(ctx context.Context, consumerKey string) (Registration, error)
 	TokenSecret(ctx context.Context, consumerKey, token string) (string, error)
 }
+
+// A Problem is a code of the OAuth Problem Reporting extension, such as
+// "signature_invalid", as carried by oauth_problem.
+type Problem string
 
 // Problem codes of the OAuth Problem Reporting extension, as returned in
 // [ProblemError.Problem].
 const (
-	ProblemVersionRejected         = "version_rejected"
-	ProblemParameterAbsent         = "parameter_absent"
-	ProblemParameterRejected       = "parameter_rejected"
-	ProblemTimestampRefused        = "timestamp_refused"
-	ProblemNonceUsed               = "nonce_used"
-	ProblemSignatureMethodRejected = "signature_method_rejected"
-	ProblemSignatureInvalid        = "signature_invalid"
-	ProblemConsumerKeyUnknown      = "consumer_key_unknown"
-	ProblemTokenRejected           = "token_rejected"
+	ProblemVersionRejected         Problem = "version_rejected"
+	ProblemParameterAbsent                 = "parameter_absent"
+	ProblemParameterRejected               = "parameter_rejected"
+	ProblemTimestampRefused                = "timestamp_refused"
+	ProblemNonceUsed                       = "nonce_used"
+	ProblemSignatureMethodRejected         = "signature_method_rejected"
+	ProblemSignatureInvalid                = "signature_invalid"
+	ProblemConsumerKeyUnknown              = "consumer_key_unknown"
+	ProblemTokenRejected                   = "token_rejected"
 )
 
 // A ProblemError is a refused request, described with a code of the OAuth
 // Problem Reporting extension. Its message and fields never hold a secret or
 // the signature the Verifier expected.
 type ProblemError struct {
-	Problem string // one of the Problem* codes
+	Problem Problem // one of the Problem* codes
 
 	// Params names the absent or rejected parameters, for parameter_absent
 	// and parameter_rejected (and oauth_body_hash for signature_invalid
@@ -106,7 +111,7 @@ type ProblemError struct {
 func (e *ProblemError) Error() string {
 	var b strings.Builder
 	b.WriteString("oauth1: request refused: ")
-	b.WriteString(e.Problem)
+	b.WriteString(string(e.Problem))
 	if len(e.Params) > 0 {
 		b.WriteString(" (")
 		b.WriteString(strings.Join(e.Params, ", "))
@@ -142,7 +147,7 @@ func (e *ProblemError) StatusCode() int {
 // oauth_acceptable_versions.
 func (e *ProblemError) Body() string {
 	b := []byte("oauth_problem=")
-	b = percent.AppendEncode(b, e.Problem)
+	b = percent.AppendEncode(b, string(e.Problem))
 	list := func(name string) {
 		b = append(b, "&"+name+"="...)
 		b = percent.AppendEncode(b, strings.Join(e.Params, "&"))
@@ -163,7 +168,7 @@ func (e *ProblemError) Body() string {
 	return string(b)
 }
 
-func problem(code string, err error, params ...string) *ProblemError {
+func problem(code Problem, err error, params ...string) *ProblemError {
 	return &ProblemError{Problem: code, Params: params, Err: err}
 }
 
@@ -601,7 +606,7 @@ func (v *Verifier) baseURI(dst []byte, r *http.Request, scheme string) ([]byte, 
 
 // checkSignature compares sig with the signature of base in constant time.
 // Its error never says what the expected signature was.
-func checkSignature(method string, base []byte, sig string, c Consumer, tokenSecret string) *ProblemError {
+func checkSignature(method string, base []byte, sig string, c Registration, tokenSecret string) *ProblemError {
 	invalid := func(err error) *ProblemError { return problem(ProblemSignatureInvalid, err) }
 	if c.Secret == "" && !strings.HasPrefix(method, "RSA-") {
 		// An empty secret would make "&" a valid PLAINTEXT signature, and an

@@ -58,14 +58,14 @@ func xRequest(auth string) *http.Request {
 }
 
 type memCredentials struct {
-	consumers map[string]Consumer
+	consumers map[string]Registration
 	tokens    map[string]string // consumer key + " " + token → secret
 }
 
-func (m *memCredentials) Consumer(_ context.Context, key string) (Consumer, error) {
+func (m *memCredentials) Consumer(_ context.Context, key string) (Registration, error) {
 	c, ok := m.consumers[key]
 	if !ok {
-		return Consumer{}, ErrNotFound
+		return Registration{}, ErrNotFound
 	}
 	return c, nil
 }
@@ -93,7 +93,7 @@ var testRSAKey = func() *rsa.PrivateKey {
 
 func xCredentials() *memCredentials {
 	return &memCredentials{
-		consumers: map[string]Consumer{
+		consumers: map[string]Registration{
 			xConsumerKey: {Secret: xConsumerSecret, PublicKey: &testRSAKey.PublicKey},
 			"plain":      {Secret: "plain secret"},
 			"rsa-only":   {PublicKey: &testRSAKey.PublicKey},
@@ -270,7 +270,7 @@ var otherKey = sync.OnceValue(func() *rsa.PrivateKey {
 
 func otherRSAKey(testing.TB) *rsa.PrivateKey { return otherKey() }
 
-func mustProblem(t *testing.T, name string, v *Verifier, r *http.Request, want string) *ProblemError {
+func mustProblem(t *testing.T, name string, v *Verifier, r *http.Request, want Problem) *ProblemError {
 	t.Helper()
 	got, err := v.Verify(r)
 	var pe *ProblemError
@@ -327,7 +327,7 @@ func TestVerifyProblems(t *testing.T) {
 		name   string
 		v      func(*Verifier)
 		r      *http.Request
-		want   string
+		want   Problem
 		params []string
 	}{
 		{"no parameters", nil, httptest.NewRequest("GET", url, nil), ProblemParameterAbsent,
@@ -597,7 +597,7 @@ func TestMiddlewareServer(t *testing.T) {
 }
 
 func TestProblemErrorStatus(t *testing.T) {
-	for code, want := range map[string]int{
+	for code, want := range map[Problem]int{
 		ProblemVersionRejected: 400, ProblemParameterAbsent: 400, ProblemParameterRejected: 400,
 		ProblemSignatureMethodRejected: 400, ProblemTimestampRefused: 401, ProblemNonceUsed: 401,
 		ProblemSignatureInvalid: 401, ProblemConsumerKeyUnknown: 401, ProblemTokenRejected: 401,
@@ -687,8 +687,8 @@ func (f failingStore) Use(context.Context, Nonce, time.Time, time.Time) (bool, e
 
 type failingCredentials struct{}
 
-func (failingCredentials) Consumer(context.Context, string) (Consumer, error) {
-	return Consumer{}, errors.New("database is down")
+func (failingCredentials) Consumer(context.Context, string) (Registration, error) {
+	return Registration{}, errors.New("database is down")
 }
 
 func (failingCredentials) TokenSecret(context.Context, string, string) (string, error) {
@@ -775,9 +775,9 @@ func TestVerifyExtraHeaderParams(t *testing.T) {
 }
 
 func TestConsumerRedacted(t *testing.T) {
-	c := Consumer{Secret: "SECRET-consumer-77", PublicKey: &testRSAKey.PublicKey}
+	c := Registration{Secret: "SECRET-consumer-77", PublicKey: &testRSAKey.PublicKey}
 	for _, format := range []string{"%v", "%+v", "%s", "%#v"} {
-		for _, v := range []any{c, &c, []Consumer{c}} {
+		for _, v := range []any{c, &c, []Registration{c}} {
 			if got := fmt.Sprintf(format, v); strings.Contains(got, "SECRET-consumer-77") {
 				t.Errorf("Sprintf(%q, %T) = %s: contains the secret", format, v, got)
 			}

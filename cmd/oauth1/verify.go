@@ -193,11 +193,11 @@ type credStore struct {
 	pub                *rsa.PublicKey
 }
 
-func (s credStore) Consumer(_ context.Context, key string) (oauth1.Consumer, error) {
+func (s credStore) Consumer(_ context.Context, key string) (oauth1.Registration, error) {
 	if s.key != "" && key != s.key {
-		return oauth1.Consumer{}, oauth1.ErrNotFound
+		return oauth1.Registration{}, oauth1.ErrNotFound
 	}
-	return oauth1.Consumer{Secret: s.secret, PublicKey: s.pub}, nil
+	return oauth1.Registration{Secret: s.secret, PublicKey: s.pub}, nil
 }
 
 func (s credStore) TokenSecret(_ context.Context, _, token string) (string, error) {

@@ -121,12 +121,12 @@ func NewServer(consumer oauth1.Credentials) *Server {
 // store is the Server seen as the Verifier's CredentialStore.
 type store struct{ s *Server }
 
-func (st store) Consumer(_ context.Context, key string) (oauth1.Consumer, error) {
+func (st store) Consumer(_ context.Context, key string) (oauth1.Registration, error) {
 	s := st.s
 	if key != s.Consumer.Token {
-		return oauth1.Consumer{}, oauth1.ErrNotFound
+		return oauth1.Registration{}, oauth1.ErrNotFound
 	}
-	return oauth1.Consumer{Secret: s.Consumer.Secret, PublicKey: s.PublicKey}, nil
+	return oauth1.Registration{Secret: s.Consumer.Secret, PublicKey: s.PublicKey}, nil
 }
 
 func (st store) TokenSecret(_ context.Context, _, token string) (string, error) {
