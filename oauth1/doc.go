@@ -59,8 +59,11 @@
 //
 // Most programs never call Sign: [Config.Client] returns an *http.Client
 // whose [Transport] signs every request it sends. The Transport never
-// modifies the caller's request, signs each attempt afresh (a redirect or a
-// retry gets a new nonce and timestamp), and reads a body only when the
+// modifies the caller's request, signs each request it is given afresh (a
+// redirect gets a new nonce and timestamp; [http.Transport]'s own replay of
+// a request on a dead kept-alive connection reuses them), signs a redirect
+// only to the original host or one in [Transport.RedirectHosts], and reads
+// a body only when the
 // signature covers it — form bodies, and any body when [Config.BodyHash] is
 // set — up to [Config.MaxBodyBytes], failing rather than signing a truncated
 // body.
