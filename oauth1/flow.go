@@ -1,7 +1,6 @@
 package oauth1
 
 import (
-	"bytes"
 	"context"
 	"crypto/subtle"
 	"errors"
@@ -62,11 +61,18 @@ var ErrDenied = errors.New("oauth1: the resource owner denied access")
 // than 2xx. Problem and Advice come from the oauth_problem and
 // oauth_problem_advice parameters of a form-encoded body (OAuth Problem
 // Reporting), when there are any.
+//
+// Body is empty when the body mentions oauth_token_secret. In other bodies,
+// which may echo the refused request, the value of any oauth_signature
+// parameter and the consumer secret, token secret and signature that were
+// sent, in the spellings an echo uses (as they are, percent-encoded once or
+// twice), are replaced with "REDACTED"; Problem and Advice are scrubbed the
+// same way.
 type ResponseError struct {
 	StatusCode int
 	Problem    Problem // such as "signature_invalid" or "timestamp_refused"
 	Advice     string
-	Body       []byte // the start of the body, at most 1 KiB
+	Body       []byte // the start of the body, at most 1 KiB, scrubbed (see below)
 }
 
 func (e *ResponseError) Error() string {
@@ -207,9 +213,12 @@ func (c *Config) tokenRequest(ctx context.Context, what, rawURL string, tok *Cre
 	if client == nil {
 		client = http.DefaultClient
 	}
+	// An error page may echo the request: the signature, and with
+	// PLAINTEXT the secrets, are scrubbed from it.
+	secrets := []string{c.Consumer.Secret, tok.secret(), signatureOf(req)}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, nil, fmt.Errorf("oauth1: %s: %w", what, err)
+		return nil, nil, fmt.Errorf("oauth1: %s: %w", what, stripURLError(err, rawURL))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
@@ -217,7 +226,7 @@ func (c *Config) tokenRequest(ctx context.Context, what, rawURL string, tok *Cre
 		return nil, nil, fmt.Errorf("oauth1: %s: reading the response: %w", what, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, nil, newResponseError(resp.StatusCode, body)
+		return nil, nil, newResponseError(resp.StatusCode, body, secrets...)
 	}
 	if len(body) > maxResponseBytes {
 		return nil, nil, fmt.Errorf("oauth1: %s: response larger than %d bytes", what, maxResponseBytes)
@@ -237,15 +246,20 @@ func (c *Config) tokenRequest(ctx context.Context, what, rawURL string, tok *Cre
 }
 
 // newResponseError parses body, which may be anything from form data to an
-// HTML page.
-func newResponseError(status int, body []byte) *ResponseError {
+// HTML page, and scrubs the secrets from what it keeps of it.
+func newResponseError(status int, body []byte, secrets ...string) *ResponseError {
 	e := &ResponseError{StatusCode: status}
 	// ParseQuery keeps the pairs it could parse: an HTML page around a
 	// problem report still yields it.
 	v, _ := url.ParseQuery(string(body))
-	e.Problem, e.Advice = Problem(v.Get("oauth_problem")), v.Get("oauth_problem_advice")
-	if !bytes.Contains(body, []byte("oauth_token_secret")) {
-		e.Body = bytes.Clone(body[:min(len(body), maxExcerptBytes)])
+	e.Problem = Problem(scrubEcho([]byte(v.Get("oauth_problem")), secrets...))
+	e.Advice = string(scrubEcho([]byte(v.Get("oauth_problem_advice")), secrets...))
+	// A token secret the provider issued is unknown here and may be
+	// written in any format: a body that names one is dropped whole.
+	if indexFold(body, "oauth_token_secret") < 0 {
+		// Scrub the whole body, then cut: a cut secret would escape.
+		b := scrubEcho(body, secrets...)
+		e.Body = b[:min(len(b), maxExcerptBytes):min(len(b), maxExcerptBytes)]
 	}
 	return e
 }
