@@ -11,26 +11,17 @@ import (
 
 // Credentials is a token and shared-secret pair: the client credentials
 // (consumer key and secret), temporary credentials or token credentials of
-// RFC 5849 §1.1. String and GoString redact Secret, so that a Credentials
-// value can be logged or printed with any fmt verb without leaking it.
+// RFC 5849 §1.1. Its String, GoString, Format and LogValue methods redact
+// Secret, so that a Credentials value can be printed with any fmt verb or
+// logged with slog without leaking it. json.Marshal keeps Secret, since
+// storing a token is a real use of it: so slog's JSON handler, which encodes
+// a slice or struct holding a Credentials with encoding/json, writes the
+// secret of one nested there. Log the Credentials itself, or a Config.
+// fmt's %p and %w, misused on a Credentials, print its fields without
+// calling any method; go vet reports both.
 type Credentials struct {
 	Token  string
 	Secret string
-}
-
-func (c Credentials) String() string {
-	return "{Token:" + c.Token + " Secret:" + redact(c.Secret) + "}"
-}
-
-func (c Credentials) GoString() string {
-	return "oauth1.Credentials{Token:" + strconv.Quote(c.Token) + ", Secret:" + redact(c.Secret) + "}"
-}
-
-func redact(secret string) string {
-	if secret == "" {
-		return `""`
-	}
-	return "REDACTED"
 }
 
 // Delivery says where the protocol parameters travel (RFC 5849 §3.5).

@@ -36,23 +36,6 @@ type Registration struct {
 	PublicKey *rsa.PublicKey
 }
 
-// String and GoString redact Secret, as Credentials' do, so that a Registration
-// can be logged with any fmt verb.
-func (c Registration) String() string {
-	return "{Secret:" + redact(c.Secret) + " PublicKey:" + publicKeyText(c.PublicKey) + "}"
-}
-
-func (c Registration) GoString() string {
-	return "oauth1.Registration{Secret:" + redact(c.Secret) + ", PublicKey:" + publicKeyText(c.PublicKey) + "}"
-}
-
-func publicKeyText(k *rsa.PublicKey) string {
-	if k == nil {
-		return "nil"
-	}
-	return "RSA-" + strconv.Itoa(k.N.BitLen())
-}
-
 // A CredentialStore looks up the credentials a [Verifier] needs, by consumer
 // key and by token. Both methods return an error wrapping [ErrNotFound] for
 // an unknown key or token; the token lookup gets the consumer key too, so
