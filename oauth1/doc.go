@@ -24,9 +24,10 @@
 //   - the base string URI: scheme and host lowercased, the port dropped only
 //     when it is the scheme's default, the path as sent on the wire (its
 //     escaped form), no query and no fragment. The host too is the one
-//     net/http sends: an internationalized name in Punycode
-//     (bücher.example is signed as xn--bcher-kva.example) and an IPv6
-//     address without its zone;
+//     net/http sends: an internationalized name in Punycode, converted by
+//     the same golang.org/x/net function net/http calls, without UTS #46
+//     mapping (bücher.example is signed as xn--bcher-kva.example, and
+//     BÜCHER.example keeps its Ü), and an IPv6 address without its zone;
 //   - the parameters: the query string and, only when the Content-Type is
 //     application/x-www-form-urlencoded, the form body, both decoded with form
 //     rules ("+" is a space) by this package's own parser, which splits on "&"
