@@ -184,6 +184,10 @@ func ParseCallback(r *http.Request, temp *Credentials) (token, verifier string, 
 // it. It returns all the values of the response too, which carry
 // provider-specific data (X sends user_id and screen_name). An answer with a
 // status other than 2xx is a [*ResponseError].
+//
+// Token requests follow a redirect only to the scheme, host and port they
+// were sent to; a redirect elsewhere is an error, since the request carries
+// a signature (and with PLAINTEXT the secrets).
 func (c *Config) AccessToken(ctx context.Context, temp *Credentials, verifier string) (*Credentials, url.Values, error) {
 	if temp == nil {
 		return nil, nil, errors.New("oauth1: access token: nil temporary credentials")
@@ -209,10 +213,7 @@ func (c *Config) tokenRequest(ctx context.Context, what, rawURL string, tok *Cre
 	if err := c.SignAt(req, tok, time.Now(), newNonce(), extra); err != nil {
 		return nil, nil, fmt.Errorf("oauth1: %s: %w", what, err)
 	}
-	client := c.HTTPClient
-	if client == nil {
-		client = http.DefaultClient
-	}
+	client := tokenClient(c.HTTPClient)
 	// An error page may echo the request: the signature, and with
 	// PLAINTEXT the secrets, are scrubbed from it.
 	secrets := []string{c.Consumer.Secret, tok.secret(), signatureOf(req)}
@@ -243,6 +244,34 @@ func (c *Config) tokenRequest(ctx context.Context, what, rawURL string, tok *Cre
 		return nil, nil, fmt.Errorf("oauth1: %s: the response lacks oauth_token or oauth_token_secret (it has %s)", what, keyList(v))
 	}
 	return t, v, nil
+}
+
+// tokenClient returns a copy of hc (http.DefaultClient when nil) that
+// follows a redirect only to the scheme, host and port of the token
+// endpoint. A token request carries a signature, and with PLAINTEXT the
+// secrets themselves, in its header, query or body, and net/http would
+// pass on the header to another port or a subdomain, the body on a 307,
+// and the header from https to http.
+func tokenClient(hc *http.Client) *http.Client {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	cl := *hc
+	check := hc.CheckRedirect
+	cl.CheckRedirect = func(r *http.Request, via []*http.Request) error {
+		if len(via) > 0 && !sameOrigin(via[0].URL, r.URL) {
+			return fmt.Errorf("oauth1: the token endpoint redirected to %s, another scheme, host or port; set the Endpoint to the URL that answers",
+				stripProtocolQuery(r.URL.String(), ""))
+		}
+		if check != nil {
+			return check(r, via)
+		}
+		if len(via) >= 10 { // http.Client's default policy
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &cl
 }
 
 // newResponseError parses body, which may be anything from form data to an

@@ -167,3 +167,45 @@ func TestResponseErrorKeepsHarmlessBody(t *testing.T) {
 	assert.Equal(t, oauth1.Problem("parameter_absent"), re.Problem)
 	assert.True(t, strings.HasPrefix(err.Error(), "oauth1: token endpoint answered 400"))
 }
+
+// A token endpoint that redirects to another port of the same host would
+// get the Authorization header from net/http, which compares host names
+// only, and a 307 replays a FormBody delivery's body; with PLAINTEXT both
+// carry the secrets. The flow follows a redirect only to the same scheme,
+// host and port.
+func TestTokenRequestRedirect(t *testing.T) {
+	other := &hopRecorder{}
+	otherSrv := httptest.NewTLSServer(other)
+	defer otherSrv.Close()
+	origin := &hopRecorder{}
+	originSrv := httptest.NewTLSServer(origin)
+	defer originSrv.Close()
+	origin.next = func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/away":
+			http.Redirect(w, r, otherSrv.URL+"/at?x=1", http.StatusTemporaryRedirect)
+		case "/here":
+			http.Redirect(w, r, "/at", http.StatusTemporaryRedirect)
+		default:
+			io.WriteString(w, "oauth_token=t&oauth_token_secret=s")
+		}
+	}
+	for _, delivery := range []oauth1.Delivery{oauth1.AuthHeader, oauth1.QueryString, oauth1.FormBody} {
+		cfg := &oauth1.Config{
+			Consumer: leakConsumer, Signer: oauth1.PlainText{}, Delivery: delivery,
+			Endpoint:   oauth1.Endpoint{AccessTokenURL: originSrv.URL + "/away"},
+			HTTPClient: originSrv.Client(),
+		}
+		_, _, err := cfg.AccessToken(context.Background(), &leakTemp, "verifier-123")
+		require.ErrorContains(t, err, "redirected to "+otherSrv.URL+"/at?x=1, another scheme, host or port")
+		assertNoSecrets(t, err.Error())
+		other.mu.Lock()
+		assert.Empty(t, other.hops, "%s: the other host got %+v", delivery, other.hops)
+		other.mu.Unlock()
+
+		cfg.Endpoint.AccessTokenURL = originSrv.URL + "/here"
+		tok, _, err := cfg.AccessToken(context.Background(), &leakTemp, "verifier-123")
+		require.NoError(t, err, delivery)
+		assert.Equal(t, "t", tok.Token)
+	}
+}

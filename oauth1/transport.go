@@ -74,6 +74,12 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	r2 := req.Clone(req.Context())
+	if !t.maySign(req) {
+		// net/http has already dropped the caller's own Authorization
+		// header for another domain; the hop goes as the caller wrote it.
+		owned = false
+		return t.base().RoundTrip(r2)
+	}
 	hasBody := req.Body != nil && req.Body != http.NoBody
 	sendsOriginal := true // r2.Body is still req.Body
 	if hasBody {
@@ -96,12 +102,6 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			setBody(r2, b)
 			sendsOriginal = false
 		}
-	}
-	if !t.maySign(req) {
-		// net/http has already dropped the caller's own Authorization
-		// header for another domain; the hop goes as the caller wrote it.
-		owned = false
-		return t.base().RoundTrip(r2)
 	}
 	if err := c.Sign(r2, t.Token); err != nil {
 		return nil, err
