@@ -201,9 +201,9 @@ func (s *Set) compare(a, b pair) int {
 // AppendBaseString sorts s and appends the signature base string of
 // §3.4.1.1: the method uppercased and the base string URI, each
 // percent-encoded, and the normalized parameters, joined by "&".
-func (s *Set) AppendBaseString(dst []byte, method, uri string) []byte {
+func (s *Set) AppendBaseString(dst []byte, method string, uri []byte) []byte {
 	s.Sort()
-	n := 2 + percent.EncodedLen(method) + percent.EncodedLen(uri) + len(s.buf)
+	n := 2 + len(method) + 3*len(uri) + len(s.buf)
 	dst = slices.Grow(dst, n)
 	m := len(dst)
 	dst = percent.AppendEncode(dst, method) // a token may hold "!", "*"...
@@ -213,7 +213,13 @@ func (s *Set) AppendBaseString(dst []byte, method, uri string) []byte {
 		}
 	}
 	dst = append(dst, '&')
-	dst = percent.AppendEncode(dst, uri)
+	for _, c := range uri {
+		if ascii.Unreserved(c) {
+			dst = append(dst, c)
+		} else {
+			dst = append(dst, '%', ascii.UpperHex[c>>4], ascii.UpperHex[c&15])
+		}
+	}
 	dst = append(dst, '&')
 	for _, p := range s.pairs {
 		dst = append(dst, s.buf[p.name:p.end+len(sepAmp)]...)
