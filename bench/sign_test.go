@@ -7,7 +7,6 @@ package bench
 // command and the figures.
 
 import (
-	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha1"
