@@ -277,15 +277,18 @@ func validCallback(cb string) error {
 // verifier, then eight digits, for the user to type into the client.
 //
 // The consent page finds who is asking in p.Tokens.Temporary(ctx, token)
-// (the ConsumerKey). An unknown or expired token is an error wrapping
-// [ErrNotFound]; one already approved or exchanged, [ErrTokenUsed].
+// (the ConsumerKey), and must make sure that the approval comes from the
+// signed-in user: a form protected against cross-site request forgery,
+// never a plain link, or any site could approve in their name. An unknown
+// or expired token is an error wrapping [ErrNotFound]; one already
+// approved or exchanged, [ErrTokenUsed].
 func (p *Provider) Authorize(ctx context.Context, token, user string) (redirect, verifier string, err error) {
 	if p.Tokens == nil {
 		return "", "", errors.New("oauth1: Provider.Tokens is nil")
 	}
 	t, err := p.Tokens.Temporary(ctx, token)
 	if err != nil {
-		return "", "", fmt.Errorf("oauth1: authorize: %w", err)
+		return "", "", err
 	}
 	if t.Callback == "oob" {
 		verifier = pin()
@@ -293,7 +296,7 @@ func (p *Provider) Authorize(ctx context.Context, token, user string) (redirect,
 		verifier = rand.Text()
 	}
 	if err := p.Tokens.Authorize(ctx, token, user, verifier); err != nil {
-		return "", "", fmt.Errorf("oauth1: authorize: %w", err)
+		return "", "", err
 	}
 	if t.Callback == "oob" {
 		return "", verifier, nil
@@ -312,7 +315,7 @@ func (p *Provider) Deny(ctx context.Context, token string) (redirect string, err
 	}
 	t, err := p.Tokens.TakeTemporary(ctx, token)
 	if err != nil {
-		return "", fmt.Errorf("oauth1: deny: %w", err)
+		return "", err
 	}
 	if t.Callback == "oob" {
 		return "", nil
