@@ -73,8 +73,10 @@ type Provider struct {
 	Tokens TokenStore
 
 	// Verifier verifies the requests; its Credentials must be the Provider
-	// (or a store that asks the Provider for tokens). Nil means a Verifier
-	// with the defaults and the Provider as Credentials, made on first use.
+	// (or a store that asks the Provider for tokens), and its RequireToken
+	// false, since the temporary credential request has no token. Nil
+	// means a Verifier with the defaults and the Provider as Credentials,
+	// made on first use.
 	// Its clock, Now, also dates the temporary credentials: a TokenStore
 	// must decide expiry on a clock that agrees with it.
 	Verifier *Verifier
@@ -327,7 +329,7 @@ func (p *Provider) Deny(ctx context.Context, token string) (redirect string, err
 // does not matter.
 func pin() string {
 	var b [8]byte
-	rand.Read(b[:])
+	rand.Read(b[:]) // never fails since Go 1.24: it crashes the program instead
 	n := binary.LittleEndian.Uint64(b[:]) % 1e8
 	s := strconv.FormatUint(n, 10)
 	return strings.Repeat("0", 8-len(s)) + s
