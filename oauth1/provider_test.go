@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/countersign/countersign/oauth1"
 )
 
@@ -122,9 +124,7 @@ func (tp *testProvider) consent(t *testing.T, authURL string) (location, page st
 	c := *tp.srv.Client()
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	resp, err := c.Get(authURL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	return resp.Header.Get("Location"), string(body)
@@ -135,9 +135,7 @@ func (tp *testProvider) consent(t *testing.T, authURL string) (location, page st
 func (tp *testProvider) approve(t *testing.T, cfg *oauth1.Config) (*oauth1.Credentials, string) {
 	t.Helper()
 	temp, _, err := cfg.RequestToken(context.Background())
-	if err != nil {
-		t.Fatalf("RequestToken: %v", err)
-	}
+	require.NoError(t, err, "RequestToken")
 	loc, page := tp.consent(t, cfg.AuthorizationURL(temp, nil))
 	if loc == "" {
 		pin, ok := strings.CutPrefix(page, "PIN: ")
@@ -147,9 +145,7 @@ func (tp *testProvider) approve(t *testing.T, cfg *oauth1.Config) (*oauth1.Crede
 		return temp, pin
 	}
 	u, err := url.Parse(loc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	_, verifier, err := oauth1.ParseCallback(&http.Request{URL: u}, temp)
 	if err != nil {
 		t.Fatalf("ParseCallback(%q): %v", loc, err)
@@ -172,9 +168,7 @@ func TestProviderFlow(t *testing.T) {
 			ctx := context.Background()
 			cfg := tp.config("key", "secret", callback)
 			temp, vals, err := cfg.RequestToken(ctx)
-			if err != nil {
-				t.Fatalf("RequestToken: %v", err)
-			}
+			require.NoError(t, err, "RequestToken")
 			stored, err := tp.Tokens.Temporary(ctx, temp.Token)
 			if err != nil || stored.Secret != temp.Secret || stored.ConsumerKey != "key" || stored.Callback != callback ||
 				stored.Expires.Sub(tp.now()) > time.Minute || stored.Expires.Sub(tp.now()) < 50*time.Second {
@@ -200,9 +194,7 @@ func TestProviderFlow(t *testing.T) {
 
 			// Temporary credentials do not open the API.
 			resp, err := cfg.Client(temp).Get(tp.srv.URL + "/api/me")
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode != 401 || string(body) != "oauth_problem=token_rejected" {
@@ -210,9 +202,7 @@ func TestProviderFlow(t *testing.T) {
 			}
 
 			tok, vals, err := cfg.AccessToken(ctx, temp, verifier)
-			if err != nil {
-				t.Fatalf("AccessToken: %v", err)
-			}
+			require.NoError(t, err, "AccessToken")
 			if vals.Get("user_id") != "alice" || vals.Get("screen_name") != "Alice A." {
 				t.Errorf("AccessToken values %v, want user_id alice and screen_name", vals)
 			}
@@ -222,9 +212,7 @@ func TestProviderFlow(t *testing.T) {
 			c := cfg.Client(tok)
 			c.Transport.(*oauth1.Transport).Base = tp.srv.Client().Transport
 			resp, err = c.Get(tp.srv.URL + "/api/me")
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			body, _ = io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode != 200 || string(body) != "hello alice via key" {
@@ -248,13 +236,9 @@ func TestProviderFlow(t *testing.T) {
 func (tp *testProvider) post(t *testing.T, cfg *oauth1.Config, path string, tok *oauth1.Credentials, extra ...oauth1.Param) (int, string, http.Header) {
 	t.Helper()
 	req, _ := http.NewRequest("POST", tp.srv.URL+path, nil)
-	if err := cfg.SignAt(req, tok, tp.now(), fmt.Sprint("n", time.Now().UnixNano()), extra...); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, cfg.SignAt(req, tok, tp.now(), fmt.Sprint("n", time.Now().UnixNano()), extra...))
 	resp, err := tp.srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(body), resp.Header
@@ -270,9 +254,7 @@ func TestProviderRequestTokenRefusals(t *testing.T) {
 	}
 	cfg := tp.config("key", "secret", "")
 	issued := oauth1.Credentials{Token: "issued-token", Secret: "issued-secret"}
-	if err := tp.Tokens.PutToken(context.Background(), oauth1.TokenCredentials{Token: issued.Token, Secret: issued.Secret, ConsumerKey: "key"}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, tp.Tokens.PutToken(context.Background(), oauth1.TokenCredentials{Token: issued.Token, Secret: issued.Secret, ConsumerKey: "key"}))
 	for _, tc := range []struct {
 		name   string
 		tok    *oauth1.Credentials
@@ -340,9 +322,7 @@ func TestProviderAccessTokenRefusals(t *testing.T) {
 		tp := newTestProvider(t)
 		cfg := tp.config("key", "secret", "oob")
 		temp, _, err := cfg.RequestToken(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		_, _, err = cfg.AccessToken(ctx, temp, "12345678")
 		wantProblem(t, "before approval", err, 401, oauth1.ProblemPermissionUnknown)
 	})
@@ -372,9 +352,7 @@ func TestProviderAccessTokenRefusals(t *testing.T) {
 		cfg := tp.config("key", "secret", "oob")
 		temp, verifier := tp.approve(t, cfg)
 		tok, _, err := cfg.AccessToken(ctx, temp, verifier)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		_, _, err = cfg.AccessToken(ctx, tok, verifier)
 		wantProblem(t, "token credentials at the token endpoint", err, 401, oauth1.ProblemTokenRejected)
 	})
@@ -411,9 +389,7 @@ func TestProviderAuthorizeAndDeny(t *testing.T) {
 	}
 
 	temp, _, err := cfg.RequestToken(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	loc, _ := tp.consent(t, cfg.AuthorizationURL(temp, url.Values{"deny": {"1"}}))
 	want := "https://client.example/cb?oauth_token=" + temp.Token + "&oauth_problem=permission_denied"
 	if loc != want {
@@ -431,9 +407,7 @@ func TestProviderAuthorizeAndDeny(t *testing.T) {
 
 	oob := tp.config("key", "secret", "oob")
 	temp, _, err = oob.RequestToken(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if redirect, err := tp.Deny(ctx, temp.Token); redirect != "" || err != nil {
 		t.Errorf("Deny for oob = %q, %v; want no redirect", redirect, err)
 	}
@@ -501,9 +475,7 @@ func TestCredentialHelpers(t *testing.T) {
 	cfg := &oauth1.Config{Consumer: oauth1.Credentials{Token: "key", Secret: "secret"}}
 	for _, tok := range []*oauth1.Credentials{nil, {Token: "t", Secret: "s"}} {
 		req := httptest.NewRequest("GET", "http://tool.example/launch", nil)
-		if err := cfg.Sign(req, tok); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, cfg.Sign(req, tok))
 		_, err := v.Verify(req)
 		var pe *oauth1.ProblemError
 		if tok == nil && err != nil || tok != nil && (!errors.As(err, &pe) || pe.Problem != oauth1.ProblemTokenRejected) {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/oauth1test"
 )
@@ -24,9 +26,7 @@ func TestMemoryTokenStoreClock(t *testing.T) {
 	s := &oauth1.MemoryTokenStore{Now: clock.Now}
 	for i := range 100 {
 		tc := oauth1.TemporaryCredentials{Token: fmt.Sprint("t", i), Expires: clock.Now().Add(time.Minute)}
-		if err := s.PutTemporary(ctx, tc); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.PutTemporary(ctx, tc))
 	}
 	if _, err := s.Temporary(ctx, "t99"); err != nil {
 		t.Fatalf("Temporary before expiry: %v", err)
@@ -37,9 +37,7 @@ func TestMemoryTokenStoreClock(t *testing.T) {
 	}
 	// A used token cannot be stored again while it is remembered as used.
 	fresh := oauth1.TemporaryCredentials{Token: "fresh", Expires: clock.Now().Add(time.Minute)}
-	if err := s.PutTemporary(ctx, fresh); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.PutTemporary(ctx, fresh))
 	if _, err := s.TakeTemporary(ctx, "fresh"); err != nil {
 		t.Fatal(err)
 	}
