@@ -199,34 +199,42 @@ func (p *Provider) Middleware(next http.Handler) http.Handler {
 // oauth_callback_confirmed=true.
 func (p *Provider) RequestTokenHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := r.Context()
+		var t TemporaryCredentials
 		v := p.verify(w, r, func(v *Verification) error {
-			if v.Token != "" {
-				return problem(ProblemParameterRejected, errors.New("a temporary credential request carries no token"), "oauth_token")
-			}
-			return p.checkCallback(ctx, v)
+			var err error
+			t, err = p.issueTemporary(r.Context(), v)
+			return err
 		})
-		if v == nil {
-			return
+		if v != nil {
+			writeForm(w, []Param{{"oauth_token", t.Token}, {"oauth_token_secret", t.Secret}, {"oauth_callback_confirmed", "true"}})
 		}
-		if p.Tokens == nil {
-			p.verifier().WriteError(w, errors.New("oauth1: Provider.Tokens is nil"))
-			return
-		}
-		ttl := p.TemporaryTTL
-		if ttl <= 0 {
-			ttl = DefaultTemporaryTTL
-		}
-		t := TemporaryCredentials{
-			Token: rand.Text(), Secret: rand.Text(), ConsumerKey: v.ConsumerKey,
-			Callback: v.Get("oauth_callback"), Expires: p.verifier().now().Add(ttl),
-		}
-		if err := p.Tokens.PutTemporary(ctx, t); err != nil {
-			p.verifier().WriteError(w, fmt.Errorf("oauth1: storing temporary credentials: %w", err))
-			return
-		}
-		writeForm(w, []Param{{"oauth_token", t.Token}, {"oauth_token_secret", t.Secret}, {"oauth_callback_confirmed", "true"}})
 	})
+}
+
+// issueTemporary checks the verified temporary credential request v and
+// stores new temporary credentials for it.
+func (p *Provider) issueTemporary(ctx context.Context, v *Verification) (TemporaryCredentials, error) {
+	if v.Token != "" {
+		return TemporaryCredentials{}, problem(ProblemParameterRejected, errors.New("a temporary credential request carries no token"), "oauth_token")
+	}
+	if err := p.checkCallback(ctx, v); err != nil {
+		return TemporaryCredentials{}, err
+	}
+	if p.Tokens == nil {
+		return TemporaryCredentials{}, errors.New("oauth1: Provider.Tokens is nil")
+	}
+	ttl := p.TemporaryTTL
+	if ttl <= 0 {
+		ttl = DefaultTemporaryTTL
+	}
+	t := TemporaryCredentials{
+		Token: rand.Text(), Secret: rand.Text(), ConsumerKey: v.ConsumerKey,
+		Callback: v.Get("oauth_callback"), Expires: p.verifier().now().Add(ttl),
+	}
+	if err := p.Tokens.PutTemporary(ctx, t); err != nil {
+		return TemporaryCredentials{}, fmt.Errorf("oauth1: storing temporary credentials: %w", err)
+	}
+	return t, nil
 }
 
 func (p *Provider) checkCallback(ctx context.Context, v *Verification) error {

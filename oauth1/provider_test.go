@@ -496,3 +496,53 @@ func TestProviderMisconfigured(t *testing.T) {
 		t.Error("Authorize without Tokens succeeded")
 	}
 }
+
+// failingTokens fails the methods named in fail, as a store whose server
+// went away does.
+type failingTokens struct {
+	oauth1.MemoryTokenStore
+	fail string
+}
+
+var errStoreDown = errors.New("store down")
+
+func (f *failingTokens) PutTemporary(ctx context.Context, t oauth1.TemporaryCredentials) error {
+	if f.fail == "PutTemporary" {
+		return errStoreDown
+	}
+	return f.MemoryTokenStore.PutTemporary(ctx, t)
+}
+
+func (f *failingTokens) TakeTemporary(ctx context.Context, token string) (oauth1.TemporaryCredentials, error) {
+	if f.fail == "TakeTemporary" {
+		return oauth1.TemporaryCredentials{}, errStoreDown
+	}
+	return f.MemoryTokenStore.TakeTemporary(ctx, token)
+}
+
+// TestProviderStoreFailure checks that a failing store fails the request
+// closed, with 500 and no detail, and that Observe sees why.
+func TestProviderStoreFailure(t *testing.T) {
+	for _, method := range []string{"PutTemporary", "TakeTemporary"} {
+		tp := newTestProvider(t)
+		store := new(failingTokens)
+		tp.Tokens = store
+		cfg := tp.config("key", "secret", "oob")
+		var err error
+		if method == "PutTemporary" {
+			store.fail = method
+			_, _, err = cfg.RequestToken(context.Background())
+		} else {
+			temp, verifier := tp.approve(t, cfg)
+			store.fail = method
+			_, _, err = cfg.AccessToken(context.Background(), temp, verifier)
+		}
+		wantProblem(t, method+" failing", err, 500, "internal_error")
+		tp.mu.Lock()
+		last := tp.observed[len(tp.observed)-1]
+		tp.mu.Unlock()
+		if !errors.Is(last, errStoreDown) {
+			t.Errorf("%s failing: Observe saw %v, want the store's error", method, last)
+		}
+	}
+}
