@@ -76,9 +76,8 @@ type Provider struct {
 	// (or a store that asks the Provider for tokens), and its RequireToken
 	// false, since the temporary credential request has no token. Nil
 	// means a Verifier with the defaults and the Provider as Credentials,
-	// made on first use.
-	// Its clock, Now, also dates the temporary credentials: a TokenStore
-	// must decide expiry on a clock that agrees with it.
+	// made on first use. Its clock, Now, also dates the temporary
+	// credentials: a TokenStore must decide expiry on a clock that agrees.
 	Verifier *Verifier
 
 	// TemporaryTTL is how long temporary credentials live; zero means
