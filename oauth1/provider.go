@@ -171,10 +171,23 @@ func (p *Provider) verify(w http.ResponseWriter, r *http.Request, check func(*Ve
 		p.Observe(r, v, err)
 	}
 	if err != nil {
-		p.verifier().WriteError(w, err)
+		p.writeError(w, err)
 		return nil
 	}
 	return v
+}
+
+// writeError is the Verifier's WriteError, with 503 for a full store.
+func (p *Provider) writeError(w http.ResponseWriter, err error) {
+	if errors.Is(err, ErrTokenStoreFull) {
+		w.Header().Set("Content-Type", formType)
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Retry-After", "60")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte("oauth_problem=internal_error"))
+		return
+	}
+	p.verifier().WriteError(w, err)
 }
 
 // Middleware verifies requests to protected resources, signed with token

@@ -546,3 +546,14 @@ func TestProviderStoreFailure(t *testing.T) {
 		}
 	}
 }
+
+// TestProviderStoreFull checks that a full store is answered 503.
+func TestProviderStoreFull(t *testing.T) {
+	tp := newTestProvider(t)
+	tp.Tokens = &oauth1.MemoryTokenStore{MaxTemporary: 1}
+	cfg := tp.config("key", "secret", "oob")
+	_, _, err := cfg.RequestToken(context.Background())
+	require.NoError(t, err)
+	_, _, err = cfg.RequestToken(context.Background())
+	wantProblem(t, "RequestToken into a full store", err, 503, "internal_error")
+}

@@ -66,3 +66,32 @@ func TestTemporaryCredentialsRedacted(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryTokenStoreFull checks the bound on temporary credentials: a
+// full store refuses new ones until one expires, exchanged ones included.
+func TestMemoryTokenStoreFull(t *testing.T) {
+	ctx := context.Background()
+	clock := oauth1test.NewClock(time.Unix(1_700_000_000, 0))
+	s := &oauth1.MemoryTokenStore{Now: clock.Now, MaxTemporary: 3}
+	put := func(token string, ttl time.Duration) error {
+		return s.PutTemporary(ctx, oauth1.TemporaryCredentials{Token: token, Expires: clock.Now().Add(ttl)})
+	}
+	require.NoError(t, put("a", time.Minute))
+	require.NoError(t, put("b", 2*time.Minute))
+	require.NoError(t, put("c", 2*time.Minute))
+	_, err := s.TakeTemporary(ctx, "a")
+	require.NoError(t, err)
+	if err := put("d", time.Minute); !errors.Is(err, oauth1.ErrTokenStoreFull) {
+		t.Fatalf("PutTemporary into a full store: %v, want ErrTokenStoreFull", err)
+	}
+	clock.Advance(59 * time.Second)
+	if err := put("d", time.Minute); !errors.Is(err, oauth1.ErrTokenStoreFull) {
+		t.Fatalf("PutTemporary before anything expired: %v, want ErrTokenStoreFull", err)
+	}
+	clock.Advance(time.Second) // "a", exchanged, expires
+	require.NoError(t, put("d", time.Minute), "PutTemporary once one expired")
+	for _, token := range []string{"b", "c", "d"} {
+		_, err := s.Temporary(ctx, token)
+		require.NoError(t, err, token)
+	}
+}
