@@ -434,7 +434,7 @@ func TestParseRawRequest(t *testing.T) {
 		{"Content-Length cuts the log", "POST /x HTTP/1.1\nHost: a.example\nContent-Length: 3\n\na=bc\n", "", "POST", "/x", "a=b"},
 	}
 	for _, tt := range tests {
-		r, err := parseRawRequest([]byte(tt.in), tt.body)
+		r, _, err := parseRawRequest([]byte(tt.in), tt.body)
 		if err != nil {
 			t.Errorf("%s: %v", tt.name, err)
 			continue
@@ -445,7 +445,7 @@ func TestParseRawRequest(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"", "\n\n", "hello world\n", "> \n"} {
-		if _, err := parseRawRequest([]byte(in), ""); err == nil {
+		if _, _, err := parseRawRequest([]byte(in), ""); err == nil {
 			t.Errorf("parseRawRequest(%q): no error", in)
 		}
 	}
