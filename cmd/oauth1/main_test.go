@@ -370,7 +370,8 @@ func TestDiffExit(t *testing.T) {
 		{xBase, strings.Replace(xBase, "POST", "post", 1), 1, "method case"},
 		{xBase, strings.Replace(xBase, "%2520", "+", 1), 1, "plus for space"},
 		{xBase, strings.Replace(xBase, "%26oauth_version%3D1.0", "", 1), 1, "missing parameter oauth_version"},
-		{xBase, "POST&https%3A%2F%2Fapi.twitter.com%2F&a=1&b=2", 2, ""},
+		{xBase, "POST&https%3A%2F%2Fapi.twitter.com%2F&a=1&b=2", 1, "syntax: got has an unencoded \"&\""},
+		{xBase, "POST&https%3A%2F%2Fapi.twitter.com", 2, ""},
 		{"garbage", xBase, 2, ""},
 	}
 	for _, tt := range tests {

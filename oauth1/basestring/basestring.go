@@ -7,12 +7,17 @@
 // provider answers "invalid signature" with the base string it expected,
 // [Diff] compares it with the one the client signed and names the likely
 // cause of each difference: a form body that was not signed, a value encoded
-// twice, a "+" for a space, a default port left in, and so on.
+// twice, a "+" for a space, a default port left in, and the bugs real
+// libraries make: UTF-8 text read as Latin-1 and encoded again, a repeated
+// name signed with one of its values, a value cut short at a NUL byte or at
+// an "=" or "?" inside it, names PHP renamed.
 //
 // [Parse] is strict: the parameter string must be encoded as a whole, so a
 // base string has exactly two unencoded "&", and every escape must be
 // "%XX". It does not check that the parameters are sorted or that escapes
-// use uppercase hex; Diff reports those.
+// use uppercase hex; Diff reports those. Diff is lenient where Parse is
+// strict: a base string that breaks the syntax in a way a client's bug
+// explains is a [Syntax] difference, and the rest is still compared.
 package basestring
 
 import (
