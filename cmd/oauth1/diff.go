@@ -9,7 +9,9 @@ import (
 func (c *cmd) diff(args []string) int {
 	fs := c.newFlags("diff", "WANT GOT\n\nWANT is the base string the provider expected, GOT the one the client signed;\n"+
 		"either may be \"-\" to read it from stdin, and a provider's problem report holding\n"+
-		"oauth_signature_base_string=... is accepted too. Exit status 0 if they are equal, 1 if they differ.")
+		"oauth_signature_base_string=... is accepted too. Exit status 0 if they are equal, 1 if they differ\n"+
+		"(a malformed base string is explained and compared as far as it can be), 2 if either is not a\n"+
+		"base string at all.")
 	pos, code, ok := fs.parse(args)
 	if !ok {
 		return code

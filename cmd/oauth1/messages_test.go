@@ -149,3 +149,40 @@ func TestMessages(t *testing.T) {
 		})
 	}
 }
+
+// TestDiffLibraryBugs checks the report of oauth1 diff on the bugs that
+// real libraries make (issue 14's examples) against a golden transcript.
+func TestDiffLibraryBugs(t *testing.T) {
+	const u = "GET&https%3A%2F%2Fapi.example.com%2Fx&"
+	const k = "%26oauth_consumer_key%3Dk"
+	runs := [][]string{
+		// Perl Net::OAuth: UTF-8 taken for Latin-1, and a Latin-1 byte taken for a character.
+		{"diff", u + "name%3DM%25C3%25BCller" + k, u + "name%3DM%25C3%2583%25C2%25BCller" + k},
+		{"diff", u + "oauth_consumer_key%3Dk%26q%3D%25FF", u + "oauth_consumer_key%3Dk%26q%3D%25C3%25BF"},
+		// PECL oauth keeps the last value of a repeated name, Net::OAuth the first.
+		{"diff", u + "a%3D1%26a%3D2" + k, u + "a%3D2" + k},
+		// Values cut short: C strings, a split on every "=", a split on every "?".
+		{"diff", u + "a%3Da%2509b%250Ac%2500d" + k, u + "a%3Da%2509b%250Ac" + k},
+		{"diff", u + "a%3Db%253Dc" + k, u + "a%3Db" + k},
+		{"diff", u + "a%3Db%253Fc" + k + "%26z%3D1", u + "a%3Db" + k},
+		// Malformed: a name not encoded, a pair without "=", a parameter string not encoded.
+		{"diff", u + "100%2525%3D1" + k, u + "100%25%3D1" + k},
+		{"diff", u + "flag%3D" + k, u + "flag" + k},
+		{"diff", u + "a%3D1" + k, u + "a=1&oauth_consumer_key=k"},
+		// dghubble/oauth1 drops :443 for http too.
+		{"diff", "GET&http%3A%2F%2Fapi.example.com%3A443%2Fx&oauth_consumer_key%3Dk", "GET&http%3A%2F%2Fapi.example.com%2Fx&oauth_consumer_key%3Dk"},
+		// Not a base string at all: nothing to compare.
+		{"diff", u + "a%3D1", "GET&https%3A%2F%2Fapi.example.com%2Fx"},
+	}
+	for _, args := range runs {
+		r := runCmd(t, nil, "", args...)
+		want := exitFailure
+		if args[2] == "GET&https%3A%2F%2Fapi.example.com%2Fx" {
+			want = exitUsage
+		}
+		if r.code != want || strings.Contains(r.stdout, "was the request changed") {
+			t.Errorf("oauth1 diff %q %q: exit %d, want %d\n%s%s", args[1], args[2], r.code, want, r.stdout, r.stderr)
+		}
+	}
+	golden(t, "diff-library-bugs", transcript(t, nil, "", runs...))
+}

@@ -1,6 +1,7 @@
 package basestring_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -155,5 +156,31 @@ func TestDiffSyntaxStillCompares(t *testing.T) {
 	ds = basestring.Diff(want, "GET&https%3A%2F%2Fapi.example.com%2Fx")
 	if len(ds) != 1 || ds[0].Kind != basestring.Malformed {
 		t.Errorf("Diff(want, two parts) = %v, want one Malformed difference", ds)
+	}
+}
+
+// TestDiffSyntaxOffset checks that a Syntax difference points at the pair
+// in the base string as given.
+func TestDiffSyntaxOffset(t *testing.T) {
+	const u = "GET&https%3A%2F%2Fapi.example.com%2Fx&"
+	tests := []struct {
+		got  string
+		pair string // what the offset must point at
+	}{
+		{u + "a%3D%2525%26flag%26z%3D1", "flag%26"},
+		{u + "a%3D1%26100%25%3D1", "100%25%3D1"},
+		{u + "a=1&flag&z=1", "flag&"},
+	}
+	for _, tt := range tests {
+		for _, d := range basestring.Diff(u+"a%3D1", tt.got) {
+			if d.Kind != basestring.Syntax || d.Name == "" {
+				continue
+			}
+			_, at, _ := strings.Cut(d.Cause, "(at offset ")
+			n, err := strconv.Atoi(strings.TrimSuffix(at, ")"))
+			if err != nil || n < 0 || !strings.HasPrefix(tt.got[n:], tt.pair) {
+				t.Errorf("Diff(_, %q): %q points at %q, want %q", tt.got, d.Cause, tt.got[min(max(n, 0), len(tt.got)):], tt.pair)
+			}
+		}
 	}
 }

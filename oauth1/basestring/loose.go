@@ -46,7 +46,9 @@ func parseLoose(s, side string) (b *BaseString, issues []Difference, flagged map
 	}
 	raw := s[i2+1:]
 	var ps string
+	encoded := true
 	if strings.IndexByte(raw, '&') >= 0 {
+		encoded = false
 		// The pairs were joined with "&" but the result was not encoded
 		// again: they are one layer of encoding short.
 		ps = raw
@@ -63,7 +65,10 @@ func parseLoose(s, side string) (b *BaseString, issues []Difference, flagged map
 			end += off
 		}
 		pair := ps[off:end]
-		at := i2 + 1 + off // exact when the parameter string was not encoded, close enough otherwise
+		at := i2 + 1 + off
+		if encoded {
+			at = i2 + 1 + looseRawOffset(raw, off)
+		}
 		off = end + 1
 		if pair == "" {
 			note("", `has an empty pair ("&&"): the client joined a parameter that has no name`, at, "")
@@ -131,4 +136,18 @@ func unhex(c byte) byte {
 		return c - 'A' + 10
 	}
 	return c - 'a' + 10
+}
+
+// looseRawOffset returns the offset in raw of the text that looseDecode
+// decodes to byte off.
+func looseRawOffset(raw string, off int) int {
+	i := 0
+	for j := 0; j < off && i < len(raw); j++ {
+		if raw[i] == '%' && i+2 < len(raw) && isHex(raw[i+1]) && isHex(raw[i+2]) {
+			i += 3
+		} else {
+			i++
+		}
+	}
+	return i
 }
