@@ -95,7 +95,8 @@ func Parse(s string) (*BaseString, error) {
 		return nil, err
 	}
 	// at maps an offset in the decoded parameter string back to s.
-	at := func(off int) int { return i2 + 1 + rawOffset(raw, off) }
+	m := offsetMap{raw: raw}
+	at := func(off int) int { return i2 + 1 + m.at(off) }
 	for off := 0; off <= len(ps) && ps != ""; {
 		end := strings.IndexByte(ps[off:], '&')
 		if end < 0 {
@@ -144,16 +145,24 @@ func decodeAt(s string, off int, at func(int) int, what string) (string, error) 
 	return d, err
 }
 
-// rawOffset returns the offset in the well-formed encoded string raw of the
-// text that decodes to byte off.
-func rawOffset(raw string, off int) int {
-	i := 0
-	for j := 0; j < off && i < len(raw); j++ {
-		if raw[i] == '%' {
-			i += 3
+// An offsetMap maps offsets in the decoding of raw back to raw. It walks
+// forward from the offset it was last asked for, so that mapping the
+// offsets of a string's parameters in order takes linear time.
+type offsetMap struct {
+	raw      string
+	dec, enc int // the last offset asked for, and where it is in raw
+}
+
+func (m *offsetMap) at(off int) int {
+	if off < m.dec {
+		m.dec, m.enc = 0, 0
+	}
+	for ; m.dec < off && m.enc < len(m.raw); m.dec++ {
+		if m.raw[m.enc] == '%' && m.enc+2 < len(m.raw) && isHex(m.raw[m.enc+1]) && isHex(m.raw[m.enc+2]) {
+			m.enc += 3
 		} else {
-			i++
+			m.enc++
 		}
 	}
-	return i
+	return m.enc
 }

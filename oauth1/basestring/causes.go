@@ -115,6 +115,48 @@ func renamed(w, g Param) (Difference, bool) {
 	return d, true
 }
 
+// renameIndex maps each name that renamed could relate to one of got's
+// unused parameters to that parameter's indexes, so that matching names
+// takes linear time. PHP's renaming is many-to-one; the caller looks it up
+// by got's name.
+func renameIndex(got []Param, used []bool) map[string][]int {
+	idx := map[string][]int{}
+	add := func(name string, gi int) {
+		if l := idx[name]; len(l) == 0 || l[len(l)-1] != gi {
+			idx[name] = append(l, gi)
+		}
+	}
+	for gi, g := range got {
+		if used[gi] {
+			continue
+		}
+		if d, err := percent.Decode(g.Name); err == nil {
+			add(d, gi)
+		}
+		add(strings.ReplaceAll(g.Name, "+", " "), gi)
+		if hasHighByte(g.Name) {
+			add(latin1ToUTF8(g.Name), gi) // want is got read as Latin-1
+			if l, ok := utf8ToLatin1(g.Name); ok {
+				add(l, gi) // got is want read as Latin-1
+			}
+		}
+	}
+	return idx
+}
+
+// utf8ToLatin1 inverts latin1ToUTF8: it reports false unless s is UTF-8
+// whose characters are all below U+0100.
+func utf8ToLatin1(s string) (string, bool) {
+	b := make([]byte, 0, len(s))
+	for _, r := range s {
+		if r >= 0x100 { // utf8.RuneError included
+			return "", false
+		}
+		b = append(b, byte(r))
+	}
+	return string(b), true
+}
+
 func percentDecodes(enc, dec string) bool {
 	d, err := percent.Decode(enc)
 	return err == nil && d == dec && enc != dec

@@ -273,26 +273,34 @@ func diffParams(ds []Difference, want, got []Param) []Difference {
 	for i := range gMatch {
 		gMatch[i] = -1
 	}
+	same := map[[2]string][]int{} // want's unmatched indexes by encoded pair, in order
+	for wi, w := range want {
+		k := [2]string{w.RawName, w.RawValue}
+		same[k] = append(same[k], wi)
+	}
 	for gi, g := range got {
-		for wi, w := range want {
-			if !wUsed[wi] && w.RawName == g.RawName && w.RawValue == g.RawValue {
-				wUsed[wi], gUsed[gi], gMatch[gi] = true, true, wi
-				break
-			}
+		k := [2]string{g.RawName, g.RawValue}
+		if l := same[k]; len(l) > 0 {
+			wi := l[0]
+			same[k] = l[1:]
+			wUsed[wi], gUsed[gi], gMatch[gi] = true, true, wi
 		}
 	}
 	order, misordered := sortOrder(want, got, gMatch)
-	pairs := make([]Difference, len(want)) // the difference found for want[wi], in want's order
-	found := make([]bool, len(want))
+	pairs := make([][]Difference, len(want)) // the differences found for want[wi], in want's order
+	byName := map[string][]int{}             // got's indexes by decoded name
+	for gi, g := range got {
+		byName[g.Name] = append(byName[g.Name], gi)
+	}
 	match := func(ok func(w, g Param) bool) {
 		for wi, w := range want {
 			if wUsed[wi] {
 				continue
 			}
-			for gi, g := range got {
-				if !gUsed[gi] && ok(w, g) {
+			for _, gi := range byName[w.Name] {
+				if g := got[gi]; !gUsed[gi] && ok(w, g) {
 					wUsed[wi], gUsed[gi] = true, true
-					pairs[wi], found[wi] = valueDiff(w, g), true
+					pairs[wi] = []Difference{valueDiff(w, g)}
 					break
 				}
 			}
@@ -301,24 +309,25 @@ func diffParams(ds []Difference, want, got []Param) []Difference {
 	match(func(w, g Param) bool { return g.Name == w.Name && related(w, g) })
 	// A repeated name that got signs fewer times is explained by
 	// RepeatedName below, not by pairing its values at random.
-	count := func(ps []Param, name string) (n int) {
-		for _, p := range ps {
-			if p.Name == name {
-				n++
-			}
-		}
-		return n
+	nWant, nGot := map[string]int{}, map[string]int{}
+	for _, p := range want {
+		nWant[p.Name]++
 	}
-	match(func(w, g Param) bool { return g.Name == w.Name && count(want, w.Name) <= count(got, w.Name) })
+	for _, p := range got {
+		nGot[p.Name]++
+	}
+	match(func(w, g Param) bool { return g.Name == w.Name && nWant[w.Name] <= nGot[w.Name] })
 	// Names that a bug changed: pair a value it relates first, and then
 	// as many of the rest as got has under the changed name.
 	alias := map[string]string{} // want's name -> got's
+	renames := renameIndex(got, gUsed)
 	for _, relatedOnly := range []bool{true, false} {
 		for wi, w := range want {
 			if wUsed[wi] {
 				continue
 			}
-			for gi, g := range got {
+			for _, gi := range slices.Concat(renames[w.Name], byName[phpName(w.Name)]) {
+				g := got[gi]
 				if gUsed[gi] {
 					continue
 				}
@@ -328,15 +337,14 @@ func diffParams(ds []Difference, want, got []Param) []Difference {
 				}
 				g2 := g
 				g2.Name, g2.RawName = w.Name, w.RawName
-				if relatedOnly && !related(w, g2) || !relatedOnly && count(want, w.Name) > count(got, g.Name) {
+				if relatedOnly && !related(w, g2) || !relatedOnly && nWant[w.Name] > nGot[g.Name] {
 					continue
 				}
-				wUsed[wi], gUsed[gi], found[wi] = true, true, true
+				wUsed[wi], gUsed[gi] = true, true
 				alias[w.Name] = g.Name
-				pairs[wi] = d
+				pairs[wi] = []Difference{d}
 				if w.RawValue != g.RawValue {
-					ds = append(ds, d)
-					pairs[wi] = valueDiff(w, g2)
+					pairs[wi] = append(pairs[wi], valueDiff(w, g2))
 				}
 				break
 			}
@@ -344,24 +352,24 @@ func diffParams(ds []Difference, want, got []Param) []Difference {
 	}
 	gotCount := func(name string) int {
 		if a, ok := alias[name]; ok {
-			return count(got, a)
+			return nGot[a]
 		}
-		return count(got, name)
+		return nGot[name]
 	}
 	// A value cut at a "?" lost the rest of the query with it.
 	cutAt := ""
-	for _, d := range pairs {
+	for _, d := range slices.Concat(pairs...) {
 		if d.Kind == Truncated && strings.Contains(d.Cause, `"?"`) {
 			cutAt = d.Name
 		}
 	}
 	for wi, w := range want {
 		switch {
-		case found[wi]:
-			ds = append(ds, pairs[wi])
+		case pairs[wi] != nil:
+			ds = append(ds, pairs[wi]...)
 		case wUsed[wi]:
-		case gotCount(w.Name) > 0 && gotCount(w.Name) < count(want, w.Name):
-			ds = append(ds, repeated(w, "want", count(want, w.Name), gotCount(w.Name)))
+		case gotCount(w.Name) > 0 && gotCount(w.Name) < nWant[w.Name]:
+			ds = append(ds, repeated(w, "want", nWant[w.Name], gotCount(w.Name)))
 		default:
 			ds = append(ds, missing(w, cutAt))
 		}
@@ -369,8 +377,8 @@ func diffParams(ds []Difference, want, got []Param) []Difference {
 	for gi, g := range got {
 		switch {
 		case gUsed[gi]:
-		case count(want, g.Name) > 0 && count(want, g.Name) < count(got, g.Name):
-			ds = append(ds, repeated(g, "got", count(want, g.Name), count(got, g.Name)))
+		case nWant[g.Name] > 0 && nWant[g.Name] < nGot[g.Name]:
+			ds = append(ds, repeated(g, "got", nWant[g.Name], nGot[g.Name]))
 		default:
 			ds = append(ds, extra(g))
 		}

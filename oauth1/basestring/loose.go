@@ -56,6 +56,7 @@ func parseLoose(s, side string) (b *BaseString, issues []Difference, flagged map
 	} else if ps, bad = looseDecode(raw); bad {
 		note("", `has a "%" in the parameter string that is not an escape: the parameter string must be encoded as a whole (§3.4.1.1)`, i2+1, cut(raw))
 	}
+	m := offsetMap{raw: raw}
 	flagged = map[string]bool{}
 	for off := 0; ps != "" && off <= len(ps); {
 		end := strings.IndexByte(ps[off:], '&')
@@ -67,7 +68,7 @@ func parseLoose(s, side string) (b *BaseString, issues []Difference, flagged map
 		pair := ps[off:end]
 		at := i2 + 1 + off
 		if encoded {
-			at = i2 + 1 + looseRawOffset(raw, off)
+			at = i2 + 1 + m.at(off)
 		}
 		off = end + 1
 		if pair == "" {
@@ -136,18 +137,4 @@ func unhex(c byte) byte {
 		return c - 'A' + 10
 	}
 	return c - 'a' + 10
-}
-
-// looseRawOffset returns the offset in raw of the text that looseDecode
-// decodes to byte off.
-func looseRawOffset(raw string, off int) int {
-	i := 0
-	for j := 0; j < off && i < len(raw); j++ {
-		if raw[i] == '%' && i+2 < len(raw) && isHex(raw[i+1]) && isHex(raw[i+2]) {
-			i += 3
-		} else {
-			i++
-		}
-	}
-	return i
 }
