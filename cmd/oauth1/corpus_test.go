@@ -500,8 +500,8 @@ func addHandWritten(rng *rand.Rand, r *request) {
 
 // explained returns "" when ds names a specific, correct cause for each
 // of the bugs in all that changes r's base string (without it the base
-// string would differ from what all the bugs make), and no generic cause;
-// else what is wrong.
+// string would differ from what all the bugs make), no generic cause, and
+// no cause of a bug the client does not have; else what is wrong.
 func explained(r *request, all bugs, ds []basestring.Difference) string {
 	for _, d := range ds {
 		for _, g := range generic {
@@ -511,12 +511,22 @@ func explained(r *request, all bugs, ds []basestring.Difference) string {
 		}
 	}
 	got := build(r, all)
+	var has []label
 	for _, l := range labels {
-		if off := l.off(all); off == all || build(r, off) == got {
+		off := l.off(all)
+		if off == all {
 			continue
 		}
-		if !slices.ContainsFunc(ds, l.found) {
+		has = append(has, l)
+		if build(r, off) != got && !slices.ContainsFunc(ds, l.found) {
 			return "no cause for " + l.name
+		}
+	}
+	// Every difference explains one of the client's bugs: a cause that
+	// names a bug the client does not have is a wrong cause too.
+	for _, d := range ds {
+		if !slices.ContainsFunc(has, func(l label) bool { return l.found(d) }) {
+			return "a cause for no bug of the client: " + d.Kind.String() + " " + d.Name
 		}
 	}
 	return ""

@@ -303,10 +303,10 @@ func missing(w Param, cutAt string) Difference {
 		switch {
 		case strings.HasPrefix(w.Name, "oauth_"):
 			d.Cause = "the client did not sign the protocol parameter " + w.Name
-		case strings.Contains(w.Name, ";") || strings.Contains(w.Value, ";"):
-			d.Cause = "parameter " + w.Name + ` holds a semicolon, and the client's query parser dropped the pair: Go's url.ParseQuery and URL.Query skip any pair with a ";" (since Go 1.17); the provider splits on "&" only`
 		case cutAt != "":
 			d.Cause = "parameter " + w.Name + ` is missing from got, like the rest of the query after the "?" inside the value of ` + cutAt + `: the client split the URL at every "?"`
+		case strings.Contains(w.Name, ";") || strings.Contains(w.Value, ";"):
+			d.Cause = "parameter " + w.Name + ` holds a semicolon, and the client's query parser dropped the pair: Go's url.ParseQuery and URL.Query skip any pair with a ";" (since Go 1.17); the provider splits on "&" only`
 		default:
 			d.Cause = "parameter " + w.Name + " is missing from got: the provider signed it and the client did not. If it is in the request body, did the client send Content-Type application/x-www-form-urlencoded (only form bodies are signed, §3.4.1.3.1)? If it is in the query, did the client sign the URL without its query?"
 		}

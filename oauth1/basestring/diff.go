@@ -306,6 +306,7 @@ func diffParams(ds []Difference, want, got []Param) []Difference {
 			}
 		}
 	}
+	match(func(w, g Param) bool { return g.Name == w.Name && g.Value == w.Value })
 	match(func(w, g Param) bool { return g.Name == w.Name && related(w, g) })
 	// A repeated name that got signs fewer times is explained by
 	// RepeatedName below, not by pairing its values at random.
@@ -321,7 +322,7 @@ func diffParams(ds []Difference, want, got []Param) []Difference {
 	// as many of the rest as got has under the changed name.
 	alias := map[string]string{} // want's name -> got's
 	renames := renameIndex(got, gUsed)
-	for _, relatedOnly := range []bool{true, false} {
+	for pass := range 3 { // the same value, a related value, any value
 		for wi, w := range want {
 			if wUsed[wi] {
 				continue
@@ -337,7 +338,7 @@ func diffParams(ds []Difference, want, got []Param) []Difference {
 				}
 				g2 := g
 				g2.Name, g2.RawName = w.Name, w.RawName
-				if relatedOnly && !related(w, g2) || !relatedOnly && nWant[w.Name] > nGot[g.Name] {
+				if pass == 0 && g2.Value != w.Value || pass == 1 && !related(w, g2) || pass == 2 && nWant[w.Name] > nGot[g.Name] {
 					continue
 				}
 				wUsed[wi], gUsed[gi] = true, true
@@ -368,6 +369,9 @@ func diffParams(ds []Difference, want, got []Param) []Difference {
 		case pairs[wi] != nil:
 			ds = append(ds, pairs[wi]...)
 		case wUsed[wi]:
+		case cutAt != "" && !strings.HasPrefix(w.Name, "oauth_"):
+			// Lost with the rest of the query, repeated name or not.
+			ds = append(ds, missing(w, cutAt))
 		case gotCount(w.Name) > 0 && gotCount(w.Name) < nWant[w.Name]:
 			ds = append(ds, repeated(w, "want", nWant[w.Name], gotCount(w.Name)))
 		default:
