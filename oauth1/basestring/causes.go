@@ -332,3 +332,22 @@ func extra(g Param) Difference {
 	}
 	return d
 }
+
+func sortHint(a, b Param) string {
+	switch {
+	case sortedBy(a, b, joined):
+		return `; the client sorted the joined "name=value" strings, and "=" sorts after "-", "." and the digits: sort by name, then by value`
+	case sortedBy(a, b, decoded):
+		return "; the client sorted the parameters before encoding them"
+	case a.RawName == b.RawName:
+		return "; equal names are ordered by value"
+	}
+	if strings.EqualFold(a.RawName, b.RawName) || hasUpper(a.RawName) != hasUpper(b.RawName) {
+		return "; uppercase letters sort before lowercase ones"
+	}
+	return ""
+}
+
+func hasUpper(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return 'A' <= r && r <= 'Z' })
+}
