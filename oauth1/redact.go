@@ -29,8 +29,8 @@ var (
 	_ slog.LogValuer = Registration{}
 	_ fmt.Formatter  = Config{}
 	_ slog.LogValuer = Config{}
-	_ fmt.Formatter  = Transport{}
-	_ slog.LogValuer = Transport{}
+	_ fmt.Formatter  = (*Transport)(nil)
+	_ slog.LogValuer = (*Transport)(nil)
 	_ fmt.Formatter  = RSA{}
 	_ slog.LogValuer = RSA{}
 )
@@ -229,23 +229,35 @@ func urlText(s string) string {
 	return s
 }
 
-// String describes t with its secrets redacted.
-func (t Transport) String() string {
+// String describes t with its secrets redacted. A Transport is not copied
+// (it keeps a pool of keyed MACs), so its methods take a pointer; fmt prints
+// a Transport value field by field, reaching its Config and Token through
+// pointers, whose methods redact them.
+func (t *Transport) String() string {
+	if t == nil {
+		return "<nil>"
+	}
 	return "{Config:" + configText(t.Config) + " Token:" + tokenText(t.Token) +
 		" Base:" + fmt.Sprintf("%T", t.Base) + " RedirectHosts:" + fmt.Sprint(t.RedirectHosts) + "}"
 }
 
-func (t Transport) GoString() string {
-	return "oauth1.Transport{Config:" + configText(t.Config) + ", Token:" + tokenText(t.Token) + ", ...}"
+func (t *Transport) GoString() string {
+	if t == nil {
+		return "(*oauth1.Transport)(nil)"
+	}
+	return "&" + "oauth1.Transport{Config:" + configText(t.Config) + ", Token:" + tokenText(t.Token) + ", ...}"
 }
 
 // Format implements [fmt.Formatter], as [Credentials.Format] does.
-func (t Transport) Format(f fmt.State, verb rune) {
+func (t *Transport) Format(f fmt.State, verb rune) {
 	formatRedacted(f, verb, "oauth1.Transport", t.String(), t.GoString())
 }
 
 // LogValue implements [slog.LogValuer].
-func (t Transport) LogValue() slog.Value {
+func (t *Transport) LogValue() slog.Value {
+	if t == nil {
+		return slog.StringValue("<nil>")
+	}
 	attrs := []slog.Attr{slog.String("Token", tokenText(t.Token))}
 	if t.Config != nil {
 		attrs = append(attrs, slog.Any("Config", *t.Config))
@@ -254,7 +266,10 @@ func (t Transport) LogValue() slog.Value {
 }
 
 // MarshalJSON writes the redacted form, as [Config.MarshalJSON] does.
-func (t Transport) MarshalJSON() ([]byte, error) {
+func (t *Transport) MarshalJSON() ([]byte, error) {
+	if t == nil {
+		return []byte("null"), nil
+	}
 	return json.Marshal(struct {
 		Config *Config
 		Token  string

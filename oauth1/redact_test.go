@@ -79,8 +79,9 @@ func redactValues(t *testing.T) map[string]any {
 		HTTPClient: http.DefaultClient,
 		Endpoint:   oauth1.Endpoint{RequestTokenURL: "https://user:" + rConsumerSecret + "@example.com/rt"}}
 	hcfg := oauth1.Config{Consumer: cons}
-	tr := oauth1.Transport{Config: &cfg, Token: &tok}
-	htr := oauth1.Transport{Config: &hcfg, Token: &tok}
+	// A Transport is never copied (go vet's copylocks): it goes by pointer.
+	tr := &oauth1.Transport{Config: &cfg, Token: &tok}
+	htr := &oauth1.Transport{Config: &hcfg, Token: &tok}
 	reg := oauth1.Registration{Secret: rConsumerSecret, PublicKey: &key.PublicKey}
 	rsaSigner := oauth1.RSA{Key: key}
 	base := map[string]any{
@@ -102,8 +103,9 @@ func redactValues(t *testing.T) map[string]any {
 	vals["[]*Registration"] = []*oauth1.Registration{&reg}
 	vals["*Config"] = &cfg
 	vals["struct{Config}"] = struct{ C oauth1.Config }{cfg}
-	vals["*Transport"] = &tr
-	vals["struct{*Transport}"] = struct{ T *oauth1.Transport }{&tr}
+	vals["struct{*Transport}"] = struct{ T *oauth1.Transport }{tr}
+	var nilTr *oauth1.Transport
+	vals["nil *Transport"] = nilTr
 	vals["*RSA"] = &rsaSigner
 	vals["struct{Signer}"] = struct{ S oauth1.Signer }{rsaSigner}
 	vals["http.Client"] = cfg.Client(&tok)

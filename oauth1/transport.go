@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // Transport is an [http.RoundTripper] that signs the requests it sends
@@ -50,6 +51,8 @@ type Transport struct {
 	// redirect from https to http is never signed, listed or not, and
 	// PLAINTEXT requests ignore the list.
 	RedirectHosts []string
+
+	macs macCache
 }
 
 var _ http.RoundTripper = (*Transport)(nil)
@@ -92,7 +95,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if r2.ContentLength > limit {
 				return nil, fmt.Errorf("%w: Content-Length %d, limit %d bytes", ErrBodyTooLarge, r2.ContentLength, limit)
 			}
-			b, err := readLimited(nil, req.Body, limit)
+			b, err := readLimited(nil, req.Body, r2.ContentLength, limit)
 			if err != nil {
 				return nil, err
 			}
@@ -103,7 +106,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			sendsOriginal = false
 		}
 	}
-	if err := c.Sign(r2, t.Token); err != nil {
+	if err := c.signAt(r2, t.Token, time.Now(), newNonce(), nil, &t.macs); err != nil {
 		return nil, err
 	}
 	if c.Delivery == FormBody {

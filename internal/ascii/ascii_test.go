@@ -1,0 +1,54 @@
+package ascii
+
+import (
+	"strings"
+	"testing"
+)
+
+// The sets as the RFCs spell them, written out rather than derived.
+const (
+	alnum         = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	unreservedSet = alnum + "-._~"
+	tcharSet      = alnum + "!#$%&'*+-.^_`|~"
+)
+
+func TestClasses(t *testing.T) {
+	for i := range 256 {
+		c := byte(i)
+		if got, want := Unreserved(c), strings.IndexByte(unreservedSet, c) >= 0; got != want {
+			t.Errorf("Unreserved(%q) = %v, want %v", c, got, want)
+		}
+		if got, want := TokenChar(c), strings.IndexByte(tcharSet, c) >= 0; got != want {
+			t.Errorf("TokenChar(%q) = %v, want %v", c, got, want)
+		}
+		v, ok := Unhex(c)
+		wantV := strings.IndexByte("0123456789abcdef", c|0x20)
+		if c < '0' || (c > '9' && c|0x20 < 'a') {
+			wantV = -1
+		}
+		if ok != (wantV >= 0) || ok && int(v) != wantV {
+			t.Errorf("Unhex(%q) = %d, %v, want %d", c, v, ok, wantV)
+		}
+	}
+}
+
+func TestCountEscapes(t *testing.T) {
+	var all []byte
+	for i := range 256 {
+		all = append(all, byte(i))
+	}
+	for _, s := range []string{"", "a", "%", "ab", "a b", "unreserved-._~AZaz09", string(all), string(all[:17]), string(all[100:]) + "xyz"} {
+		want := 0
+		for i := 0; i < len(s); i++ {
+			if strings.IndexByte(unreservedSet, s[i]) < 0 {
+				want++
+			}
+		}
+		if got := CountEscapes(s); got != want {
+			t.Errorf("CountEscapes(%q) = %d, want %d", s, got, want)
+		}
+		if got := CountEscapes([]byte(s)); got != want {
+			t.Errorf("CountEscapes([]byte(%q)) = %d, want %d", s, got, want)
+		}
+	}
+}
