@@ -31,15 +31,28 @@ func TestFlow(t *testing.T) {
 		if err != nil || verifier == "" {
 			t.Fatalf("callback %q: Authorize = %q, %v", callback, verifier, err)
 		}
-		if _, _, err := cfg.AccessToken(ctx, temp, "wrong"); err == nil {
-			t.Errorf("callback %q: AccessToken with a wrong verifier succeeded", callback)
-		}
 		tok, _, err := cfg.AccessToken(ctx, temp, verifier)
 		if err != nil {
 			t.Fatalf("callback %q: AccessToken: %v", callback, err)
 		}
 		if _, _, err := cfg.AccessToken(ctx, temp, verifier); err == nil {
 			t.Errorf("callback %q: temporary credentials exchanged twice", callback)
+		}
+		// A wrong verifier uses temporary credentials up: one guess only.
+		temp2, _, err := cfg.RequestToken(ctx)
+		if err != nil {
+			t.Fatalf("callback %q: RequestToken: %v", callback, err)
+		}
+		verifier2, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp2, nil))
+		if err != nil {
+			t.Fatalf("callback %q: Authorize: %v", callback, err)
+		}
+		var re *oauth1.ResponseError
+		if _, _, err := cfg.AccessToken(ctx, temp2, "wrong"); !errors.As(err, &re) || re.Problem != oauth1.ProblemParameterRejected {
+			t.Errorf("callback %q: AccessToken with a wrong verifier = %v, want parameter_rejected", callback, err)
+		}
+		if _, _, err := cfg.AccessToken(ctx, temp2, verifier2); !errors.As(err, &re) || re.Problem != oauth1.ProblemTokenUsed {
+			t.Errorf("callback %q: AccessToken after a wrong verifier = %v, want token_used", callback, err)
 		}
 		c := cfg.Client(tok)
 		c.Transport.(*oauth1.Transport).Base = srv.Client().Transport
@@ -86,9 +99,13 @@ func TestRefusal(t *testing.T) {
 		t.Errorf("recorded error %q holds the secret", recs[0].Err)
 	}
 
-	// A token the Server did not issue, and a token request sent to the
-	// resource, are both refused.
-	for _, tok := range []*oauth1.Credentials{{Token: "nope", Secret: "x"}, nil} {
+	// A token the Server did not issue is refused; a request without a
+	// token, at the resource, lacks a parameter (RFC 5849 §3.2: 400).
+	for _, tc := range []struct {
+		tok  *oauth1.Credentials
+		want int
+	}{{&oauth1.Credentials{Token: "nope", Secret: "x"}, 401}, {nil, 400}} {
+		tok := tc.tok
 		req, _ := http.NewRequest("GET", srv.ResourceURL, nil)
 		(&oauth1.Config{Consumer: client}).Sign(req, tok)
 		resp, err := srv.Client().Do(req)
@@ -96,8 +113,8 @@ func TestRefusal(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode != 401 {
-			t.Errorf("resource with token %v: %s, want 401", tok, resp.Status)
+		if resp.StatusCode != tc.want {
+			t.Errorf("resource with token %v: %s, want %d", tok, resp.Status, tc.want)
 		}
 	}
 }
