@@ -73,10 +73,11 @@ type Provider struct {
 	Tokens TokenStore
 
 	// Verifier verifies the requests; its Credentials must be the Provider
-	// (or a store that asks the Provider for tokens). Nil means a Verifier
-	// with the defaults and the Provider as Credentials, made on first use.
-	// Its clock, Now, also dates the temporary credentials: a TokenStore
-	// must decide expiry on a clock that agrees with it.
+	// (or a store that asks the Provider for tokens), and its RequireToken
+	// false, since the temporary credential request has no token. Nil
+	// means a Verifier with the defaults and the Provider as Credentials,
+	// made on first use. Its clock, Now, also dates the temporary
+	// credentials: a TokenStore must decide expiry on a clock that agrees.
 	Verifier *Verifier
 
 	// TemporaryTTL is how long temporary credentials live; zero means
@@ -170,10 +171,23 @@ func (p *Provider) verify(w http.ResponseWriter, r *http.Request, check func(*Ve
 		p.Observe(r, v, err)
 	}
 	if err != nil {
-		p.verifier().WriteError(w, err)
+		p.writeError(w, err)
 		return nil
 	}
 	return v
+}
+
+// writeError is the Verifier's WriteError, with 503 for a full store.
+func (p *Provider) writeError(w http.ResponseWriter, err error) {
+	if errors.Is(err, ErrTokenStoreFull) {
+		w.Header().Set("Content-Type", formType)
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Retry-After", "60")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte("oauth_problem=internal_error"))
+		return
+	}
+	p.verifier().WriteError(w, err)
 }
 
 // Middleware verifies requests to protected resources, signed with token
@@ -197,34 +211,42 @@ func (p *Provider) Middleware(next http.Handler) http.Handler {
 // oauth_callback_confirmed=true.
 func (p *Provider) RequestTokenHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := r.Context()
+		var t TemporaryCredentials
 		v := p.verify(w, r, func(v *Verification) error {
-			if v.Token != "" {
-				return problem(ProblemParameterRejected, errors.New("a temporary credential request carries no token"), "oauth_token")
-			}
-			return p.checkCallback(ctx, v)
+			var err error
+			t, err = p.issueTemporary(r.Context(), v)
+			return err
 		})
-		if v == nil {
-			return
+		if v != nil {
+			writeForm(w, []Param{{"oauth_token", t.Token}, {"oauth_token_secret", t.Secret}, {"oauth_callback_confirmed", "true"}})
 		}
-		if p.Tokens == nil {
-			p.verifier().WriteError(w, errors.New("oauth1: Provider.Tokens is nil"))
-			return
-		}
-		ttl := p.TemporaryTTL
-		if ttl <= 0 {
-			ttl = DefaultTemporaryTTL
-		}
-		t := TemporaryCredentials{
-			Token: rand.Text(), Secret: rand.Text(), ConsumerKey: v.ConsumerKey,
-			Callback: v.Get("oauth_callback"), Expires: p.verifier().now().Add(ttl),
-		}
-		if err := p.Tokens.PutTemporary(ctx, t); err != nil {
-			p.verifier().WriteError(w, fmt.Errorf("oauth1: storing temporary credentials: %w", err))
-			return
-		}
-		writeForm(w, []Param{{"oauth_token", t.Token}, {"oauth_token_secret", t.Secret}, {"oauth_callback_confirmed", "true"}})
 	})
+}
+
+// issueTemporary checks the verified temporary credential request v and
+// stores new temporary credentials for it.
+func (p *Provider) issueTemporary(ctx context.Context, v *Verification) (TemporaryCredentials, error) {
+	if v.Token != "" {
+		return TemporaryCredentials{}, problem(ProblemParameterRejected, errors.New("a temporary credential request carries no token"), "oauth_token")
+	}
+	if err := p.checkCallback(ctx, v); err != nil {
+		return TemporaryCredentials{}, err
+	}
+	if p.Tokens == nil {
+		return TemporaryCredentials{}, errors.New("oauth1: Provider.Tokens is nil")
+	}
+	ttl := p.TemporaryTTL
+	if ttl <= 0 {
+		ttl = DefaultTemporaryTTL
+	}
+	t := TemporaryCredentials{
+		Token: rand.Text(), Secret: rand.Text(), ConsumerKey: v.ConsumerKey,
+		Callback: v.Get("oauth_callback"), Expires: p.verifier().now().Add(ttl),
+	}
+	if err := p.Tokens.PutTemporary(ctx, t); err != nil {
+		return TemporaryCredentials{}, fmt.Errorf("oauth1: storing temporary credentials: %w", err)
+	}
+	return t, nil
 }
 
 func (p *Provider) checkCallback(ctx context.Context, v *Verification) error {
@@ -277,15 +299,18 @@ func validCallback(cb string) error {
 // verifier, then eight digits, for the user to type into the client.
 //
 // The consent page finds who is asking in p.Tokens.Temporary(ctx, token)
-// (the ConsumerKey). An unknown or expired token is an error wrapping
-// [ErrNotFound]; one already approved or exchanged, [ErrTokenUsed].
+// (the ConsumerKey), and must make sure that the approval comes from the
+// signed-in user: a form protected against cross-site request forgery,
+// never a plain link, or any site could approve in their name. An unknown
+// or expired token is an error wrapping [ErrNotFound]; one already
+// approved or exchanged, [ErrTokenUsed].
 func (p *Provider) Authorize(ctx context.Context, token, user string) (redirect, verifier string, err error) {
 	if p.Tokens == nil {
 		return "", "", errors.New("oauth1: Provider.Tokens is nil")
 	}
 	t, err := p.Tokens.Temporary(ctx, token)
 	if err != nil {
-		return "", "", fmt.Errorf("oauth1: authorize: %w", err)
+		return "", "", err
 	}
 	if t.Callback == "oob" {
 		verifier = pin()
@@ -293,7 +318,7 @@ func (p *Provider) Authorize(ctx context.Context, token, user string) (redirect,
 		verifier = rand.Text()
 	}
 	if err := p.Tokens.Authorize(ctx, token, user, verifier); err != nil {
-		return "", "", fmt.Errorf("oauth1: authorize: %w", err)
+		return "", "", err
 	}
 	if t.Callback == "oob" {
 		return "", verifier, nil
@@ -312,7 +337,7 @@ func (p *Provider) Deny(ctx context.Context, token string) (redirect string, err
 	}
 	t, err := p.Tokens.TakeTemporary(ctx, token)
 	if err != nil {
-		return "", fmt.Errorf("oauth1: deny: %w", err)
+		return "", err
 	}
 	if t.Callback == "oob" {
 		return "", nil
@@ -324,7 +349,7 @@ func (p *Provider) Deny(ctx context.Context, token string) (redirect string, err
 // does not matter.
 func pin() string {
 	var b [8]byte
-	rand.Read(b[:])
+	rand.Read(b[:]) // never fails since Go 1.24: it crashes the program instead
 	n := binary.LittleEndian.Uint64(b[:]) % 1e8
 	s := strconv.FormatUint(n, 10)
 	return strings.Repeat("0", 8-len(s)) + s

@@ -83,19 +83,39 @@ type TokenStore interface {
 	Token(ctx context.Context, token string) (TokenCredentials, error)
 }
 
+// DefaultMaxTemporary is the capacity of a [MemoryTokenStore] whose
+// MaxTemporary is zero: with the default ten-minute TemporaryTTL, room for
+// a sustained 200 flows a second, and at most about 300 MB when every
+// callback is as long as a Provider allows.
+const DefaultMaxTemporary = 1 << 17
+
+// ErrTokenStoreFull is returned by [MemoryTokenStore.PutTemporary] when the
+// store holds its maximum number of unexpired temporary credentials. A
+// [Provider] answers it with 503 Service Unavailable.
+var ErrTokenStoreFull = errors.New("oauth1: token store is full")
+
 // MemoryTokenStore is an in-memory [TokenStore] for a single process. The
 // zero value is ready to use and safe for concurrent use; a
-// MemoryTokenStore must not be copied after first use. Expired temporary
-// credentials are dropped as new ones are stored; token credentials are
-// kept until the process ends.
+// MemoryTokenStore must not be copied after first use.
+//
+// Expired temporary credentials are dropped as new ones are stored. At
+// most MaxTemporary are kept: when that many are unexpired, PutTemporary
+// fails with [ErrTokenStoreFull] rather than drop any, so that a client
+// flooding the temporary credential request cannot exhaust memory. Token
+// credentials are kept until the process ends.
 type MemoryTokenStore struct {
 	// Now is the clock that decides expiry; nil means time.Now.
 	Now func() time.Time
 
-	mu        sync.Mutex
-	temp      map[string]*tempEntry
-	tokens    map[string]TokenCredentials
-	sweepSize int // len(temp) at which PutTemporary next drops expired entries
+	// MaxTemporary bounds the temporary credentials kept, exchanged ones
+	// included until they expire; zero means DefaultMaxTemporary.
+	MaxTemporary int
+
+	mu         sync.Mutex
+	temp       map[string]*tempEntry
+	tokens     map[string]TokenCredentials
+	sweepSize  int       // len(temp) at which PutTemporary next drops expired entries
+	nextExpiry time.Time // the earliest Expires kept at the last sweep
 }
 
 type tempEntry struct {
@@ -114,10 +134,15 @@ func (m *MemoryTokenStore) now() time.Time {
 }
 
 // PutTemporary stores t until t.Expires. It fails if t.Token is empty, if
-// t.Expires is zero, or if the token is already stored.
+// t.Expires is zero, if the token is already stored, or with
+// [ErrTokenStoreFull].
 func (m *MemoryTokenStore) PutTemporary(_ context.Context, t TemporaryCredentials) error {
 	if t.Token == "" || t.Expires.IsZero() {
 		return errors.New("oauth1: PutTemporary: empty token or zero Expires")
+	}
+	limit := m.MaxTemporary
+	if limit <= 0 {
+		limit = DefaultMaxTemporary
 	}
 	now := m.now()
 	m.mu.Lock()
@@ -125,19 +150,32 @@ func (m *MemoryTokenStore) PutTemporary(_ context.Context, t TemporaryCredential
 	if m.temp == nil {
 		m.temp = make(map[string]*tempEntry)
 	}
-	if len(m.temp) >= m.sweepSize {
-		for k, e := range m.temp {
-			if !now.Before(e.t.Expires) {
-				delete(m.temp, k)
-			}
-		}
-		m.sweepSize = max(2*len(m.temp), 64) // amortized: a sweep per doubling
+	// A full store sweeps again only once something in it has expired.
+	if len(m.temp) >= m.sweepSize || len(m.temp) >= limit && !now.Before(m.nextExpiry) {
+		m.sweep(now)
 	}
 	if e, ok := m.temp[t.Token]; ok && now.Before(e.t.Expires) {
 		return errors.New("oauth1: PutTemporary: the token is already stored")
 	}
+	if len(m.temp) >= limit {
+		return fmt.Errorf("%w: %d temporary credentials", ErrTokenStoreFull, limit)
+	}
 	m.temp[t.Token] = &tempEntry{t: t}
 	return nil
+}
+
+// sweep drops expired entries. m.mu must be held.
+func (m *MemoryTokenStore) sweep(now time.Time) {
+	m.nextExpiry = time.Time{}
+	for k, e := range m.temp {
+		switch {
+		case !now.Before(e.t.Expires):
+			delete(m.temp, k)
+		case m.nextExpiry.IsZero() || e.t.Expires.Before(m.nextExpiry):
+			m.nextExpiry = e.t.Expires
+		}
+	}
+	m.sweepSize = max(2*len(m.temp), 64) // amortized: a sweep per doubling
 }
 
 // live returns the entry for token, or an error wrapping ErrNotFound or

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/oauth1test"
 )
@@ -24,9 +26,7 @@ func TestMemoryTokenStoreClock(t *testing.T) {
 	s := &oauth1.MemoryTokenStore{Now: clock.Now}
 	for i := range 100 {
 		tc := oauth1.TemporaryCredentials{Token: fmt.Sprint("t", i), Expires: clock.Now().Add(time.Minute)}
-		if err := s.PutTemporary(ctx, tc); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.PutTemporary(ctx, tc))
 	}
 	if _, err := s.Temporary(ctx, "t99"); err != nil {
 		t.Fatalf("Temporary before expiry: %v", err)
@@ -37,9 +37,7 @@ func TestMemoryTokenStoreClock(t *testing.T) {
 	}
 	// A used token cannot be stored again while it is remembered as used.
 	fresh := oauth1.TemporaryCredentials{Token: "fresh", Expires: clock.Now().Add(time.Minute)}
-	if err := s.PutTemporary(ctx, fresh); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.PutTemporary(ctx, fresh))
 	if _, err := s.TakeTemporary(ctx, "fresh"); err != nil {
 		t.Fatal(err)
 	}
@@ -66,5 +64,34 @@ func TestTemporaryCredentialsRedacted(t *testing.T) {
 				t.Errorf("Sprintf(%q, %T) = %s", verb, v, out)
 			}
 		}
+	}
+}
+
+// TestMemoryTokenStoreFull checks the bound on temporary credentials: a
+// full store refuses new ones until one expires, exchanged ones included.
+func TestMemoryTokenStoreFull(t *testing.T) {
+	ctx := context.Background()
+	clock := oauth1test.NewClock(time.Unix(1_700_000_000, 0))
+	s := &oauth1.MemoryTokenStore{Now: clock.Now, MaxTemporary: 3}
+	put := func(token string, ttl time.Duration) error {
+		return s.PutTemporary(ctx, oauth1.TemporaryCredentials{Token: token, Expires: clock.Now().Add(ttl)})
+	}
+	require.NoError(t, put("a", time.Minute))
+	require.NoError(t, put("b", 2*time.Minute))
+	require.NoError(t, put("c", 2*time.Minute))
+	_, err := s.TakeTemporary(ctx, "a")
+	require.NoError(t, err)
+	if err := put("d", time.Minute); !errors.Is(err, oauth1.ErrTokenStoreFull) {
+		t.Fatalf("PutTemporary into a full store: %v, want ErrTokenStoreFull", err)
+	}
+	clock.Advance(59 * time.Second)
+	if err := put("d", time.Minute); !errors.Is(err, oauth1.ErrTokenStoreFull) {
+		t.Fatalf("PutTemporary before anything expired: %v, want ErrTokenStoreFull", err)
+	}
+	clock.Advance(time.Second) // "a", exchanged, expires
+	require.NoError(t, put("d", time.Minute), "PutTemporary once one expired")
+	for _, token := range []string{"b", "c", "d"} {
+		_, err := s.Temporary(ctx, token)
+		require.NoError(t, err, token)
 	}
 }

@@ -1,9 +1,11 @@
 // Package oauth1test provides a fake OAuth 1.0a provider for tests, in the
 // manner of [net/http/httptest]: a loopback [Server] with the three
-// endpoints of RFC 5849 §2 and a protected resource, all verifying every
-// request with an [oauth1.Verifier] and recording the base string it
-// computed, plus helpers for deterministic tests: a settable [Clock],
-// [SequentialNonces], and [DiffBaseString] for failure messages.
+// endpoints of RFC 5849 §2 (those of [oauth1.Provider]) and a protected
+// resource, all verifying every request with an [oauth1.Verifier] and
+// recording the base string it computed; [Server.Handle] puts a test's own
+// handlers behind the same verification. Helpers for deterministic tests:
+// a settable [Clock], [SequentialNonces], and [DiffBaseString] for failure
+// messages. [TestTokenStore] checks any [oauth1.TokenStore].
 //
 // A client test runs the whole flow against it:
 //
