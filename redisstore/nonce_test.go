@@ -97,7 +97,7 @@ func TestNonceStoreUse(t *testing.T) {
 		assert.True(t, use(s, other), "Use(%+v) after Use(%+v)", other, n)
 	}
 	// Another prefix is another namespace; the same prefix is shared.
-	assert.True(t, use(redisstore.NewNonceStore(rdb, strings.TrimSuffix(prefix, ":")+"-other:"), n), "same nonce, other prefix")
+	assert.True(t, use(redisstore.NewNonceStore(rdb, testPrefix(t)), n), "same nonce, other prefix")
 	assert.False(t, use(redisstore.NewNonceStore(newClient(t, sharedAddr(t)), prefix), n), "same nonce, same prefix, other client")
 
 	// A hostile nonce of a megabyte makes a key of fixed size, kept as long

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -61,19 +62,24 @@ func startServer() (*server, error) {
 	s := &server{bin: bin, dir: dir}
 	// A port found free can be taken before redis-server binds it; try again.
 	for range 5 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
+		var l net.Listener
+		if l, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			break
 		}
 		s.port = l.Addr().(*net.TCPAddr).Port
 		l.Close()
 		if err = s.start(); err == nil {
 			return s, nil
 		}
+		if errors.Is(err, errNoStart) {
+			break // no binary, or not executable: another port will not help
+		}
 	}
 	os.RemoveAll(dir)
 	return nil, err
 }
+
+var errNoStart = errors.New("cannot run redis-server")
 
 // start runs redis-server on s.port and waits until it answers PING.
 func (s *server) start() error {
@@ -87,7 +93,7 @@ func (s *server) start() error {
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	setDeathSignal(s.cmd)
 	if err := s.cmd.Start(); err != nil {
-		return err
+		return fmt.Errorf("%w: %w", errNoStart, err)
 	}
 	s.done = make(chan struct{})
 	go func(cmd *exec.Cmd, done chan struct{}) {
@@ -206,8 +212,22 @@ func newClient(t testing.TB, addr string) *redis.Client {
 	return c
 }
 
+var prefixSeq atomic.Int64
+
 // testPrefix returns a key prefix of t's own, so that tests sharing a Redis
-// (REDIS_ADDR) never see each other's keys.
+// (REDIS_ADDR) never see each other's keys; in such a Redis, t's keys are
+// deleted when it ends.
 func testPrefix(t testing.TB) string {
-	return fmt.Sprintf("countersign-test:%s:%d:", t.Name(), time.Now().UnixNano())
+	p := fmt.Sprintf("countersign-test:%d-%d:", time.Now().UnixNano(), prefixSeq.Add(1))
+	if addr := os.Getenv("REDIS_ADDR"); addr != "" {
+		t.Cleanup(func() {
+			ctx := context.Background()
+			c := redis.NewClient(&redis.Options{Addr: addr})
+			defer c.Close()
+			for it := c.Scan(ctx, 0, p+"*", 1000).Iterator(); it.Next(ctx); {
+				c.Del(ctx, it.Val())
+			}
+		})
+	}
+	return p
 }
