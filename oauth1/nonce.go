@@ -25,8 +25,10 @@ type Nonce struct {
 // fresh (not recorded before, or recorded but already expired); it must keep
 // n at least until expires, after which the Verifier's timestamp window
 // refuses the request anyway. now is the Verifier's clock. A store backed by
-// a database implements Use as one atomic insert-if-absent (for example
-// Redis SET NX PXAT expires). Use must be safe for concurrent use.
+// a database implements Use as one atomic insert-if-absent that keeps n for
+// expires − now (for example Redis SET NX PX; an absolute PXAT expires
+// would trust the database's clock to agree with now, which a fixed test
+// clock does not). Use must be safe for concurrent use.
 //
 // An error from Use fails the verification: [Verifier.Verify] returns it
 // wrapped in [ErrNonceStoreUnavailable], and [Verifier.Middleware] answers

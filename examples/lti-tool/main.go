@@ -108,7 +108,8 @@ func newTool(consumers map[string]consumer, logw io.Writer) *tool {
 		consumers: consumers,
 		// A launch carries no token: oauth1.Consumers refuses any. LTI 1.1
 		// signs with HMAC-SHA1 only. Behind a proxy that terminates TLS, set
-		// Scheme or SchemeHeader (see oauth1.Verifier).
+		// Scheme or SchemeHeader (see oauth1.Verifier); with several
+		// instances, share Nonces through package redisstore.
 		verifier: &oauth1.Verifier{Credentials: regs, Methods: []string{"HMAC-SHA1"}},
 		client:   &http.Client{Timeout: 10 * time.Second},
 		log:      logw,
