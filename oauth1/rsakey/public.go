@@ -2,7 +2,6 @@ package rsakey
 
 import (
 	"bytes"
-	"crypto/dsa"
 	"crypto/ecdh"
 	"crypto/ecdsa"
 	"crypto/ed25519"
@@ -104,8 +103,9 @@ func publicKeyType(key any) string {
 		return "Ed25519"
 	case *ecdh.PublicKey:
 		return "ECDH " + fmt.Sprint(k.Curve())
-	case *dsa.PublicKey:
-		return "DSA"
 	}
-	return fmt.Sprintf("%T", key)
+	if t := fmt.Sprintf("%T", key); t != "*dsa.PublicKey" { // crypto/dsa is deprecated
+		return t
+	}
+	return "DSA"
 }

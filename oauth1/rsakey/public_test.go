@@ -61,6 +61,7 @@ func TestParsePublicErrors(t *testing.T) {
 		{"EC PUBLIC KEY", readKey(t, "ec-p256-public.pem"), "ECDSA P-256", ""},
 		{"EC CERTIFICATE", readKey(t, "ec-p256-cert.pem"), "ECDSA P-256", ""},
 		{"Ed25519 PUBLIC KEY", readKey(t, "ed25519-public.pem"), "Ed25519", ""},
+		{"DSA PUBLIC KEY", readKey(t, "dsa1024-public.pem"), "DSA", ""},
 	}
 	for _, tt := range tests {
 		key, err := rsakey.ParsePublic(tt.data)
