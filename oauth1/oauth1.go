@@ -107,8 +107,8 @@ type Config struct {
 	AllowInsecurePlainText bool
 
 	// MaxBodyBytes limits how much of a body signing reads; zero means
-	// DefaultMaxBodyBytes, and no limit goes above 1 GiB. A larger body is
-	// an error wrapping ErrBodyTooLarge.
+	// DefaultMaxBodyBytes, and no limit goes above 256 MiB. A larger body
+	// is an error wrapping ErrBodyTooLarge.
 	MaxBodyBytes int64
 
 	// Endpoint holds the provider's URLs for the three-legged flow
@@ -176,7 +176,13 @@ func (c *Config) Sign(r *http.Request, tok *Credentials) error {
 //
 // When r's context carries a [Trace] (see [WithTrace]), its Signed hook is
 // called once r is signed.
-func (c *Config) SignAt(r *http.Request, tok *Credentials, t time.Time, nonce string, extra ...Param) (err error) {
+func (c *Config) SignAt(r *http.Request, tok *Credentials, t time.Time, nonce string, extra ...Param) error {
+	return c.signAt(r, tok, t, nonce, extra, nil)
+}
+
+// signAt is SignAt; macs, if not nil, keeps keyed HMAC states for c's and
+// tok's secrets across calls (a Transport's).
+func (c *Config) signAt(r *http.Request, tok *Credentials, t time.Time, nonce string, extra []Param, macs *macCache) (err error) {
 	if tr := c.startTrace(r, tok, t, nonce, extra); tr != nil {
 		defer tr.finish(&err)
 	}
@@ -186,7 +192,7 @@ func (c *Config) SignAt(r *http.Request, tok *Credentials, t time.Time, nonce st
 	if err := s.build(c, r, tok, t, nonce, extra); err != nil {
 		return err
 	}
-	sig, err := s.sign(c.Consumer.Secret, tok.secret())
+	sig, err := s.sign(c.signer(), c.Consumer.Secret, tok.secret(), macs)
 	if err != nil {
 		return err
 	}
@@ -256,11 +262,4 @@ func (c *Config) signer() Signer {
 	return HMAC{}
 }
 
-// maxBodyBytes caps even an explicit limit at 1 GiB, which keeps every
-// offset into the signing buffers within an int32.
-func (c *Config) maxBodyBytes() int64 {
-	if c.MaxBodyBytes > 0 {
-		return min(c.MaxBodyBytes, 1<<30)
-	}
-	return DefaultMaxBodyBytes
-}
+func (c *Config) maxBodyBytes() int64 { return bodyLimit(c.MaxBodyBytes) }

@@ -26,6 +26,8 @@ type Transport struct {
 	Config *Config           // required
 	Token  *Credentials      // token credentials; nil for two-legged requests
 	Base   http.RoundTripper // nil means http.DefaultTransport
+
+	macs macCache
 }
 
 var _ http.RoundTripper = (*Transport)(nil)
@@ -62,7 +64,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if r2.ContentLength > limit {
 				return nil, fmt.Errorf("%w: Content-Length %d, limit %d bytes", ErrBodyTooLarge, r2.ContentLength, limit)
 			}
-			b, err := readLimited(nil, req.Body, limit)
+			b, err := readLimited(nil, req.Body, r2.ContentLength, limit)
 			if err != nil {
 				return nil, err
 			}
@@ -73,7 +75,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			sendsOriginal = false
 		}
 	}
-	if err := c.Sign(r2, t.Token); err != nil {
+	if err := c.signAt(r2, t.Token, c.now(), c.nonce(), nil, &t.macs); err != nil {
 		return nil, err
 	}
 	if c.Delivery == FormBody {
