@@ -7,6 +7,8 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"time"
 
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/basestring"
@@ -162,4 +164,32 @@ func ExampleConfig_AccessToken_renewal() {
 	}
 	fmt.Println(tok, "expires in", values.Get("oauth_expires_in"), "seconds")
 	// Output: {Token:token-2 Secret:REDACTED} expires in 3600 seconds
+}
+
+// Add a protocol parameter to every request a Config signs, such as the
+// xoauth_requestor_id of two-legged requests made for a user. Now and Nonce
+// fix the timestamp and nonce, as a test would.
+func ExampleConfig_Sign_params() {
+	cfg := &oauth1.Config{
+		Consumer: oauth1.Credentials{Token: "key", Secret: "secret"},
+		Params:   []oauth1.Param{{Name: "xoauth_requestor_id", Value: "jane@example.com"}},
+		Now:      func() time.Time { return time.Unix(1700000000, 0) },
+		Nonce:    oauth1test.SequentialNonces("nonce"),
+	}
+	req, err := http.NewRequest("GET", "https://api.example.com/feeds/contacts", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := cfg.Sign(req, nil); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(strings.ReplaceAll(req.Header.Get("Authorization"), ", ", ",\n  "))
+	// Output:
+	// OAuth oauth_consumer_key="key",
+	//   oauth_nonce="nonce-1",
+	//   oauth_signature="2kqt8p16juvVzVhFkXCWvuOCikc%3D",
+	//   oauth_signature_method="HMAC-SHA1",
+	//   oauth_timestamp="1700000000",
+	//   oauth_version="1.0",
+	//   xoauth_requestor_id="jane%40example.com"
 }

@@ -141,3 +141,30 @@ func TestTokenRequestExtras(t *testing.T) {
 		assert.Empty(t, base.reqs, "nothing was sent")
 	})
 }
+
+// Whatever the delivery, a provider's Verifier accepts the token requests
+// with extra parameters, and finds them where they were sent.
+func TestTokenRequestExtrasVerified(t *testing.T) {
+	for _, d := range []oauth1.Delivery{oauth1.AuthHeader, oauth1.QueryString, oauth1.FormBody} {
+		for _, method := range []string{"POST", "GET"} {
+			t.Run(d.String()+"/"+method, func(t *testing.T) {
+				store := exampleStore{consumer: rfcClient, tokens: map[string]string{rfcToken.Token: rfcToken.Secret}}
+				srv := exampleProvider(store, func(w http.ResponseWriter, r *http.Request, v *oauth1.Verification) {
+					if r.FormValue("x_auth_username") != "jane" || v.Get("oauth_session_handle") != "h" {
+						http.Error(w, "oauth_problem=parameter_absent", http.StatusBadRequest)
+						return
+					}
+					io.WriteString(w, "oauth_token=t2&oauth_token_secret=s2")
+				})
+				defer srv.Close()
+				cfg := &oauth1.Config{Consumer: rfcClient, Delivery: d,
+					Endpoint: oauth1.Endpoint{AccessTokenURL: srv.URL + "/token", TokenMethod: method}}
+				tok, _, err := cfg.AccessToken(context.Background(), &rfcToken, "",
+					oauth1.Param{Name: "x_auth_username", Value: "jane"},
+					oauth1.Param{Name: "oauth_session_handle", Value: "h"})
+				require.NoError(t, err)
+				assert.Equal(t, "t2", tok.Token)
+			})
+		}
+	}
+}

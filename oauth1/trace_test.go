@@ -2,6 +2,7 @@ package oauth1_test
 
 import (
 	"context"
+	"crypto"
 	"fmt"
 	"io"
 	"net/http"
@@ -168,4 +169,29 @@ func TestWithTraceComposes(t *testing.T) {
 	require.NoError(t, (&oauth1.Config{Consumer: rfcClient}).Sign(r, nil))
 	assert.Equal(t, []string{"inner", "outer"}, calls)
 	assert.Nil(t, oauth1.ContextTrace(context.Background()))
+}
+
+// A trace changes nothing in what is sent: the same header, and a body
+// that signing had to read (to hash it) still reads in full.
+func TestTraceChangesNothing(t *testing.T) {
+	cfg := &oauth1.Config{Consumer: rfcClient, BodyHash: crypto.SHA256,
+		Now: func() time.Time { return time.Unix(1, 0) }, Nonce: func() string { return "n" }}
+	newReq := func(ctx context.Context) *http.Request {
+		// No GetBody: signing must buffer the body to hash it.
+		r, err := http.NewRequestWithContext(ctx, "POST", "https://api.example.com/", io.NopCloser(strings.NewReader(`{"a":1}`)))
+		require.NoError(t, err)
+		r.Header.Set("Content-Type", "application/json")
+		return r
+	}
+	plain := newReq(context.Background())
+	require.NoError(t, cfg.Sign(plain, nil))
+	var log traceLog
+	traced := newReq(log.ctx(context.Background()))
+	require.NoError(t, cfg.Sign(traced, nil))
+	assert.Equal(t, plain.Header.Get("Authorization"), traced.Header.Get("Authorization"))
+	body, err := io.ReadAll(traced.Body)
+	require.NoError(t, err)
+	assert.Equal(t, `{"a":1}`, string(body))
+	require.Len(t, log.all(), 1)
+	assert.Contains(t, log.all()[0].BaseString, "oauth_body_hash")
 }
