@@ -2,6 +2,7 @@ package oauth1
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -22,6 +23,9 @@ import (
 // must still be closed. A body that cannot be read is reported from what
 // was read: the status is the error.
 func CheckResponse(resp *http.Response) error {
+	if resp == nil {
+		return errors.New("oauth1: CheckResponse: nil response")
+	}
 	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
 		return nil
 	}

@@ -76,6 +76,10 @@ func TestCheckResponse(t *testing.T) {
 	}
 }
 
+func TestCheckResponseNil(t *testing.T) {
+	assert.EqualError(t, oauth1.CheckResponse(nil), "oauth1: CheckResponse: nil response")
+}
+
 // CheckResponse reads what a real Verifier answers.
 func TestCheckResponseFromVerifier(t *testing.T) {
 	srv := oauth1test.NewServer(rfcClient)
