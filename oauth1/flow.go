@@ -71,8 +71,9 @@ type ResponseError struct {
 	Params []string
 
 	// MinTimestamp and MaxTimestamp are the oauth_acceptable_timestamps
-	// of a timestamp_refused answer, zero when it has none: set the
-	// Config's Now to a clock in that range.
+	// of a timestamp_refused answer, zero when it has none: the Unix times
+	// the provider would accept, which show how far off the client's
+	// clock is.
 	MinTimestamp, MaxTimestamp int64
 
 	Body []byte // the start of the body, at most 1 KiB
