@@ -182,10 +182,7 @@ func (c *Config) SignAt(r *http.Request, tok *Credentials, t time.Time, nonce st
 
 // signAt is SignAt; macs, if not nil, keeps keyed HMAC states for c's and
 // tok's secrets across calls (a Transport's).
-func (c *Config) signAt(r *http.Request, tok *Credentials, t time.Time, nonce string, extra []Param, macs *macCache) (err error) {
-	if tr := c.startTrace(r, tok, t, nonce, extra); tr != nil {
-		defer tr.finish(&err)
-	}
+func (c *Config) signAt(r *http.Request, tok *Credentials, t time.Time, nonce string, extra []Param, macs *macCache) error {
 	extra = c.withParams(extra)
 	s := getState()
 	defer putState(s)
@@ -196,7 +193,18 @@ func (c *Config) signAt(r *http.Request, tok *Credentials, t time.Time, nonce st
 	if err != nil {
 		return err
 	}
-	return s.deliver(c, r, sig)
+	hook := signedHook(r)
+	var info SignInfo
+	if hook != nil {
+		info = s.signInfo(r) // before delivery changes r
+	}
+	if err := s.deliver(c, r, sig); err != nil {
+		return err
+	}
+	if hook != nil {
+		hook(info)
+	}
+	return nil
 }
 
 // BaseString returns the signature base string (RFC 5849 §3.4.1) that

@@ -3,8 +3,8 @@ package oauth1
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
-	"time"
 
 	"github.com/countersign/countersign/percent"
 )
@@ -72,75 +72,24 @@ func (t *Trace) compose(old *Trace) *Trace {
 	}}
 }
 
-// signTrace is a Signed call in waiting: SignAt makes it before signing,
-// while the URL is still the caller's, and calls it once signing succeeded.
-type signTrace struct {
-	hook func(SignInfo)
-	info SignInfo
+// signedHook returns the Signed hook of r's trace, or nil.
+func signedHook(r *http.Request) func(SignInfo) {
+	if tr := ContextTrace(r.Context()); tr != nil {
+		return tr.Signed
+	}
+	return nil
 }
 
-// startTrace returns nil unless r's context has a Signed hook. It builds the
-// base string with the public BaseString, so that the hook sees exactly what
-// SignAt signs; a failure there is SignAt's failure too, reported by it.
-func (c *Config) startTrace(r *http.Request, tok *Credentials, t time.Time, nonce string, extra []Param) *signTrace {
-	if r == nil || r.URL == nil {
-		return nil
-	}
-	tr := ContextTrace(r.Context())
-	if tr == nil || tr.Signed == nil {
-		return nil
-	}
-	base, err := c.BaseString(r, tok, t, nonce, extra...)
-	if err != nil {
-		return nil
-	}
+// signInfo describes the request s has signed; it copies what it keeps.
+func (s *state) signInfo(r *http.Request) SignInfo {
 	u := *r.URL
 	u.User = nil
-	extra = c.withParams(extra)
-	return &signTrace{hook: tr.Signed, info: SignInfo{
-		Method:     r.Method,
-		URL:        u.String(),
-		BaseString: base,
-		Params:     protocolParams(base, extra),
-	}}
-}
-
-func (st *signTrace) finish(err *error) {
-	if *err == nil {
-		st.hook(st.info)
-	}
-}
-
-// protocolParams returns the parameters of the base string that are
-// protocol parameters: those named oauth_* (§3.4.1.3.1 reserves the prefix)
-// and the extra ones, decoded.
-func protocolParams(base string, extra []Param) []Param {
-	_, rest, _ := strings.Cut(base, "&")
-	_, enc, _ := strings.Cut(rest, "&")
-	all, err := percent.Decode(enc)
-	if err != nil || all == "" {
-		return nil
-	}
-	var ps []Param
-	for pair := range strings.SplitSeq(all, "&") {
-		n, v, _ := strings.Cut(pair, "=")
-		name, err1 := percent.Decode(n)
-		value, err2 := percent.Decode(v)
-		if err1 != nil || err2 != nil {
-			continue // the base string encodes every name and value; unreachable
+	ps := slices.Clone(s.proto)
+	slices.SortFunc(ps, func(a, b Param) int { // as in the base string
+		if c := strings.Compare(percent.Encode(a.Name), percent.Encode(b.Name)); c != 0 {
+			return c
 		}
-		if strings.HasPrefix(name, "oauth_") || isExtra(name, extra) {
-			ps = append(ps, Param{Name: name, Value: value})
-		}
-	}
-	return ps
-}
-
-func isExtra(name string, extra []Param) bool {
-	for _, p := range extra {
-		if p.Name == name {
-			return true
-		}
-	}
-	return false
+		return strings.Compare(percent.Encode(a.Value), percent.Encode(b.Value))
+	})
+	return SignInfo{Method: r.Method, URL: u.String(), BaseString: string(s.base), Params: ps}
 }
