@@ -73,7 +73,14 @@
 // [Config.AccessToken] run the redirection-based flow of RFC 5849 §2 against
 // the URLs in [Config.Endpoint]; [XEndpoint] holds the X API's. A token
 // endpoint that answers with an error status yields a [*ResponseError]
-// carrying the status, the oauth_problem and a bounded excerpt of the body.
+// carrying the status, the oauth_problem and a bounded excerpt of the body;
+// [CheckResponse] makes the same error of any other answer. Extra
+// parameters of the token requests cover xAuth and session renewal.
+//
+// When a provider refuses a signature, a [Trace] attached to the request's
+// context with [WithTrace] receives the base string each request was signed
+// over, to log or to compare with the provider's. [Config.Now] and
+// [Config.Nonce] make every request reproducible in tests.
 //
 // # Providers
 //

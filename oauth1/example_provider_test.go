@@ -99,7 +99,7 @@ func ExampleProvider() {
 	// Output:
 	// user_id: alice
 	// the photos of alice
-	// oauth1: token endpoint answered 401 Unauthorized: oauth_problem=token_used
+	// oauth1: provider answered 401 Unauthorized: oauth_problem=token_used
 }
 
 // Authorize adds oauth_token and the verifier to the callback, keeping its

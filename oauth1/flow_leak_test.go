@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"strings"
 	"sync"
 	"testing"
 
@@ -165,7 +164,8 @@ func TestResponseErrorKeepsHarmlessBody(t *testing.T) {
 	require.True(t, errors.As(err, &re))
 	assert.Equal(t, "oauth_problem=parameter_absent&oauth_parameters_absent=oauth_verifier", string(re.Body))
 	assert.Equal(t, oauth1.Problem("parameter_absent"), re.Problem)
-	assert.True(t, strings.HasPrefix(err.Error(), "oauth1: token endpoint answered 400"))
+	assert.Contains(t, err.Error(), "answered 400")
+	assert.Equal(t, []string{"oauth_verifier"}, re.Params)
 }
 
 // A token endpoint that redirects to another port of the same host would

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 )
 
 // Transport is an [http.RoundTripper] that signs the requests it sends
@@ -106,7 +105,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			sendsOriginal = false
 		}
 	}
-	if err := c.signAt(r2, t.Token, time.Now(), newNonce(), nil, &t.macs); err != nil {
+	if err := c.signAt(r2, t.Token, c.now(), c.nonce(), nil, &t.macs); err != nil {
 		return nil, err
 	}
 	if c.Delivery == FormBody {

@@ -422,7 +422,7 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 		fresh, err := v.nonceStore().Use(ctx, Nonce{ConsumerKey: consumerKey, Token: token, Nonce: nonce, Timestamp: ts},
 			now, time.Unix(ts, 0).Add(w+time.Second))
 		if err != nil {
-			return nil, fmt.Errorf("oauth1: recording the nonce: %w", err)
+			return nil, fmt.Errorf("%w: %w", ErrNonceStoreUnavailable, err)
 		}
 		if !fresh {
 			return nil, &ProblemError{Problem: ProblemNonceUsed, BaseString: string(base)}
@@ -741,8 +741,9 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 
 // WriteError answers a request that Verify refused. A [*ProblemError] gets
 // its StatusCode, a WWW-Authenticate challenge with v.Realm and its Body as
-// application/x-www-form-urlencoded; a body too large gets 413, a full
-// nonce store 503, and any other error 500, with no detail.
+// application/x-www-form-urlencoded; a body too large gets 413, a nonce
+// store that failed ([ErrNonceStoreUnavailable], [ErrNonceStoreFull]) 503
+// with Retry-After, and any other error 500, with no detail.
 func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
 	var pe *ProblemError
 	status, body := http.StatusInternalServerError, "oauth_problem=internal_error"
@@ -752,8 +753,9 @@ func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
 		w.Header().Set("WWW-Authenticate", `OAuth realm="`+quoteEscaper.Replace(v.Realm)+`"`)
 	case errors.Is(err, ErrBodyTooLarge):
 		status, body = http.StatusRequestEntityTooLarge, "oauth_problem=parameter_rejected"
-	case errors.Is(err, ErrNonceStoreFull):
+	case errors.Is(err, ErrNonceStoreUnavailable), errors.Is(err, ErrNonceStoreFull):
 		status = http.StatusServiceUnavailable
+		w.Header().Set("Retry-After", "5") // seconds; a store outage or a burst is transient
 	}
 	w.Header().Set("Content-Type", formType)
 	w.Header().Set("Cache-Control", "no-store")

@@ -298,7 +298,8 @@ func DiffBaseString(want, got string) string {
 	return basestring.Format(basestring.Diff(want, got))
 }
 
-// Clock is a settable clock for [oauth1.Verifier.Now] and for the
+// Clock is a settable clock for [oauth1.Config.Now] and
+// [oauth1.Verifier.Now] (pass the method value, clock.Now) and for the
 // timestamps given to [oauth1.Config.SignAt]. Its methods are safe for
 // concurrent use.
 type Clock struct {
@@ -324,8 +325,8 @@ func (c *Clock) Advance(d time.Duration) {
 }
 
 // SequentialNonces returns a function that returns prefix-1, prefix-2 and
-// so on, for deterministic nonces in [oauth1.Config.SignAt]. The function is
-// safe for concurrent use.
+// so on, for deterministic nonces: set it as [oauth1.Config.Nonce], or call
+// it for [oauth1.Config.SignAt]. The function is safe for concurrent use.
 func SequentialNonces(prefix string) func() string {
 	var mu sync.Mutex
 	n := 0
