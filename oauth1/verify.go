@@ -220,9 +220,12 @@ var defaultMethods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SH
 // the connection (https when r.TLS is set). Behind a proxy that terminates
 // TLS, the connection says http while the client signed https: set Scheme
 // to "https" when every request comes through such a proxy, or
-// SchemeHeader to "X-Forwarded-Proto" when the proxy sets that header (and
-// always overwrites it: a client-supplied value must never reach the
-// Verifier). The proxy must pass the Host header through unchanged.
+// SchemeHeader to "X-Forwarded-Proto" when the proxy sets that header. Of
+// a header that a chain of proxies appended to ("https, http", or several
+// header lines), the Verifier takes the last value, the one the proxy
+// nearest to it added; a proxy that passes the client's value on without
+// adding its own must not be trusted with SchemeHeader. The proxy must pass
+// the Host header through unchanged.
 type Verifier struct {
 	// Credentials looks up consumer secrets, public keys and token secrets.
 	Credentials CredentialStore
@@ -251,9 +254,11 @@ type Verifier struct {
 	Scheme string
 
 	// SchemeHeader, if set, names a request header (such as
-	// X-Forwarded-Proto) whose value, http or https, is the scheme of the
-	// base string URI when present. Set it only when a trusted proxy always
-	// sets the header.
+	// X-Forwarded-Proto) whose last value, http or https, is the scheme of
+	// the base string URI; it takes precedence over Scheme and the
+	// connection. When the header is absent, or its last value is neither
+	// http nor https, Scheme or the connection decides. Set it only when a
+	// trusted proxy always sets or appends to the header.
 	SchemeHeader string
 
 	// RequireToken refuses requests without oauth_token (two-legged
@@ -547,10 +552,16 @@ func parseTimestamp(s string) (int64, error) {
 	return strconv.ParseInt(s, 10, 64)
 }
 
+// scheme returns the scheme of r's base string URI. From SchemeHeader it
+// takes the last element of the last line: a proxy that appends to the
+// header rather than replacing it puts its own value after the client's.
 func (v *Verifier) scheme(r *http.Request) string {
 	if v.SchemeHeader != "" {
-		if h := r.Header.Get(v.SchemeHeader); h != "" {
-			h, _, _ = strings.Cut(h, ",") // a chain of proxies: the first is the client's
+		if lines := r.Header.Values(v.SchemeHeader); len(lines) > 0 {
+			h := lines[len(lines)-1]
+			if i := strings.LastIndexByte(h, ','); i >= 0 {
+				h = h[i+1:]
+			}
 			h = strings.ToLower(strings.TrimSpace(h))
 			if h == "http" || h == "https" {
 				return h
