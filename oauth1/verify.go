@@ -1,6 +1,7 @@
 package oauth1
 
 import (
+	"bytes"
 	"context"
 	"crypto"
 	"crypto/hmac"
@@ -226,6 +227,19 @@ var defaultMethods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SH
 // nearest to it added; a proxy that passes the client's value on without
 // adding its own must not be trusted with SchemeHeader. The proxy must pass
 // the Host header through unchanged.
+//
+// # Pinning the host
+//
+// A request is signed for one URL, but nothing in it stops a replay to
+// another service that knows the same credentials: a request accepted by
+// api-a.example, resent to api-b.example with its Host header unchanged,
+// carries a valid signature there too, and a nonce that api-b's store has
+// never seen. Set Host (and Scheme) to the name clients sign for, and the
+// Verifier refuses requests whose Host header names another host, with
+// the parameter_rejected problem naming Host. Instances that serve one name
+// accept each other's requests by design, so they must share one
+// NonceStore: with a store per instance, each instance accepts a request
+// once.
 type Verifier struct {
 	// Credentials looks up consumer secrets, public keys and token secrets.
 	Credentials CredentialStore
@@ -260,6 +274,15 @@ type Verifier struct {
 	// http nor https, Scheme or the connection decides. Set it only when a
 	// trusted proxy always sets or appends to the header.
 	SchemeHeader string
+
+	// Host, if set, is the host, with its port if that is not the
+	// scheme's default, that every request must be addressed to, such as
+	// "api.example.com" or "api.example.com:8443"; see "Pinning the host".
+	// A request whose Host header names another host, once both are
+	// normalized as the base string URI normalizes them (lowercase, default
+	// port dropped), is refused with parameter_rejected (Host). Empty
+	// means any host: the Host header alone makes the base string URI.
+	Host string
 
 	// RequireToken refuses requests without oauth_token (two-legged
 	// requests and temporary credential requests).
@@ -579,7 +602,8 @@ func (v *Verifier) scheme(r *http.Request) string {
 
 // baseURI appends the base string URI of a received request: the scheme
 // as configured, the Host header, and the path exactly as it was in the
-// request line (r.RequestURI), which r.URL may have normalized.
+// request line (r.RequestURI), which r.URL may have normalized. With
+// v.Host set, a Host header that names another host is an error.
 func (v *Verifier) baseURI(dst []byte, r *http.Request, scheme string) ([]byte, error) {
 	path := r.URL.EscapedPath()
 	if r.URL.Opaque != "" {
@@ -605,9 +629,22 @@ func (v *Verifier) baseURI(dst []byte, r *http.Request, scheme string) ([]byte, 
 	if host == "" {
 		return dst, errors.New("request has no Host")
 	}
+	start := len(dst)
 	dst, err := appendBaseURI(dst, &http.Request{URL: &url.URL{Scheme: scheme}, Host: host})
 	if err != nil {
 		return dst, err
+	}
+	if v.Host != "" {
+		// Compared as normalized: "API.example.com:443" is api.example.com
+		// over https.
+		var buf [128]byte
+		want, err := appendBaseURI(buf[:0], &http.Request{URL: &url.URL{Scheme: scheme}, Host: v.Host})
+		if err != nil {
+			return dst, fmt.Errorf("Verifier.Host %q: %w", v.Host, err)
+		}
+		if !bytes.Equal(dst[start:], want) {
+			return dst, fmt.Errorf("Host %q is not %q, the host this Verifier serves", host, v.Host)
+		}
 	}
 	if path != "" {
 		dst = append(dst[:len(dst)-1], path...) // replace appendBaseURI's "/"
