@@ -640,10 +640,10 @@ func (v *Verifier) baseURI(dst []byte, r *http.Request, scheme string) ([]byte, 
 		var buf [128]byte
 		want, err := appendBaseURI(buf[:0], &http.Request{URL: &url.URL{Scheme: scheme}, Host: v.Host})
 		if err != nil {
-			return dst, fmt.Errorf("Verifier.Host %q: %w", v.Host, err)
+			return dst, fmt.Errorf("invalid Verifier.Host %q: %w", v.Host, err)
 		}
 		if !bytes.Equal(dst[start:], want) {
-			return dst, fmt.Errorf("Host %q is not %q, the host this Verifier serves", host, v.Host)
+			return dst, fmt.Errorf("the Host header %q is not %q, the host this Verifier serves", host, v.Host)
 		}
 	}
 	if path != "" {
