@@ -501,9 +501,9 @@ func xRequest(t testing.TB) (*oauth1.Config, *oauth1.Credentials, *http.Request)
 	return c, tok, r
 }
 
-// TestSignAllocs guards the allocation budget of the hot path: the header
-// string and its []string in the Header map, GetBody's reader, and the
-// signature string. Pooled state covers everything else.
+// TestSignAllocs guards the allocation budget of the hot path: crypto/hmac's
+// keyed state (six), the header string and its []string in the Header map,
+// and GetBody's reader. Pooled state covers everything else.
 func TestSignAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
@@ -515,8 +515,8 @@ func TestSignAllocs(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if n > 8 {
-		t.Errorf("SignAt(X example) allocs = %v, want at most 8", n)
+	if n > 10 {
+		t.Errorf("SignAt(X example) allocs = %v, want at most 10", n)
 	}
 }
 
@@ -527,7 +527,7 @@ func TestSignAllocs(t *testing.T) {
 func TestBaseStringLargeForms(t *testing.T) {
 	forms := map[string]func(i int) string{
 		"names differ in three bytes": func(i int) string { return fmt.Sprintf("field%d=v%d", i%500, (i*7919)%1000) },
-		"names differ in many bytes":  func(i int) string { return fmt.Sprintf("%x=%d", (i*2654435761)%100000, i%3) },
+		"names differ in many bytes":  func(i int) string { return fmt.Sprintf("%x=%d", int(uint32(i)*2654435761%100000), i%3) },
 		"one name":                    func(i int) string { return fmt.Sprintf("id=%d", (i*7919)%1000) },
 		"long shared prefix":          func(i int) string { return fmt.Sprintf("parameter_%d=%d+x", i%40, i%7) },
 		"escapes everywhere":          func(i int) string { return fmt.Sprintf("k%%%02X%d=%%%02x+%d", i%256, i%5, (i*31)%256, i%9) },
@@ -687,7 +687,8 @@ func checkHeaderMatchesQuery(t *testing.T, c oauth1.Config, tok *oauth1.Credenti
 	// The header written from the query's parameters, by hand.
 	var fields []string
 	if c.Realm != "" {
-		fields = append(fields, `realm="`+percent.Encode(c.Realm)+`"`)
+		// A quoted-string (RFC 5849 §3.5.1, RFC 2617 §1.2), not percent-encoded.
+		fields = append(fields, `realm="`+strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(c.Realm)+`"`)
 	}
 	for _, p := range qp {
 		fields = append(fields, percent.Encode(p.Name)+`="`+percent.Encode(p.Value)+`"`)

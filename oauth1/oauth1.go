@@ -106,8 +106,8 @@ type Config struct {
 	AllowInsecurePlainText bool
 
 	// MaxBodyBytes limits how much of a body signing reads; zero means
-	// DefaultMaxBodyBytes, and no limit goes above 1 GiB. A larger body is
-	// an error wrapping ErrBodyTooLarge.
+	// DefaultMaxBodyBytes, and no limit goes above 256 MiB. A larger body
+	// is an error wrapping ErrBodyTooLarge.
 	MaxBodyBytes int64
 
 	// Endpoint holds the provider's URLs for the three-legged flow
@@ -148,12 +148,18 @@ func (c *Config) Sign(r *http.Request, tok *Credentials) error {
 // With the PLAINTEXT method, a zero t and an empty nonce leave
 // oauth_timestamp and oauth_nonce out, as §3.1 permits.
 func (c *Config) SignAt(r *http.Request, tok *Credentials, t time.Time, nonce string, extra ...Param) error {
+	return c.signAt(r, tok, t, nonce, extra, nil)
+}
+
+// signAt is SignAt; macs, if not nil, keeps keyed HMAC states for c's and
+// tok's secrets across calls (a Transport's).
+func (c *Config) signAt(r *http.Request, tok *Credentials, t time.Time, nonce string, extra []Param, macs *macCache) error {
 	s := getState()
 	defer putState(s)
 	if err := s.build(c, r, tok, t, nonce, extra); err != nil {
 		return err
 	}
-	sig, err := s.sign(c.Consumer.Secret, tok.secret())
+	sig, err := s.sign(c.signer(), c.Consumer.Secret, tok.secret(), macs)
 	if err != nil {
 		return err
 	}
@@ -200,11 +206,4 @@ func (c *Config) signer() Signer {
 	return HMAC{}
 }
 
-// maxBodyBytes caps even an explicit limit at 1 GiB, which keeps every
-// offset into the signing buffers within an int32.
-func (c *Config) maxBodyBytes() int64 {
-	if c.MaxBodyBytes > 0 {
-		return min(c.MaxBodyBytes, 1<<30)
-	}
-	return DefaultMaxBodyBytes
-}
+func (c *Config) maxBodyBytes() int64 { return bodyLimit(c.MaxBodyBytes) }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 )
 
 // Transport is an [http.RoundTripper] that signs every request it sends
@@ -26,6 +27,8 @@ type Transport struct {
 	Config *Config           // required
 	Token  *Credentials      // token credentials; nil for two-legged requests
 	Base   http.RoundTripper // nil means http.DefaultTransport
+
+	macs macCache
 }
 
 var _ http.RoundTripper = (*Transport)(nil)
@@ -73,7 +76,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			sendsOriginal = false
 		}
 	}
-	if err := c.Sign(r2, t.Token); err != nil {
+	if err := c.signAt(r2, t.Token, time.Now(), newNonce(), nil, &t.macs); err != nil {
 		return nil, err
 	}
 	if c.Delivery == FormBody {

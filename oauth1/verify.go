@@ -297,7 +297,8 @@ type Verifier struct {
 	BodyHash crypto.Hash
 
 	// MaxBodyBytes limits how much of a body is read, for form parameters
-	// and body hashes; zero means DefaultMaxBodyBytes.
+	// and body hashes; zero means DefaultMaxBodyBytes, and no limit goes
+	// above 256 MiB.
 	MaxBodyBytes int64
 
 	// Realm is sent in the WWW-Authenticate header of refusals.
@@ -329,12 +330,7 @@ func (v *Verifier) nonceStore() NonceStore {
 	return v.nonces
 }
 
-func (v *Verifier) maxBodyBytes() int64 {
-	if v.MaxBodyBytes > 0 {
-		return v.MaxBodyBytes
-	}
-	return DefaultMaxBodyBytes
-}
+func (v *Verifier) maxBodyBytes() int64 { return bodyLimit(v.MaxBodyBytes) }
 
 // Verify checks the OAuth signature of r and returns what it found. A
 // refused request is a [*ProblemError]; other errors come from the
@@ -444,18 +440,16 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 		}
 	}
 
-	uri, err := v.baseURI(s.scratch[:0], r, scheme)
-	if err != nil {
+	if s.uri, err = v.baseURI(s.uri[:0], r, scheme); err != nil {
 		return nil, problem(ProblemParameterRejected, err, "Host")
 	}
-	// receivedBase reuses s.scratch; the URI must be a copy.
-	if err := s.receivedBase(r, string(uri), header, limit); err != nil {
+	if err := s.receivedBase(r, header, limit); err != nil {
 		if errors.Is(err, ErrBodyTooLarge) {
 			return nil, err
 		}
 		return nil, problem(ProblemParameterRejected, err)
 	}
-	base := s.base
+	base := s.base // pooled: what outlives Verify is a copy
 	sig, _ := get("oauth_signature")
 	if err := checkSignature(method, base, sig, consumer, tokenSecret); err != nil {
 		return nil, &ProblemError{Problem: err.Problem, Err: err.Err, BaseString: string(base)}
@@ -490,6 +484,11 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 	return out, nil
 }
 
+// maxProtocolParams bounds the protocol parameters of one request: §3.1
+// defines eight, and extensions add a few more. More is refused before any
+// lookup, so that hostile requests cost little.
+const maxProtocolParams = 64
+
 // collectProtocol returns the parameters of r's OAuth Authorization header,
 // and the protocol parameters from all three places of §3.5 (with realm),
 // refusing duplicates. It reports whether r has a form body and a body.
@@ -514,6 +513,9 @@ func collectProtocol(s *state, r *http.Request, limit int64) (header, proto []Pa
 			proto = append(proto, p)
 		}
 	}
+	if len(proto) > maxProtocolParams {
+		return fail(problem(ProblemParameterRejected, fmt.Errorf("more than %d protocol parameters", maxProtocolParams), "Authorization"))
+	}
 	if proto, err = appendOAuthForm(proto, r.URL.RawQuery, "query"); err != nil {
 		return fail(err)
 	}
@@ -522,24 +524,32 @@ func collectProtocol(s *state, r *http.Request, limit int64) (header, proto []Pa
 	}
 	hasBody = r.Body != nil && r.Body != http.NoBody
 	if hasBody && form {
-		body, err := s.readBody(r, limit)
+		body, err := s.formBody(r, limit) // kept for receivedBase: one read
 		if err != nil {
 			return fail(err)
 		}
-		s.form = body // receivedBase parses the same bytes; no second read
-		// A copy: body may be pooled memory, and the values outlive it.
+		// string(body) copies: body may be pooled, and the values outlive it.
 		if proto, err = appendOAuthForm(proto, string(body), "body"); err != nil {
 			return fail(err)
 		}
 	}
-	for i, p := range proto {
-		for _, q := range proto[i+1:] {
+	if name, ok := repeatedName(proto); ok {
+		return fail(problem(ProblemParameterRejected, errors.New("duplicated protocol parameter"), name))
+	}
+	return header, proto, form, hasBody, nil
+}
+
+// repeatedName returns a name that occurs more than once in ps, which holds
+// at most maxProtocolParams parameters.
+func repeatedName(ps []Param) (string, bool) {
+	for i, p := range ps {
+		for _, q := range ps[:i] {
 			if p.Name == q.Name {
-				return fail(problem(ProblemParameterRejected, errors.New("duplicated protocol parameter"), p.Name))
+				return p.Name, true
 			}
 		}
 	}
-	return header, proto, form, hasBody, nil
+	return "", false
 }
 
 func isOAuthScheme(h string) bool {
@@ -548,9 +558,13 @@ func isOAuthScheme(h string) bool {
 }
 
 // appendOAuthForm appends the oauth_* parameters of a query or form body,
-// decoded with form rules, as §3.4.1.3.1 reads them.
+// decoded with form rules, as §3.4.1.3.1 reads them. Past maxProtocolParams
+// in all, the request is refused.
 func appendOAuthForm(dst []Param, raw, where string) ([]Param, error) {
 	for raw != "" {
+		if len(dst) > maxProtocolParams {
+			return dst, problem(ProblemParameterRejected, fmt.Errorf("more than %d protocol parameters", maxProtocolParams))
+		}
 		var pair string
 		pair, raw, _ = strings.Cut(raw, "&")
 		name, value, _ := strings.Cut(pair, "=")
@@ -656,40 +670,34 @@ func (v *Verifier) baseURI(dst []byte, r *http.Request, scheme string) ([]byte, 
 // Its error never says what the expected signature was.
 func checkSignature(method string, base []byte, sig string, c Registration, tokenSecret string) *ProblemError {
 	invalid := func(err error) *ProblemError { return problem(ProblemSignatureInvalid, err) }
-	if c.Secret == "" && !strings.HasPrefix(method, "RSA-") {
-		// An empty secret would make "&" a valid PLAINTEXT signature, and an
-		// HMAC anybody can compute.
-		return problem(ProblemSignatureMethodRejected, errors.New("no shared secret registered for the consumer"))
-	}
-	var h crypto.Hash
-	switch method {
-	case "HMAC-SHA1", "RSA-SHA1":
-		h = crypto.SHA1
-	case "HMAC-SHA256", "RSA-SHA256":
-		h = crypto.SHA256
-	case "HMAC-SHA512", "RSA-SHA512":
-		h = crypto.SHA512
-	case "PLAINTEXT":
+	rejected := func(err error) *ProblemError { return problem(ProblemSignatureMethodRejected, err) }
+	if method == "PLAINTEXT" {
+		if c.Secret == "" {
+			return rejected(errors.New("no shared secret registered for the consumer")) // "&" would do
+		}
 		var buf [256]byte
-		want := percent.AppendEncode(buf[:0], c.Secret)
-		want = append(want, '&')
-		want = percent.AppendEncode(want, tokenSecret)
+		want := appendKey(buf[:0], c.Secret, tokenSecret)
 		ok := hmac.Equal(want, []byte(sig))
 		clear(want)
 		if !ok {
 			return invalid(nil)
 		}
 		return nil
-	default:
-		return problem(ProblemSignatureMethodRejected, fmt.Errorf("method %q is not supported", method))
 	}
-	if strings.HasPrefix(method, "RSA-") {
+	h, isRSA, ok := methodHash(method)
+	if !ok {
+		return rejected(fmt.Errorf("method %q is not supported", method))
+	}
+	if isRSA {
 		if c.PublicKey == nil {
-			return problem(ProblemSignatureMethodRejected, errors.New("no RSA public key registered for the consumer"))
+			return rejected(errors.New("no RSA public key registered for the consumer"))
 		}
 		raw, err := base64.StdEncoding.DecodeString(sig)
 		if err != nil {
 			return invalid(errors.New("oauth_signature is not base64"))
+		}
+		if err := checkHash(h); err != nil {
+			return rejected(err)
 		}
 		d := h.New()
 		d.Write(base)
@@ -699,13 +707,25 @@ func checkSignature(method string, base []byte, sig string, c Registration, toke
 		}
 		return nil
 	}
-	var mac [64]byte
+	if c.Secret == "" {
+		// An empty secret would make an HMAC anybody can compute.
+		return rejected(errors.New("no shared secret registered for the consumer"))
+	}
+	var buf [256]byte
+	key := appendKey(buf[:0], c.Secret, tokenSecret)
+	mac, err := HMAC{Hash: h}.new(key)
+	clear(key)
+	if err != nil {
+		return rejected(err)
+	}
+	mac.Write(base)
+	var sum [64]byte
 	var enc [88]byte // base64 of 64 bytes
-	m := appendHMAC(mac[:0], h, base, c.Secret, tokenSecret)
+	m := mac.Sum(sum[:0])
 	want := enc[:base64.StdEncoding.EncodedLen(len(m))]
 	base64.StdEncoding.Encode(want, m)
-	ok := hmac.Equal(want, []byte(sig))
-	clear(mac[:])
+	ok = hmac.Equal(want, []byte(sig))
+	clear(sum[:])
 	clear(enc[:])
 	if !ok {
 		return invalid(nil)
@@ -734,6 +754,9 @@ func (v *Verifier) checkBodyHash(s *state, r *http.Request, hasBody bool, got st
 	}
 	if !h.Available() || h.Size() != len(raw) {
 		return problem(ProblemParameterRejected, errors.New("oauth_body_hash is not a "+hashName(h)+" hash"), "oauth_body_hash")
+	}
+	if err := checkHash(h); err != nil {
+		return problem(ProblemParameterRejected, err, "oauth_body_hash")
 	}
 	var body []byte
 	if hasBody {
