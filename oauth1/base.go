@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -116,33 +117,38 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 		return errors.New("oauth1: FormBody delivery needs an application/x-www-form-urlencoded body")
 	}
 
-	// The protocol parameters of §3.1, in sorted order.
+	// The protocol parameters of §3.1.
 	if c.BodyHash != 0 && !form && c.Delivery != FormBody {
 		sum, err := s.bodyHash(c, r, hasBody, limit)
 		if err != nil {
 			return err
 		}
-		s.addProto("oauth_body_hash", sum)
+		s.proto = append(s.proto, Param{"oauth_body_hash", sum})
 	}
-	s.addProto("oauth_consumer_key", c.Consumer.Token)
+	s.proto = append(s.proto, Param{"oauth_consumer_key", c.Consumer.Token})
 	if !omitTime {
-		s.addProto("oauth_nonce", nonce)
+		s.proto = append(s.proto, Param{"oauth_nonce", nonce})
 	}
-	s.addProto("oauth_signature_method", method)
+	s.proto = append(s.proto, Param{"oauth_signature_method", method})
 	if !omitTime {
-		s.addProto("oauth_timestamp", formatTimestamp(t.Unix()))
+		s.proto = append(s.proto, Param{"oauth_timestamp", formatTimestamp(t.Unix())})
 	}
 	if tok.token() != "" {
-		s.addProto("oauth_token", tok.Token)
+		s.proto = append(s.proto, Param{"oauth_token", tok.Token})
 	}
 	if !c.OmitVersion {
-		s.addProto("oauth_version", "1.0")
+		s.proto = append(s.proto, Param{"oauth_version", "1.0"})
 	}
 	for _, p := range extra {
 		if p.Name == "realm" || p.Name == "oauth_signature" {
 			return fmt.Errorf("oauth1: %q cannot be an extra protocol parameter", p.Name)
 		}
-		s.addProto(p.Name, p.Value)
+		s.proto = append(s.proto, p)
+	}
+	for _, p := range s.proto {
+		if err := s.params.Add(p.Name, p.Value); err != nil {
+			return fmt.Errorf("oauth1: protocol parameter %s: %w", percent.Encode(p.Name), err)
+		}
 	}
 	if err := s.checkDuplicates(); err != nil {
 		return err
@@ -191,12 +197,6 @@ func formatTimestamp(unix int64) string {
 	p := &timestamp{unix, strconv.FormatInt(unix, 10)}
 	lastTimestamp.Store(p)
 	return p.text
-}
-
-// addProto adds a protocol parameter to the signed set and to s.proto.
-func (s *state) addProto(name, value string) {
-	s.params.Add(name, value)
-	s.proto = append(s.proto, Param{name, value})
 }
 
 // checkDuplicates refuses a repeated protocol parameter, and a request
@@ -284,10 +284,10 @@ func (s *state) readBody(r *http.Request, limit int64) ([]byte, error) {
 			return nil, fmt.Errorf("oauth1: reading request body: GetBody: %w", err)
 		}
 		defer rc.Close()
-		s.body, err = readLimited(s.body[:0], rc, limit)
+		s.body, err = readLimited(s.body[:0], rc, r.ContentLength, limit)
 		return s.body, err
 	}
-	b, err := readLimited(nil, r.Body, limit)
+	b, err := readLimited(nil, r.Body, r.ContentLength, limit)
 	r.Body.Close()
 	if err != nil {
 		return nil, err
@@ -309,11 +309,17 @@ func setBody(r *http.Request, b []byte) {
 }
 
 // readLimited appends all of rd to dst, failing rather than truncating when
-// there is more than limit bytes.
-func readLimited(dst []byte, rd io.Reader, limit int64) ([]byte, error) {
+// there is more than limit bytes. size is the expected length, if known
+// (a Content-Length), or -1: the buffer is sized for it at once, and
+// otherwise doubled, so that reading costs about the size read.
+func readLimited(dst []byte, rd io.Reader, size, limit int64) ([]byte, error) {
+	if size >= 0 && size <= limit {
+		dst = slices.Grow(dst, int(size)+1) // +1: room to see EOF without growing
+	}
 	for {
 		if len(dst) == cap(dst) {
-			dst = append(dst, 0)[:len(dst)]
+			n := min(int64(max(512, len(dst))), limit+1-int64(len(dst)))
+			dst = slices.Grow(dst, int(max(n, 1)))
 		}
 		n, err := rd.Read(dst[len(dst):cap(dst)])
 		dst = dst[:len(dst)+n]
@@ -474,7 +480,9 @@ func (s *state) receivedBase(r *http.Request, header []Param, limit int64) error
 	s.params.Delete("oauth_signature")
 	for _, p := range header {
 		if p.Name != "realm" && p.Name != "oauth_signature" {
-			s.params.Add(p.Name, p.Value)
+			if err := s.params.Add(p.Name, p.Value); err != nil {
+				return err
+			}
 		}
 	}
 	s.base = s.params.AppendBaseString(s.base[:0], r.Method, s.uri)

@@ -65,7 +65,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if r2.ContentLength > limit {
 				return nil, fmt.Errorf("%w: Content-Length %d, limit %d bytes", ErrBodyTooLarge, r2.ContentLength, limit)
 			}
-			b, err := readLimited(nil, req.Body, limit)
+			b, err := readLimited(nil, req.Body, r2.ContentLength, limit)
 			if err != nil {
 				return nil, err
 			}

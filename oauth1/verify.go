@@ -75,14 +75,14 @@ type Problem string
 // [ProblemError.Problem].
 const (
 	ProblemVersionRejected         Problem = "version_rejected"
-	ProblemParameterAbsent                 = "parameter_absent"
-	ProblemParameterRejected               = "parameter_rejected"
-	ProblemTimestampRefused                = "timestamp_refused"
-	ProblemNonceUsed                       = "nonce_used"
-	ProblemSignatureMethodRejected         = "signature_method_rejected"
-	ProblemSignatureInvalid                = "signature_invalid"
-	ProblemConsumerKeyUnknown              = "consumer_key_unknown"
-	ProblemTokenRejected                   = "token_rejected"
+	ProblemParameterAbsent         Problem = "parameter_absent"
+	ProblemParameterRejected       Problem = "parameter_rejected"
+	ProblemTimestampRefused        Problem = "timestamp_refused"
+	ProblemNonceUsed               Problem = "nonce_used"
+	ProblemSignatureMethodRejected Problem = "signature_method_rejected"
+	ProblemSignatureInvalid        Problem = "signature_invalid"
+	ProblemConsumerKeyUnknown      Problem = "consumer_key_unknown"
+	ProblemTokenRejected           Problem = "token_rejected"
 )
 
 // A ProblemError is a refused request, described with a code of the OAuth

@@ -194,10 +194,10 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) (*oauth1.Verific
 	return v, true
 }
 
-func (s *Server) refuse(w http.ResponseWriter, problem string, status int, extra string) {
+func (s *Server) refuse(w http.ResponseWriter, problem oauth1.Problem, status int, extra string) {
 	w.Header().Set("Content-Type", "application/x-www-form-urlencoded")
 	w.WriteHeader(status)
-	io.WriteString(w, "oauth_problem="+problem+extra)
+	io.WriteString(w, "oauth_problem="+string(problem)+extra)
 }
 
 func (s *Server) requestToken(w http.ResponseWriter, r *http.Request) {

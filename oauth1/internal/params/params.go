@@ -20,7 +20,10 @@ package params
 
 import (
 	"bytes"
+	"errors"
+	"math"
 	"slices"
+	"strings"
 
 	"github.com/countersign/countersign/internal/ascii"
 	"github.com/countersign/countersign/percent"
@@ -34,8 +37,14 @@ type Set struct {
 }
 
 // A pair is buf[name:eq] "%3D" buf[eq+3:end] "%26": offsets, not slices,
-// because buf grows while pairs are added.
-type pair struct{ name, eq, end int }
+// because buf grows while pairs are added. They are 32-bit, which keeps a
+// hostile form of tiny pairs from costing 24 bytes a pair; addForm refuses
+// what would not fit.
+type pair struct{ name, eq, end int32 }
+
+// ErrTooLarge is returned for input whose parameter string would exceed
+// 2 GiB.
+var ErrTooLarge = errors.New("params: parameter string too large")
 
 const (
 	sepEq  = "%3D" // "=" between a name and its value, encoded
@@ -50,15 +59,20 @@ func (s *Set) Reset() {
 // Len returns the number of pairs in s.
 func (s *Set) Len() int { return len(s.pairs) }
 
-// Add adds the pair name=value; neither is encoded yet.
-func (s *Set) Add(name, value string) {
+// Add adds the pair name=value; neither is encoded yet. It returns
+// ErrTooLarge, and adds nothing, when the set would exceed 2 GiB.
+func (s *Set) Add(name, value string) error {
+	if int64(len(s.buf))+5*int64(len(name)+len(value))+6 > math.MaxInt32 {
+		return ErrTooLarge
+	}
 	n := len(s.buf)
 	s.buf = appendTwice(s.buf, name)
 	eq := len(s.buf)
 	s.buf = append(s.buf, sepEq...)
 	s.buf = appendTwice(s.buf, value)
-	s.pairs = append(s.pairs, pair{n, eq, len(s.buf)})
+	s.pairs = append(s.pairs, pair{int32(n), int32(eq), int32(len(s.buf))})
 	s.buf = append(s.buf, sepAmp...)
+	return nil
 }
 
 // AddForm adds the pairs of an application/x-www-form-urlencoded string, a
@@ -66,7 +80,8 @@ func (s *Set) Add(name, value string) {
 // (net/url also splits on ";" in some versions), "+" is a space, empty
 // pairs are skipped and a pair without "=" has an empty value. A malformed
 // escape is a [*percent.EscapeError] with its offset in raw; the pairs
-// before it stay added.
+// before it stay added. Input that would take the set past 2 GiB is
+// ErrTooLarge.
 func (s *Set) AddForm(raw string) error { return addForm(s, raw) }
 
 // AddFormBytes is AddForm for a body held in a byte slice. The Set keeps no
@@ -74,20 +89,29 @@ func (s *Set) AddForm(raw string) error { return addForm(s, raw) }
 func (s *Set) AddFormBytes(raw []byte) error { return addForm(s, raw) }
 
 func addForm[T string | []byte](s *Set, raw T) error {
-	// A decoded byte takes at most five bytes ("%25XX") and a raw byte
-	// stands for at least a third of one; a pair without "=" gets "%3D".
-	buf := slices.Grow(s.buf, 5*len(raw)+len(sepEq))
+	// Room for all of raw at once, so that a hostile form costs a few
+	// times its size and no more: an unreserved byte takes one byte, "&"
+	// three ("%26"), any other at most five ("%25XX" for "+", a raw
+	// reserved byte or a "%XX"), and a pair without "=" gets "%3D".
+	amps := int64(count(raw, '&'))
+	escaped := int64(ascii.CountEscapes(raw))
+	need := int64(len(raw)) + 4*escaped - 2*amps + int64(len(sepEq))*(amps+1)
+	if int64(len(s.buf))+need > math.MaxInt32 {
+		return ErrTooLarge
+	}
+	buf := slices.Grow(s.buf, int(need))
+	s.pairs = slices.Grow(s.pairs, int(amps)+1)
 	for i := 0; i < len(raw); {
 		if raw[i] == '&' {
 			i++
 			continue
 		}
-		p := pair{name: len(buf), eq: -1}
+		p := pair{name: int32(len(buf)), eq: -1}
 		for i < len(raw) && raw[i] != '&' {
 			c := raw[i]
 			switch {
 			case c == '=' && p.eq < 0:
-				p.eq = len(buf)
+				p.eq = int32(len(buf))
 				buf = append(buf, sepEq...)
 				i++
 				continue
@@ -108,15 +132,26 @@ func addForm[T string | []byte](s *Set, raw T) error {
 			i++
 		}
 		if p.eq < 0 {
-			p.eq = len(buf)
+			p.eq = int32(len(buf))
 			buf = append(buf, sepEq...)
 		}
-		p.end = len(buf)
+		p.end = int32(len(buf))
 		buf = append(buf, sepAmp...)
 		s.pairs = append(s.pairs, p)
 	}
 	s.buf = buf
 	return nil
+}
+
+// count returns the number of bytes c in raw.
+func count[T string | []byte](raw T, c byte) int {
+	switch r := any(raw).(type) {
+	case string:
+		return strings.Count(r, string(c))
+	case []byte:
+		return bytes.Count(r, []byte{c})
+	}
+	return 0
 }
 
 // at returns raw[i], or 0 (not a hex digit) past the end.
@@ -129,6 +164,9 @@ func at[T string | []byte](raw T, i int) byte {
 
 // appendTwice appends s percent-encoded twice.
 func appendTwice(dst []byte, s string) []byte {
+	if percent.EncodedLen(s) == len(s) {
+		return append(dst, s...) // keys, tokens, nonces: counting beats encoding
+	}
 	for i := 0; i < len(s); i++ {
 		dst = appendByteTwice(dst, s[i])
 	}
@@ -145,7 +183,7 @@ func appendByteTwice(dst []byte, c byte) []byte {
 }
 
 func (s *Set) name(p pair) []byte  { return s.buf[p.name:p.eq] }
-func (s *Set) value(p pair) []byte { return s.buf[p.eq+len(sepEq) : p.end] }
+func (s *Set) value(p pair) []byte { return s.buf[int(p.eq)+len(sepEq) : p.end] }
 
 // Delete removes every pair named name.
 func (s *Set) Delete(name string) {
@@ -222,7 +260,7 @@ func (s *Set) AppendBaseString(dst []byte, method string, uri []byte) []byte {
 	}
 	dst = append(dst, '&')
 	for _, p := range s.pairs {
-		dst = append(dst, s.buf[p.name:p.end+len(sepAmp)]...)
+		dst = append(dst, s.buf[p.name:int(p.end)+len(sepAmp)]...)
 	}
 	if len(s.pairs) > 0 {
 		dst = dst[:len(dst)-len(sepAmp)]
