@@ -423,7 +423,7 @@ func wantSignatureInvalid(t *testing.T, v *oauth1.Verifier, r *http.Request, wha
 	_, err := v.Verify(r)
 	var pe *oauth1.ProblemError
 	if assert.True(t, errors.As(err, &pe), "%s: Verify = %v, want a *ProblemError", what, err) {
-		assert.Equal(t, oauth1.Problem(oauth1.ProblemSignatureInvalid), pe.Problem, "%s: Verify = %v", what, err)
+		assert.Equal(t, oauth1.ProblemSignatureInvalid, pe.Problem, "%s: Verify = %v", what, err)
 	}
 }
 
