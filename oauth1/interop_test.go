@@ -25,9 +25,13 @@ package oauth1_test
 //     clock. The cases use a 10-digit timestamp from 2011 and the helper's
 //     timestamp_lifetime is effectively unlimited.
 //   - §3.5.1 says realm is "added and interpreted per RFC 2617", a
-//     quoted-string; oauthlib writes it with no escaping (a realm holding a
-//     '"' or '\' makes a malformed header) and reads it without undoing
-//     quoted-pairs. The realm cases hold neither character.
+//     quoted-string; oauthlib's Client writes it with no escaping, so that
+//     a realm holding '"' or '\' makes a malformed header. (Its endpoint
+//     reads quoted-pairs correctly.) The case with both characters is
+//     signed by countersign only.
+//   - §3.2 has a server refuse duplicated protocol parameters; oauthlib
+//     reads the Authorization header into a dict, so of a parameter sent
+//     twice there it silently keeps the last. No case duplicates one.
 //   - §3.4.1.2 takes the host as the request names it; oauthlib rewrites
 //     an IPv6 literal in its canonical form ([0:0::1] becomes [::1]). No
 //     case uses a non-canonical IPv6 literal.
@@ -86,6 +90,10 @@ type interopCase struct {
 	realm    string
 	tricky   bool // use trickyClient and trickyToken
 	twoLeg   bool // no token
+
+	// oauthlibCannotSign, if set, is the oauthlib deviation that keeps its
+	// Client from signing the case; countersign still signs it.
+	oauthlibCannotSign string
 }
 
 var interopCases = []interopCase{
@@ -103,6 +111,9 @@ var interopCases = []interopCase{
 		url: "https://api.example.com/r?a=&b&c=2&c=1&c=2&a=x&d=%00"},
 	{name: "realm URL", method: "HMAC-SHA256", verb: "GET", realm: "http://sp.example.com/",
 		url: "https://api.example.com/photos?file=vacation.jpg&size=original"},
+	{name: "realm with quote and backslash", method: "HMAC-SHA1", verb: "GET", realm: `Say "hi" \o/`,
+		url:                "https://api.example.com/photos?size=original",
+		oauthlibCannotSign: "its Client writes realm unescaped, and the '\"' would end it (§3.5.1)"},
 	{name: "realm with spaces and percent", method: "HMAC-SHA1", verb: "GET", realm: "Photos 100% ✓",
 		url: "https://api.example.com/photos?size=original"},
 	{name: "HMAC-SHA512 form body delivery", method: "HMAC-SHA512", delivery: oauth1.FormBody, verb: "POST",
@@ -137,7 +148,13 @@ func TestInteropOauthlibSigns(t *testing.T) {
 	py := interopPython(t)
 	key, privPEM, pubPEM := interopKeys(t)
 	job := interopJob(pubPEM)
+	var cases []interopCase
 	for _, c := range interopCases {
+		if c.oauthlibCannotSign != "" {
+			t.Run(c.name, func(t *testing.T) { t.Skip("oauthlib cannot sign this case: " + c.oauthlibCannotSign) })
+			continue
+		}
+		cases = append(cases, c)
 		client, tok := c.creds()
 		s := pySign{
 			ClientKey: client.Token, ClientSecret: client.Secret,
@@ -161,7 +178,7 @@ func TestInteropOauthlibSigns(t *testing.T) {
 	check.Clients, check.Tokens = job.Clients, job.Tokens
 	type ref struct{ c, tamper string }
 	var refs []ref
-	for i, c := range interopCases {
+	for i, c := range cases {
 		w := res.Sign[i]
 		require.Empty(t, w.Error, "%s: oauthlib could not sign", c.name)
 		w.HTTPMethod = c.verb
