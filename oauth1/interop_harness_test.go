@@ -62,6 +62,7 @@ type (
 		URI           string `json:"uri"`
 		ContentType   string `json:"content_type,omitempty"`
 		Body          string `json:"body,omitempty"`
+		Callback      string `json:"callback,omitempty"`
 	}
 	// pyWire is a request as it travels: oauthlib's view of what a server
 	// received, and what its Client returns after signing.

@@ -88,8 +88,9 @@ type interopCase struct {
 	ctype    string
 	body     string
 	realm    string
-	tricky   bool // use trickyClient and trickyToken
-	twoLeg   bool // no token
+	tricky   bool   // use trickyClient and trickyToken
+	twoLeg   bool   // no token
+	callback string // oauth_callback, as in a temporary credential request (§2.1)
 
 	// oauthlibCannotSign, if set, is the oauthlib deviation that keeps its
 	// Client from signing the case; countersign still signs it.
@@ -133,6 +134,8 @@ var interopCases = []interopCase{
 		url: "https://api.example.com/r?q=1"},
 	{name: "tricky credentials", method: "HMAC-SHA256", verb: "GET", tricky: true,
 		url: "https://api.example.com/r?q=%E2%9C%93"},
+	{name: "temporary credentials with oauth_callback", method: "HMAC-SHA1", verb: "POST", twoLeg: true,
+		url: "https://photos.example.net/initiate", callback: "http://printer.example.com/ready?x=1&y=%E2%9C%93 +"},
 	{name: "two-legged", method: "HMAC-SHA1", verb: "GET", twoLeg: true,
 		url: "https://api.example.com/r?q=1"},
 	{name: "host case, default port, encoded path", method: "HMAC-SHA1", verb: "DELETE",
@@ -161,6 +164,7 @@ func TestInteropOauthlibSigns(t *testing.T) {
 			Method: c.method, Type: map[oauth1.Delivery]string{oauth1.AuthHeader: "header", oauth1.QueryString: "query", oauth1.FormBody: "body"}[c.delivery],
 			Realm: c.realm, Nonce: c.nonce("oauthlib"), Timestamp: strconv.Itoa(interopTimestamp),
 			HTTPMethod: c.verb, URI: c.url, ContentType: c.ctype, Body: c.body,
+			Callback: c.callback,
 		}
 		if tok != nil {
 			s.Token, s.TokenSecret = tok.Token, tok.Secret
@@ -189,6 +193,7 @@ func TestInteropOauthlibSigns(t *testing.T) {
 			client, _ := c.creds()
 			assert.Equal(t, client.Token, got.ConsumerKey)
 			assert.Equal(t, c.method, got.Method)
+			assert.Equal(t, c.callback, got.Get("oauth_callback"))
 			if c.realm != "" {
 				params, err := oauth1.ParseAuthHeader(w.Headers["Authorization"])
 				require.NoError(t, err)
@@ -248,7 +253,11 @@ func TestInteropOauthlibVerifies(t *testing.T) {
 		if c.ctype != "" {
 			r.Header.Set("Content-Type", c.ctype)
 		}
-		require.NoError(t, cfg.SignAt(r, tok, time.Unix(interopTimestamp, 0), c.nonce("countersign")), c.name)
+		var extra []oauth1.Param
+		if c.callback != "" {
+			extra = append(extra, oauth1.Param{Name: "oauth_callback", Value: c.callback})
+		}
+		require.NoError(t, cfg.SignAt(r, tok, time.Unix(interopTimestamp, 0), c.nonce("countersign"), extra...), c.name)
 		w := wire(t, r)
 		// countersign's own Verifier accepts it, and refuses the tampered
 		// copies that oauthlib is about to see.

@@ -6,7 +6,7 @@ Reads one JSON object on stdin and writes one on stdout:
         "tokens":  [{"client", "token", "secret"}],
         "sign":    [{"client_key", "client_secret", "token", "token_secret",
                      "rsa_private_pem", "method", "type" ("header", "query"
-                     or "body"), "realm", "nonce", "timestamp",
+                     or "body"), "realm", "callback", "nonce", "timestamp",
                      "http_method", "uri", "content_type", "body"}],
         "verify":  [{"http_method", "uri", "headers", "body"}]}
   out: {"sign":   [{"uri", "headers", "body", "error"}],
@@ -95,6 +95,7 @@ def sign(c):
                     signature_type=TYPES[c["type"]],
                     rsa_key=c.get("rsa_private_pem") or None,
                     realm=c.get("realm") or None,
+                    callback_uri=c.get("callback") or None,
                     nonce=c["nonce"],
                     timestamp=c["timestamp"])
     headers = {}
