@@ -41,8 +41,10 @@ package oauth1_test
 //   - oauthlib's default RequestValidator refuses client keys and nonces
 //     outside 20-30 alphanumerics and any http URL (enforce_ssl); RFC 5849
 //     sets no such limits, and the helper's validator allows them.
-//   - oauthlib's Client re-encodes a form body it signs; the request sent
-//     is the one it returns, which is what these tests use.
+//   - oauthlib's Client re-encodes the query or form body it adds the
+//     protocol parameters to ("%7E" becomes "~", a bare name gets "="),
+//     which leaves the parameters as they were; the request sent is the
+//     one it returns, which is what these tests use.
 
 import (
 	"crypto"
