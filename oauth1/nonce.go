@@ -176,11 +176,15 @@ func (m *MemoryNonceStore) sweep(now int64) {
 // holds count nonces and has room for limit. It reports full, and records
 // nothing, when h is not in the shard and the store has no room.
 func (s *nonceShard) use(count *atomic.Int64, limit int64, h uint64, t, exp int64) (fresh, full bool) {
-	if e, ok := s.seen[h]; ok && e > t {
+	e, ok := s.seen[h]
+	if ok && e > t {
 		return false, false
 	}
 	s.purge(t, count)
-	if _, ok := s.seen[h]; !ok && !reserve(count, limit) {
+	if ok {
+		_, ok = s.seen[h] // purge may have dropped the expired entry
+	}
+	if !ok && !reserve(count, limit) {
 		return false, true
 	}
 	s.seen[h] = exp
