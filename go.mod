@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/crypto v0.59.0
+	software.sslmate.com/src/go-pkcs12 v0.7.4
 )
 
 require (

@@ -39,8 +39,14 @@ func (freshNonces) Use(context.Context, oauth1.Nonce, time.Time, time.Time) (boo
 }
 
 // BenchmarkVerify verifies the X example request as a server receives it:
-// header parsing, the form body, the base string and HMAC-SHA1.
+// header parsing, the form body, the base string and HMAC-SHA1; beside the
+// floor of signing it.
 func BenchmarkVerify(b *testing.B) {
+	b.Run("case=XExample/lib=floor", func(b *testing.B) { benchFloor(b, signCases[0]) })
+	b.Run("case=XExample/lib=countersign", benchVerify)
+}
+
+func benchVerify(b *testing.B) {
 	v := &oauth1.Verifier{
 		Credentials: xStore{},
 		Nonces:      freshNonces{},

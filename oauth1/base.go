@@ -304,9 +304,20 @@ func setBody(r *http.Request, b []byte) {
 		r.GetBody = func() (io.ReadCloser, error) { return http.NoBody, nil }
 		return
 	}
-	r.Body = io.NopCloser(bytes.NewReader(b))
-	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+	r.Body = newBodyReader(b)
+	r.GetBody = func() (io.ReadCloser, error) { return newBodyReader(b), nil }
 }
+
+// A bodyReader is a request body held in memory.
+type bodyReader struct{ bytes.Reader }
+
+func newBodyReader(b []byte) *bodyReader {
+	r := new(bodyReader)
+	r.Reset(b)
+	return r
+}
+
+func (*bodyReader) Close() error { return nil }
 
 // readLimited appends all of rd to dst, failing rather than truncating when
 // there is more than limit bytes. size is the expected length, if known

@@ -1,11 +1,14 @@
 package oauth1_test
 
 import (
+	"context"
 	"crypto"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
@@ -518,6 +521,40 @@ func TestSignAllocs(t *testing.T) {
 	if n > 10 {
 		t.Errorf("SignAt(X example) allocs = %v, want at most 10", n)
 	}
+}
+
+// TestVerifyAllocs guards the allocation budget of Verify for the X
+// example: crypto/hmac's keyed state (six), the Verification with its base
+// string, the protocol parameters, and the body kept for the handler.
+func TestVerifyAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	v := &oauth1.Verifier{Credentials: acceptAll{}, Nonces: acceptNonces{}, Now: func() time.Time { return time.Unix(1318622958, 0) }}
+	const body = "status=Hello%20Ladies%20%2B%20Gentlemen%2C%20a%20signed%20OAuth%20request%21"
+	r := httptest.NewRequest("POST", "/1.1/statuses/update.json?include_entities=true", nil)
+	r.Host = "api.twitter.com"
+	r.TLS = &tls.ConnectionState{}
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.Header.Set("Authorization", `OAuth oauth_consumer_key="xvz1evFS4wEEPTGEFPHBog", oauth_nonce="kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg", oauth_signature="hCtSmYh%2BiHYCEqBWrE7C7hYmtUk%3D", oauth_signature_method="HMAC-SHA1", oauth_timestamp="1318622958", oauth_token="370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb", oauth_version="1.0"`)
+	rd := strings.NewReader(body)
+	n := testing.AllocsPerRun(200, func() {
+		rd.Reset(body)
+		r.Body = io.NopCloser(rd)
+		if _, err := v.Verify(r); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if n > 15 {
+		t.Errorf("Verify(X example) allocs = %v, want at most 15", n)
+	}
+}
+
+// acceptNonces takes every nonce as new.
+type acceptNonces struct{}
+
+func (acceptNonces) Use(context.Context, oauth1.Nonce, time.Time, time.Time) (bool, error) {
+	return true, nil
 }
 
 // TestBaseStringLargeForms checks the sort paths that only large parameter

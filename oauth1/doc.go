@@ -69,14 +69,31 @@
 // [Config.AccessToken] run the redirection-based flow of RFC 5849 §2 against
 // the URLs in [Config.Endpoint]; [XEndpoint] holds the X API's. A token
 // endpoint that answers with an error status yields a [*ResponseError]
-// carrying the status, the oauth_problem and a bounded excerpt of the body.
+// carrying the status, the oauth_problem and a bounded excerpt of the body;
+// [CheckResponse] makes the same error of any other answer. Extra
+// parameters of the token requests cover xAuth and session renewal.
+//
+// When a provider refuses a signature, a [Trace] attached to the request's
+// context with [WithTrace] receives the base string each request was signed
+// over, to log or to compare with the provider's. [Config.Now] and
+// [Config.Nonce] make every request reproducible in tests.
 //
 // # Providers
 //
 // A [Verifier] checks incoming requests with the same base string code the
 // signer uses: the signature (in constant time), the timestamp window and
 // nonce replay through a [NonceStore]. Its Middleware answers failures with
-// the OAuth Problem Reporting codes, and package
+// the OAuth Problem Reporting codes. It finds secrets in a
+// [CredentialStore]; [Consumers] is one for two-legged providers and LTI
+// 1.1 tools, which know only clients.
+//
+// A [Provider] adds the endpoints that issue credentials (§2):
+// RequestTokenHandler and AccessTokenHandler, and Authorize and Deny for
+// the provider's own consent page. It keeps temporary and token
+// credentials in a [TokenStore]: [MemoryTokenStore] for one process, or a
+// shared store, such as the Redis one of module
+// github.com/countersign/countersign/redisstore, for several instances,
+// which also need a shared [NonceStore]. Package
 // [github.com/countersign/countersign/oauth1/oauth1test] builds a complete
 // fake provider on it for tests.
 package oauth1

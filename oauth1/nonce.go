@@ -26,12 +26,15 @@ type Nonce struct {
 // fresh (not recorded before, or recorded but already expired); it must keep
 // n at least until expires, after which the Verifier's timestamp window
 // refuses the request anyway. now is the Verifier's clock. A store backed by
-// a database implements Use as one atomic insert-if-absent (for example
-// Redis SET NX PXAT expires). Use must be safe for concurrent use.
+// a database implements Use as one atomic insert-if-absent that keeps n for
+// expires − now (for example Redis SET NX PX; an absolute PXAT expires
+// would trust the database's clock to agree with now, which a fixed test
+// clock does not). Use must be safe for concurrent use.
 //
-// An error from Use fails the verification; it is returned to the caller
-// wrapped, and [Verifier.Middleware] answers 503 for [ErrNonceStoreFull]
-// and 500 otherwise.
+// An error from Use fails the verification: [Verifier.Verify] returns it
+// wrapped in [ErrNonceStoreUnavailable], and [Verifier.Middleware] answers
+// 503 Service Unavailable. A store that cannot tell whether a nonce is
+// fresh must return an error, never true.
 type NonceStore interface {
 	Use(ctx context.Context, n Nonce, now, expires time.Time) (fresh bool, err error)
 }
@@ -40,6 +43,12 @@ type NonceStore interface {
 // holds its maximum number of unexpired nonces. The store then refuses new
 // requests rather than forgetting nonces that could be replayed.
 var ErrNonceStoreFull = errors.New("oauth1: nonce store is full")
+
+// ErrNonceStoreUnavailable wraps every error from a [NonceStore], such as a
+// shared store that cannot be reached: the request is refused, since its
+// nonce could not be recorded, and [Verifier.WriteError] answers 503 with
+// Retry-After. errors.Is still finds the store's own error.
+var ErrNonceStoreUnavailable = errors.New("oauth1: nonce store unavailable")
 
 // DefaultMaxNonces is the capacity of a [MemoryNonceStore] whose MaxNonces
 // is zero: about 60 MB when full (57 bytes per nonce measured with a million

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -121,10 +122,32 @@ type Config struct {
 	// HTTPClient sends the token requests of the flow and is the base of
 	// [Config.Client]. Nil means http.DefaultClient.
 	HTTPClient *http.Client
+
+	// Now, if set, is the clock that Sign, the Transport and the token
+	// requests read for oauth_timestamp; nil means time.Now. With Nonce,
+	// it makes every request a Config signs reproducible in tests (see
+	// [github.com/countersign/countersign/oauth1/oauth1test.NewClock]).
+	Now func() time.Time
+
+	// Nonce, if set, returns the oauth_nonce for Sign, the Transport and
+	// the token requests; nil means 26 random characters from crypto/rand.
+	// A provider refuses a nonce it has seen with the same timestamp, so
+	// outside tests the values must not repeat. It must be safe for
+	// concurrent use when the Transport is.
+	Nonce func() string
+
+	// Params are protocol parameters added to every request signed with
+	// this Config, by Sign, SignAt, BaseString, the Transport and the token
+	// requests, such as a provider's xoauth_* parameter. They travel and are
+	// signed with the others, in the Authorization header by default. A name
+	// must not repeat one the Config supplies (oauth_nonce and the like),
+	// nor be realm or oauth_signature.
+	Params []Param
 }
 
-// A Param is a name and value pair, unencoded. Extra protocol parameters
-// given to [Config.SignAt] are sent with the ones the Config supplies.
+// A Param is a name and value pair, unencoded. Extra protocol parameters,
+// in [Config.Params] or given to [Config.SignAt], are sent with the ones the
+// Config supplies.
 type Param struct {
 	Name, Value string
 }
@@ -137,23 +160,33 @@ type Param struct {
 // Sign modifies r: it sets the Authorization header, or extends the query or
 // the body. When r has a form body (or c.BodyHash is set) but no GetBody,
 // Sign reads r.Body and replaces it with an in-memory copy.
+//
+// c.Now and c.Nonce, when set, replace the clock and the random nonce.
 func (c *Config) Sign(r *http.Request, tok *Credentials) error {
-	return c.SignAt(r, tok, time.Now(), newNonce())
+	return c.SignAt(r, tok, c.now(), c.nonce())
 }
 
 // SignAt is Sign with an explicit timestamp and nonce, for tests, published
 // vectors and replays. extra holds additional protocol parameters to send and
-// sign, such as oauth_callback (§2.1) or oauth_verifier (§2.3).
+// sign, such as oauth_callback (§2.1) or oauth_verifier (§2.3); c.Params
+// are added to them.
 //
 // With the PLAINTEXT method, a zero t and an empty nonce leave
 // oauth_timestamp and oauth_nonce out, as §3.1 permits.
+//
+// When r's context carries a [Trace] (see [WithTrace]), its Signed hook is
+// called once r is signed.
 func (c *Config) SignAt(r *http.Request, tok *Credentials, t time.Time, nonce string, extra ...Param) error {
 	return c.signAt(r, tok, t, nonce, extra, nil)
 }
 
 // signAt is SignAt; macs, if not nil, keeps keyed HMAC states for c's and
 // tok's secrets across calls (a Transport's).
-func (c *Config) signAt(r *http.Request, tok *Credentials, t time.Time, nonce string, extra []Param, macs *macCache) error {
+func (c *Config) signAt(r *http.Request, tok *Credentials, t time.Time, nonce string, extra []Param, macs *macCache) (err error) {
+	if tr := c.startTrace(r, tok, t, nonce, extra); tr != nil {
+		defer tr.finish(&err)
+	}
+	extra = c.withParams(extra)
 	s := getState()
 	defer putState(s)
 	if err := s.build(c, r, tok, t, nonce, extra); err != nil {
@@ -167,10 +200,11 @@ func (c *Config) signAt(r *http.Request, tok *Credentials, t time.Time, nonce st
 }
 
 // BaseString returns the signature base string (RFC 5849 §3.4.1) that
-// SignAt would sign for the same arguments. It does not sign r or add
-// anything to it; like Sign, it replaces a form body that has no GetBody with
-// an in-memory copy so that the request can still be sent.
+// SignAt would sign for the same arguments, c.Params included. It does not
+// sign r or add anything to it; like Sign, it replaces a form body that has
+// no GetBody with an in-memory copy so that the request can still be sent.
 func (c *Config) BaseString(r *http.Request, tok *Credentials, t time.Time, nonce string, extra ...Param) (string, error) {
+	extra = c.withParams(extra)
 	s := getState()
 	defer putState(s)
 	if err := s.build(c, r, tok, t, nonce, extra); err != nil {
@@ -183,6 +217,28 @@ func (c *Config) BaseString(r *http.Request, tok *Credentials, t time.Time, nonc
 // unreserved, so that the nonce never needs escaping.
 func newNonce() string {
 	return rand.Text()
+}
+
+func (c *Config) now() time.Time {
+	if c != nil && c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+func (c *Config) nonce() string {
+	if c != nil && c.Nonce != nil {
+		return c.Nonce()
+	}
+	return newNonce()
+}
+
+// withParams returns extra with c.Params added, in memory of its own.
+func (c *Config) withParams(extra []Param) []Param {
+	if c == nil || len(c.Params) == 0 {
+		return extra
+	}
+	return slices.Concat(c.Params, extra)
 }
 
 func (tok *Credentials) secret() string {

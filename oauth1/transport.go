@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 )
 
 // Transport is an [http.RoundTripper] that signs every request it sends
@@ -76,7 +75,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			sendsOriginal = false
 		}
 	}
-	if err := c.signAt(r2, t.Token, time.Now(), newNonce(), nil, &t.macs); err != nil {
+	if err := c.signAt(r2, t.Token, c.now(), c.nonce(), nil, &t.macs); err != nil {
 		return nil, err
 	}
 	if c.Delivery == FormBody {

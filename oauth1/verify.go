@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -451,7 +450,7 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 	}
 	base := s.base // pooled: what outlives Verify is a copy
 	sig, _ := get("oauth_signature")
-	if err := checkSignature(method, base, sig, consumer, tokenSecret); err != nil {
+	if err := s.checkSignature(method, base, sig, consumer, tokenSecret); err != nil {
 		return nil, &ProblemError{Problem: err.Problem, Err: err.Err, BaseString: string(base)}
 	}
 	if hasBodyHash || (v.BodyHash != 0 && !form) {
@@ -468,7 +467,7 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 		fresh, err := v.nonceStore().Use(ctx, Nonce{ConsumerKey: consumerKey, Token: token, Nonce: nonce, Timestamp: ts},
 			now, time.Unix(ts, 0).Add(w+time.Second))
 		if err != nil {
-			return nil, fmt.Errorf("oauth1: recording the nonce: %w", err)
+			return nil, fmt.Errorf("%w: %w", ErrNonceStoreUnavailable, err)
 		}
 		if !fresh {
 			return nil, &ProblemError{Problem: ProblemNonceUsed, BaseString: string(base)}
@@ -476,6 +475,7 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 	}
 
 	out := &Verification{ConsumerKey: consumerKey, Token: token, Method: method, BaseString: string(base)}
+	out.Params = proto[:0] // proto is this call's own, not pooled: filtered in place
 	for _, p := range proto {
 		if p.Name != "oauth_signature" && p.Name != "realm" {
 			out.Params = append(out.Params, p)
@@ -528,8 +528,7 @@ func collectProtocol(s *state, r *http.Request, limit int64) (header, proto []Pa
 		if err != nil {
 			return fail(err)
 		}
-		// string(body) copies: body may be pooled, and the values outlive it.
-		if proto, err = appendOAuthForm(proto, string(body), "body"); err != nil {
+		if proto, err = appendOAuthForm(proto, body, "body"); err != nil {
 			return fail(err)
 		}
 	}
@@ -559,26 +558,47 @@ func isOAuthScheme(h string) bool {
 
 // appendOAuthForm appends the oauth_* parameters of a query or form body,
 // decoded with form rules, as §3.4.1.3.1 reads them. Past maxProtocolParams
-// in all, the request is refused.
-func appendOAuthForm(dst []Param, raw, where string) ([]Param, error) {
-	for raw != "" {
+// in all, the request is refused. What it appends is copied out of raw.
+func appendOAuthForm[T string | []byte](dst []Param, raw T, where string) ([]Param, error) {
+	for len(raw) > 0 {
 		if len(dst) > maxProtocolParams {
 			return dst, problem(ProblemParameterRejected, fmt.Errorf("more than %d protocol parameters", maxProtocolParams))
 		}
-		var pair string
-		pair, raw, _ = strings.Cut(raw, "&")
-		name, value, _ := strings.Cut(pair, "=")
-		n, err := percent.DecodeForm(name)
+		pair := raw
+		raw = raw[len(raw):]
+		if i := index(pair, '&'); i >= 0 {
+			pair, raw = pair[:i], pair[i+1:]
+		}
+		name, value := pair, pair[len(pair):]
+		if i := index(pair, '='); i >= 0 {
+			name, value = pair[:i], pair[i+1:]
+		}
+		// Most names are skipped without decoding; an escaped one, such as
+		// "%6Fauth_nonce", is decoded first.
+		if (len(name) < len("oauth_") || string(name[:6]) != "oauth_") && index(name, '%') < 0 {
+			continue
+		}
+		n, err := percent.DecodeForm(string(name))
 		if err != nil || !strings.HasPrefix(n, "oauth_") {
 			continue // a malformed escape is reported with the base string
 		}
-		val, err := percent.DecodeForm(value)
+		val, err := percent.DecodeForm(string(value))
 		if err != nil {
 			return dst, problem(ProblemParameterRejected, fmt.Errorf("malformed %s: %w", where, err), n)
 		}
 		dst = append(dst, Param{Name: n, Value: val})
 	}
 	return dst, nil
+}
+
+// index is strings.IndexByte or bytes.IndexByte.
+func index[T string | []byte](s T, c byte) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
 }
 
 // parseTimestamp accepts a positive decimal number of seconds, digits only.
@@ -643,42 +663,37 @@ func (v *Verifier) baseURI(dst []byte, r *http.Request, scheme string) ([]byte, 
 	if host == "" {
 		return dst, errors.New("request has no Host")
 	}
-	start := len(dst)
-	dst, err := appendBaseURI(dst, &http.Request{URL: &url.URL{Scheme: scheme}, Host: host})
-	if err != nil {
-		return dst, err
-	}
 	if v.Host != "" {
 		// Compared as normalized: "API.example.com:443" is api.example.com
 		// over https.
-		var buf [128]byte
-		want, err := appendBaseURI(buf[:0], &http.Request{URL: &url.URL{Scheme: scheme}, Host: v.Host})
+		var got, want [128]byte
+		g, err := appendURI(got[:0], scheme, host, "/")
+		if err != nil {
+			return dst, err
+		}
+		w, err := appendURI(want[:0], scheme, v.Host, "/")
 		if err != nil {
 			return dst, fmt.Errorf("invalid Verifier.Host %q: %w", v.Host, err)
 		}
-		if !bytes.Equal(dst[start:], want) {
+		if !bytes.Equal(g, w) {
 			return dst, fmt.Errorf("the Host header %q is not %q, the host this Verifier serves", host, v.Host)
 		}
 	}
-	if path != "" {
-		dst = append(dst[:len(dst)-1], path...) // replace appendBaseURI's "/"
-	}
-	return dst, nil
+	return appendURI(dst, scheme, host, path)
 }
 
 // checkSignature compares sig with the signature of base in constant time.
 // Its error never says what the expected signature was.
-func checkSignature(method string, base []byte, sig string, c Registration, tokenSecret string) *ProblemError {
+func (s *state) checkSignature(method string, base []byte, sig string, c Registration, tokenSecret string) *ProblemError {
 	invalid := func(err error) *ProblemError { return problem(ProblemSignatureInvalid, err) }
 	rejected := func(err error) *ProblemError { return problem(ProblemSignatureMethodRejected, err) }
 	if method == "PLAINTEXT" {
 		if c.Secret == "" {
 			return rejected(errors.New("no shared secret registered for the consumer")) // "&" would do
 		}
-		var buf [256]byte
-		want := appendKey(buf[:0], c.Secret, tokenSecret)
-		ok := hmac.Equal(want, []byte(sig))
-		clear(want)
+		s.key = appendKey(s.key[:0], c.Secret, tokenSecret)
+		ok := hmac.Equal(s.key, []byte(sig))
+		clear(s.key)
 		if !ok {
 			return invalid(nil)
 		}
@@ -711,22 +726,15 @@ func checkSignature(method string, base []byte, sig string, c Registration, toke
 		// An empty secret would make an HMAC anybody can compute.
 		return rejected(errors.New("no shared secret registered for the consumer"))
 	}
-	var buf [256]byte
-	key := appendKey(buf[:0], c.Secret, tokenSecret)
-	mac, err := HMAC{Hash: h}.new(key)
-	clear(key)
+	s.key = appendKey(s.key[:0], c.Secret, tokenSecret)
+	mac, err := HMAC{Hash: h}.new(s.key)
+	clear(s.key)
 	if err != nil {
 		return rejected(err)
 	}
-	mac.Write(base)
-	var sum [64]byte
-	var enc [88]byte // base64 of 64 bytes
-	m := mac.Sum(sum[:0])
-	want := enc[:base64.StdEncoding.EncodedLen(len(m))]
-	base64.StdEncoding.Encode(want, m)
-	ok = hmac.Equal(want, []byte(sig))
-	clear(sum[:])
-	clear(enc[:])
+	s.sig = appendHMAC(s.sig[:0], s.sum[:], mac, base)
+	ok = hmac.Equal(s.sig, []byte(sig))
+	clear(s.sig)
 	if !ok {
 		return invalid(nil)
 	}
@@ -801,8 +809,9 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 
 // WriteError answers a request that Verify refused. A [*ProblemError] gets
 // its StatusCode, a WWW-Authenticate challenge with v.Realm and its Body as
-// application/x-www-form-urlencoded; a body too large gets 413, a full
-// nonce store 503, and any other error 500, with no detail.
+// application/x-www-form-urlencoded; a body too large gets 413, a nonce
+// store that failed ([ErrNonceStoreUnavailable], [ErrNonceStoreFull]) 503
+// with Retry-After, and any other error 500, with no detail.
 func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
 	var pe *ProblemError
 	status, body := http.StatusInternalServerError, "oauth_problem=internal_error"
@@ -812,8 +821,9 @@ func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
 		w.Header().Set("WWW-Authenticate", `OAuth realm="`+quoteEscaper.Replace(v.Realm)+`"`)
 	case errors.Is(err, ErrBodyTooLarge):
 		status, body = http.StatusRequestEntityTooLarge, "oauth_problem=parameter_rejected"
-	case errors.Is(err, ErrNonceStoreFull):
+	case errors.Is(err, ErrNonceStoreUnavailable), errors.Is(err, ErrNonceStoreFull):
 		status = http.StatusServiceUnavailable
+		w.Header().Set("Retry-After", "5") // seconds; a store outage or a burst is transient
 	}
 	w.Header().Set("Content-Type", formType)
 	w.Header().Set("Cache-Control", "no-store")
