@@ -1,6 +1,7 @@
 package oauth1
 
 import (
+	"bytes"
 	"context"
 	"crypto"
 	"crypto/hmac"
@@ -202,9 +203,25 @@ var defaultMethods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SH
 // the connection (https when r.TLS is set). Behind a proxy that terminates
 // TLS, the connection says http while the client signed https: set Scheme
 // to "https" when every request comes through such a proxy, or
-// SchemeHeader to "X-Forwarded-Proto" when the proxy sets that header (and
-// always overwrites it: a client-supplied value must never reach the
-// Verifier). The proxy must pass the Host header through unchanged.
+// SchemeHeader to "X-Forwarded-Proto" when the proxy sets that header. Of
+// a header that a chain of proxies appended to ("https, http", or several
+// header lines), the Verifier takes the last value, the one the proxy
+// nearest to it added; a proxy that passes the client's value on without
+// adding its own must not be trusted with SchemeHeader. The proxy must pass
+// the Host header through unchanged.
+//
+// # Pinning the host
+//
+// A request is signed for one URL, but nothing in it stops a replay to
+// another service that knows the same credentials: a request accepted by
+// api-a.example, resent to api-b.example with its Host header unchanged,
+// carries a valid signature there too, and a nonce that api-b's store has
+// never seen. Set Host (and Scheme) to the name clients sign for, and the
+// Verifier refuses requests whose Host header names another host, with
+// the parameter_rejected problem naming Host. Instances that serve one name
+// accept each other's requests by design, so they must share one
+// NonceStore: with a store per instance, each instance accepts a request
+// once.
 type Verifier struct {
 	// Credentials looks up consumer secrets, public keys and token secrets.
 	Credentials CredentialStore
@@ -233,10 +250,21 @@ type Verifier struct {
 	Scheme string
 
 	// SchemeHeader, if set, names a request header (such as
-	// X-Forwarded-Proto) whose value, http or https, is the scheme of the
-	// base string URI when present. Set it only when a trusted proxy always
-	// sets the header.
+	// X-Forwarded-Proto) whose last value, http or https, is the scheme of
+	// the base string URI; it takes precedence over Scheme and the
+	// connection. When the header is absent, or its last value is neither
+	// http nor https, Scheme or the connection decides. Set it only when a
+	// trusted proxy always sets or appends to the header.
 	SchemeHeader string
+
+	// Host, if set, is the host, with its port if that is not the
+	// scheme's default, that every request must be addressed to, such as
+	// "api.example.com" or "api.example.com:8443"; see "Pinning the host".
+	// A request whose Host header names another host, once both are
+	// normalized as the base string URI normalizes them (lowercase, default
+	// port dropped), is refused with parameter_rejected (Host). Empty
+	// means any host: the Host header alone makes the base string URI.
+	Host string
 
 	// RequireToken refuses requests without oauth_token (two-legged
 	// requests and temporary credential requests).
@@ -564,10 +592,16 @@ func parseTimestamp(s string) (int64, error) {
 	return strconv.ParseInt(s, 10, 64)
 }
 
+// scheme returns the scheme of r's base string URI. From SchemeHeader it
+// takes the last element of the last line: a proxy that appends to the
+// header rather than replacing it puts its own value after the client's.
 func (v *Verifier) scheme(r *http.Request) string {
 	if v.SchemeHeader != "" {
-		if h := r.Header.Get(v.SchemeHeader); h != "" {
-			h, _, _ = strings.Cut(h, ",") // a chain of proxies: the first is the client's
+		if lines := r.Header.Values(v.SchemeHeader); len(lines) > 0 {
+			h := lines[len(lines)-1]
+			if i := strings.LastIndexByte(h, ','); i >= 0 {
+				h = h[i+1:]
+			}
 			h = strings.ToLower(strings.TrimSpace(h))
 			if h == "http" || h == "https" {
 				return h
@@ -585,7 +619,8 @@ func (v *Verifier) scheme(r *http.Request) string {
 
 // baseURI appends the base string URI of a received request: the scheme
 // as configured, the Host header, and the path exactly as it was in the
-// request line (r.RequestURI), which r.URL may have normalized.
+// request line (r.RequestURI), which r.URL may have normalized. With
+// v.Host set, a Host header that names another host is an error.
 func (v *Verifier) baseURI(dst []byte, r *http.Request, scheme string) ([]byte, error) {
 	path := r.URL.EscapedPath()
 	if r.URL.Opaque != "" {
@@ -610,6 +645,22 @@ func (v *Verifier) baseURI(dst []byte, r *http.Request, scheme string) ([]byte, 
 	}
 	if host == "" {
 		return dst, errors.New("request has no Host")
+	}
+	if v.Host != "" {
+		// Compared as normalized: "API.example.com:443" is api.example.com
+		// over https.
+		var got, want [128]byte
+		g, err := appendURI(got[:0], scheme, host, "/")
+		if err != nil {
+			return dst, err
+		}
+		w, err := appendURI(want[:0], scheme, v.Host, "/")
+		if err != nil {
+			return dst, fmt.Errorf("invalid Verifier.Host %q: %w", v.Host, err)
+		}
+		if !bytes.Equal(g, w) {
+			return dst, fmt.Errorf("the Host header %q is not %q, the host this Verifier serves", host, v.Host)
+		}
 	}
 	return appendURI(dst, scheme, host, path)
 }

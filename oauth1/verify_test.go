@@ -422,7 +422,8 @@ func TestVerifySchemeOverride(t *testing.T) {
 		{"", "", "", false},
 		{"HTTPS", "", "", true},
 		{"", "X-Forwarded-Proto", "https", true},
-		{"", "X-Forwarded-Proto", "https, http", true},
+		{"", "X-Forwarded-Proto", "https, http", false}, // the nearest proxy said http
+		{"", "X-Forwarded-Proto", "http, https", true},
 		{"", "X-Forwarded-Proto", "", false},
 		{"https", "X-Forwarded-Proto", "http", false},
 	} {
