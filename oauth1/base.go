@@ -29,7 +29,6 @@ type state struct {
 	body   []byte     // a form body read through GetBody
 	form   []byte     // the form body, wherever it came from; nil until read
 	base   []byte     // the signature base string
-	counts []int      // for Set.Count
 	key    []byte     // an HMAC key, cleared after use
 	sig    []byte     // the signature, base64
 	out    []byte     // what delivery writes, before it is copied
@@ -210,22 +209,12 @@ func (s *state) checkDuplicates() error {
 			}
 		}
 	}
-	names := make([]string, 0, 16)
+	if s.params.Count("oauth_signature") > 0 {
+		return errors.New("oauth1: the request already carries an oauth_signature parameter")
+	}
 	for _, p := range s.proto {
-		names = append(names, p.Name)
-	}
-	names = append(names, "oauth_signature")
-	if cap(s.counts) < len(names) {
-		s.counts = make([]int, len(names))
-	}
-	counts := s.counts[:len(names)]
-	s.params.Count(names, counts)
-	for i, name := range names {
-		switch {
-		case name == "oauth_signature" && counts[i] > 0:
-			return errors.New("oauth1: the request already carries an oauth_signature parameter")
-		case counts[i] > 1:
-			return fmt.Errorf("oauth1: the request already carries protocol parameter %s", percent.Encode(name))
+		if s.params.Count(p.Name) > 1 {
+			return fmt.Errorf("oauth1: the request already carries protocol parameter %s", percent.Encode(p.Name))
 		}
 	}
 	return nil

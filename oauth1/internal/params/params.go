@@ -20,6 +20,7 @@ package params
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math"
 	"slices"
@@ -32,15 +33,38 @@ import (
 // A Set is a multiset of parameters. The zero value is empty and ready to
 // use; Reset empties it for reuse and keeps its memory.
 type Set struct {
-	buf   []byte // the pairs in base-string form, back to back
-	pairs []pair
+	buf    []byte // the pairs in base-string form, back to back
+	pairs  []pair
+	sorted bool // pairs are in §3.4.1.3.2 order
 }
 
 // A pair is buf[name:eq] "%3D" buf[eq+3:end] "%26": offsets, not slices,
-// because buf grows while pairs are added. They are 32-bit, which keeps a
-// hostile form of tiny pairs from costing 24 bytes a pair; addForm refuses
-// what would not fit.
+// because buf grows while pairs are added; 32-bit, and addForm refuses what
+// would not fit.
 type pair struct{ name, eq, end int32 }
+
+func newPair(_ []byte, name, eq, end int) pair {
+	return pair{int32(name), int32(eq), int32(end)}
+}
+
+// key returns the first eight bytes of p's name, big-endian and
+// zero-padded, so that most comparisons in a sort are one integer compare
+// (an encoded name holds no NUL, so the padding sorts right).
+func (s *Set) key(p pair) uint64 {
+	n := int(p.eq - p.name)
+	if int(p.name)+8 <= len(s.buf) {
+		k := binary.BigEndian.Uint64(s.buf[p.name:]) // past the name: masked off
+		if n < 8 {
+			k &^= ^uint64(0) >> (8 * n)
+		}
+		return k
+	}
+	var k uint64
+	for i, c := range s.buf[p.name:min(p.eq, p.name+8)] {
+		k |= uint64(c) << (56 - 8*i)
+	}
+	return k
+}
 
 // ErrTooLarge is returned for input whose parameter string would exceed
 // 2 GiB.
@@ -53,7 +77,7 @@ const (
 
 // Reset empties s, keeping its memory.
 func (s *Set) Reset() {
-	s.buf, s.pairs = s.buf[:0], s.pairs[:0]
+	s.buf, s.pairs, s.sorted = s.buf[:0], s.pairs[:0], false
 }
 
 // Len returns the number of pairs in s.
@@ -70,8 +94,9 @@ func (s *Set) Add(name, value string) error {
 	eq := len(s.buf)
 	s.buf = append(s.buf, sepEq...)
 	s.buf = appendTwice(s.buf, value)
-	s.pairs = append(s.pairs, pair{int32(n), int32(eq), int32(len(s.buf))})
+	s.pairs = append(s.pairs, newPair(s.buf, n, eq, len(s.buf)))
 	s.buf = append(s.buf, sepAmp...)
+	s.sorted = false
 	return nil
 }
 
@@ -101,43 +126,50 @@ func addForm[T string | []byte](s *Set, raw T) error {
 	}
 	buf := slices.Grow(s.buf, int(need))
 	s.pairs = slices.Grow(s.pairs, int(amps)+1)
+	s.sorted = false
 	for i := 0; i < len(raw); {
 		if raw[i] == '&' {
 			i++
 			continue
 		}
-		p := pair{name: int32(len(buf)), eq: -1}
-		for i < len(raw) && raw[i] != '&' {
+		name, eq := len(buf), -1
+	pair:
+		for i < len(raw) {
 			c := raw[i]
-			switch {
-			case c == '=' && p.eq < 0:
-				p.eq = int32(len(buf))
-				buf = append(buf, sepEq...)
-				i++
+			i++
+			if ascii.Unreserved(c) { // most bytes: first, and on their own
+				buf = append(buf, c)
 				continue
-			case c == '+':
+			}
+			switch c {
+			case '&':
+				break pair
+			case '=':
+				if eq < 0 {
+					eq = len(buf)
+					buf = append(buf, sepEq...)
+					continue
+				}
+			case '+':
 				c = ' '
-			case c == '%':
-				hi, ok1 := ascii.Unhex(at(raw, i+1))
-				lo, ok2 := ascii.Unhex(at(raw, i+2))
+			case '%':
+				hi, ok1 := ascii.Unhex(at(raw, i))
+				lo, ok2 := ascii.Unhex(at(raw, i+1))
 				if !ok1 || !ok2 {
 					s.buf = buf
-					end := min(i+3, len(raw))
-					return &percent.EscapeError{Offset: i, Escape: string(raw[i:end])}
+					return &percent.EscapeError{Offset: i - 1, Escape: string(raw[i-1 : min(i+2, len(raw))])}
 				}
 				c = hi<<4 | lo
 				i += 2
 			}
 			buf = appendByteTwice(buf, c)
-			i++
 		}
-		if p.eq < 0 {
-			p.eq = int32(len(buf))
+		if eq < 0 {
+			eq = len(buf)
 			buf = append(buf, sepEq...)
 		}
-		p.end = int32(len(buf))
+		s.pairs = append(s.pairs, newPair(buf, name, eq, len(buf)))
 		buf = append(buf, sepAmp...)
-		s.pairs = append(s.pairs, p)
 	}
 	s.buf = buf
 	return nil
@@ -164,10 +196,12 @@ func at[T string | []byte](raw T, i int) byte {
 
 // appendTwice appends s percent-encoded twice.
 func appendTwice(dst []byte, s string) []byte {
-	if percent.EncodedLen(s) == len(s) {
-		return append(dst, s...) // keys, tokens, nonces: counting beats encoding
+	i := 0
+	for i < len(s) && ascii.Unreserved(s[i]) {
+		i++
 	}
-	for i := 0; i < len(s); i++ {
+	dst = append(dst, s[:i]...) // keys, tokens and nonces end here
+	for ; i < len(s); i++ {
 		dst = appendByteTwice(dst, s[i])
 	}
 	return dst
@@ -192,48 +226,51 @@ func (s *Set) Delete(name string) {
 	s.pairs = slices.DeleteFunc(s.pairs, func(p pair) bool { return bytes.Equal(s.name(p), enc) })
 }
 
-// Count sets counts[i] to the number of pairs named names[i], in one pass
-// over s. counts must be at least as long as names.
-func (s *Set) Count(names []string, counts []int) {
-	var scratch [256]byte
-	var ends [16]int
-	enc, idx := scratch[:0], ends[:0]
-	var first [256]bool // first bytes of the names: most pairs stop there
-	for i, n := range names {
-		counts[i] = 0
-		start := len(enc)
-		enc = appendTwice(enc, n)
-		idx = append(idx, len(enc))
-		if len(enc) > start {
-			first[enc[start]] = true
-		}
-	}
-	for _, p := range s.pairs {
-		name := s.name(p)
-		if len(name) == 0 || !first[name[0]] {
-			continue
-		}
-		start := 0
-		for i, end := range idx {
-			if bytes.Equal(name, enc[start:end]) {
-				counts[i]++
-			}
-			start = end
-		}
-	}
-}
-
 // Sort sorts s by name and then value, byte-wise, in their encoded forms
 // (§3.4.1.3.2).
 func (s *Set) Sort() {
-	slices.SortFunc(s.pairs, s.compare)
+	if !s.sorted {
+		slices.SortFunc(s.pairs, s.compare)
+		s.sorted = true
+	}
 }
 
 func (s *Set) compare(a, b pair) int {
-	if c := bytes.Compare(s.name(a), s.name(b)); c != 0 {
-		return c
+	if ka, kb := s.key(a), s.key(b); ka != kb {
+		if ka < kb {
+			return -1
+		}
+		return 1
+	}
+	// Equal keys of names of at most eight bytes are equal names.
+	if a.eq-a.name > 8 || b.eq-b.name > 8 {
+		if c := bytes.Compare(s.name(a), s.name(b)); c != 0 {
+			return c
+		}
 	}
 	return bytes.Compare(s.value(a), s.value(b))
+}
+
+// Count returns the number of pairs named name. It sorts s first.
+func (s *Set) Count(name string) int {
+	s.Sort()
+	var scratch [64]byte
+	enc := appendTwice(scratch[:0], name)
+	cmp := func(p pair) int { return bytes.Compare(s.name(p), enc) } // p's name against enc
+	lo, _ := slices.BinarySearchFunc(s.pairs, 0, func(p pair, _ int) int {
+		if cmp(p) < 0 {
+			return -1
+		}
+		return 1
+	})
+	n := 0
+	for _, p := range s.pairs[lo:] {
+		if cmp(p) != 0 {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 // AppendBaseString sorts s and appends the signature base string of
