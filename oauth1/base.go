@@ -209,11 +209,14 @@ func (s *state) checkDuplicates() error {
 			}
 		}
 	}
+	if name, ok := s.params.Repeated("oauth_"); ok {
+		return fmt.Errorf("oauth1: the request already carries protocol parameter %s", name)
+	}
 	if s.params.Count("oauth_signature") > 0 {
 		return errors.New("oauth1: the request already carries an oauth_signature parameter")
 	}
 	for _, p := range s.proto {
-		if s.params.Count(p.Name) > 1 {
+		if !strings.HasPrefix(p.Name, "oauth_") && s.params.Count(p.Name) > 1 {
 			return fmt.Errorf("oauth1: the request already carries protocol parameter %s", percent.Encode(p.Name))
 		}
 	}

@@ -229,9 +229,21 @@ func (s *Set) Delete(name string) {
 // Sort sorts s by name and then value, byte-wise, in their encoded forms
 // (§3.4.1.3.2).
 func (s *Set) Sort() {
-	if !s.sorted {
+	if s.sorted {
+		return
+	}
+	s.sorted = true
+	if len(s.pairs) > 48 {
 		slices.SortFunc(s.pairs, s.compare)
-		s.sorted = true
+		return
+	}
+	// An insertion sort: a request's usual dozen or two pairs, the
+	// protocol parameters among them already in order.
+	ps := s.pairs
+	for i := 1; i < len(ps); i++ {
+		for j := i; j > 0 && s.compare(ps[j-1], ps[j]) > 0; j-- {
+			ps[j-1], ps[j] = ps[j], ps[j-1]
+		}
 	}
 }
 
@@ -251,26 +263,50 @@ func (s *Set) compare(a, b pair) int {
 	return bytes.Compare(s.value(a), s.value(b))
 }
 
+// search returns the index of the first pair whose name is not below enc,
+// an encoded name. s must be sorted.
+func (s *Set) search(enc []byte) int {
+	lo, hi := 0, len(s.pairs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if bytes.Compare(s.name(s.pairs[m]), enc) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
 // Count returns the number of pairs named name. It sorts s first.
 func (s *Set) Count(name string) int {
 	s.Sort()
 	var scratch [64]byte
 	enc := appendTwice(scratch[:0], name)
-	cmp := func(p pair) int { return bytes.Compare(s.name(p), enc) } // p's name against enc
-	lo, _ := slices.BinarySearchFunc(s.pairs, 0, func(p pair, _ int) int {
-		if cmp(p) < 0 {
-			return -1
-		}
-		return 1
-	})
 	n := 0
-	for _, p := range s.pairs[lo:] {
-		if cmp(p) != 0 {
+	for _, p := range s.pairs[s.search(enc):] {
+		if !bytes.Equal(s.name(p), enc) {
 			break
 		}
 		n++
 	}
 	return n
+}
+
+// Repeated returns the first name, in sorted order, that begins with
+// prefix and occurs more than once, encoded once as a header carries it.
+// It sorts s first.
+func (s *Set) Repeated(prefix string) (string, bool) {
+	s.Sort()
+	var scratch [64]byte
+	enc := appendTwice(scratch[:0], prefix)
+	ps := s.pairs[s.search(enc):]
+	for i := 1; i < len(ps) && bytes.HasPrefix(s.name(ps[i]), enc); i++ {
+		if name := s.name(ps[i]); bytes.Equal(name, s.name(ps[i-1])) {
+			return string(bytes.ReplaceAll(name, []byte("%25"), []byte("%"))), true
+		}
+	}
+	return "", false
 }
 
 // AppendBaseString sorts s and appends the signature base string of

@@ -117,6 +117,11 @@ func TestDeleteAndCount(t *testing.T) {
 	for name, want := range map[string]int{"oauth_nonce": 2, "oauth_signature": 1, "oauth_token": 1, "a b": 1, "b": 0, "a": 1, "oauth_": 0, "oauth_noncf": 0} {
 		assert.Equal(t, want, s.Count(name), "Count(%q)", name)
 	}
+	name, ok := s.Repeated("oauth_")
+	assert.True(t, ok)
+	assert.Equal(t, "oauth_nonce", name)
+	_, ok = s.Repeated("a")
+	assert.False(t, ok)
 	s.Delete("oauth_signature")
 	s.Delete("a b")
 	assert.Equal(t, 4, s.Len())
