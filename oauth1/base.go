@@ -165,19 +165,9 @@ func (s *state) sign(sg Signer, cs, ts string, macs *macCache) ([]byte, error) {
 		s.sig = append(s.sig[:0], sig...)
 		return s.sig, err
 	}
-	if macs != nil {
-		var err error
-		s.sig, err = macs.appendSign(s.sig[:0], s.key, s.sum[:], h, s.base, cs, ts)
-		return s.sig, err
-	}
-	s.key = appendKey(s.key[:0], cs, ts)
-	mac, err := h.new(s.key)
-	clear(s.key)
-	if err != nil {
-		return nil, err
-	}
-	s.sig = appendHMAC(s.sig[:0], s.sum[:], mac, s.base)
-	return s.sig, nil
+	var err error
+	s.sig, err = macs.appendSign(s.sig[:0], s.key, s.sum[:], h, s.base, cs, ts)
+	return s.sig, err
 }
 
 // lastTimestamp holds the last oauth_timestamp formatted: requests signed

@@ -171,14 +171,17 @@ func (c *Config) SignAt(r *http.Request, tok *Credentials, t time.Time, nonce st
 	return c.signAt(r, tok, t, nonce, extra, nil)
 }
 
-// signAt is SignAt; macs, if not nil, keeps keyed HMAC states for c's and
-// tok's secrets across calls (a Transport's).
+// signAt is SignAt; macs, if not nil, keeps keyed HMAC states across calls
+// (a Transport's); otherwise c's own are used.
 func (c *Config) signAt(r *http.Request, tok *Credentials, t time.Time, nonce string, extra []Param, macs *macCache) error {
 	extra = c.withParams(extra)
 	s := getState()
 	defer putState(s)
 	if err := s.build(c, r, tok, t, nonce, extra); err != nil {
 		return err
+	}
+	if macs == nil {
+		macs = c.macs()
 	}
 	sig, err := s.sign(c.signer(), c.Consumer.Secret, tok.secret(), macs)
 	if err != nil {

@@ -288,6 +288,7 @@ type Verifier struct {
 
 	nonceOnce sync.Once
 	nonces    NonceStore
+	macs      macCache // keyed HMAC states of the clients seen last
 }
 
 func (v *Verifier) now() time.Time {
@@ -433,7 +434,7 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 	}
 	base := s.base // pooled: what outlives Verify is a copy
 	sig, _ := get("oauth_signature")
-	if err := s.checkSignature(method, base, sig, consumer, tokenSecret); err != nil {
+	if err := s.checkSignature(method, base, sig, consumer, tokenSecret, &v.macs); err != nil {
 		return nil, &ProblemError{Problem: err.Problem, Err: err.Err, BaseString: string(base)}
 	}
 	if hasBodyHash || (v.BodyHash != 0 && !form) {
@@ -667,7 +668,7 @@ func (v *Verifier) baseURI(dst []byte, r *http.Request, scheme string) ([]byte, 
 
 // checkSignature compares sig with the signature of base in constant time.
 // Its error never says what the expected signature was.
-func (s *state) checkSignature(method string, base []byte, sig string, c Registration, tokenSecret string) *ProblemError {
+func (s *state) checkSignature(method string, base []byte, sig string, c Registration, tokenSecret string, macs *macCache) *ProblemError {
 	invalid := func(err error) *ProblemError { return problem(ProblemSignatureInvalid, err) }
 	rejected := func(err error) *ProblemError { return problem(ProblemSignatureMethodRejected, err) }
 	if method == "PLAINTEXT" {
@@ -709,13 +710,10 @@ func (s *state) checkSignature(method string, base []byte, sig string, c Registr
 		// An empty secret would make an HMAC anybody can compute.
 		return rejected(errors.New("no shared secret registered for the consumer"))
 	}
-	s.key = appendKey(s.key[:0], c.Secret, tokenSecret)
-	mac, err := HMAC{Hash: h}.new(s.key)
-	clear(s.key)
-	if err != nil {
+	var err error
+	if s.sig, err = macs.appendSign(s.sig[:0], s.key, s.sum[:], HMAC{Hash: h}, base, c.Secret, tokenSecret); err != nil {
 		return rejected(err)
 	}
-	s.sig = appendHMAC(s.sig[:0], s.sum[:], mac, base)
 	ok = hmac.Equal(s.sig, []byte(sig))
 	clear(s.sig)
 	if !ok {
