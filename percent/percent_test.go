@@ -189,7 +189,7 @@ func TestEscapePairs(t *testing.T) {
 	}
 }
 
-// Every length from 0 to 70 crosses the 16-byte block boundaries of the
+// Every length from 0 to 70 crosses the 8-byte block boundaries of the
 // encoder at a different point; each byte mix stresses a different room
 // check.
 func TestEncodeLengths(t *testing.T) {
