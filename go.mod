@@ -2,6 +2,12 @@ module github.com/countersign/countersign
 
 go 1.26.0
 
-require golang.org/x/crypto v0.59.0
+require (
+	github.com/stretchr/testify v1.12.1
+	golang.org/x/crypto v0.59.0
+)
 
-require golang.org/x/sys v0.50.0 // indirect
+require (
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+)
