@@ -85,10 +85,10 @@ func passChecked(out []byte, raw string) int {
 var passSink int
 
 func BenchmarkFormBound(b *testing.B) {
-	c := signCases[2] // Form64KiB
+	c := form64KiBCase
 	cfg := &oauth1.Config{Consumer: oauth1.Credentials{Token: consumerKey, Secret: consumerSecret}}
 	tok := &oauth1.Credentials{Token: token, Secret: tokenSecret}
-	base, err := cfg.BaseString(c.request(b), tok, time.Unix(1318622958, 0), nonce)
+	base, err := cfg.BaseString(c.request(b), tok, time.Unix(timestamp, 0), nonce)
 	if err != nil {
 		b.Fatal(err)
 	}
