@@ -8,4 +8,9 @@ require (
 	github.com/mrjones/oauth v0.0.0-20190623134757-126b35219450
 )
 
+require (
+	golang.org/x/net v0.63.0 // indirect
+	golang.org/x/text v0.44.0 // indirect
+)
+
 replace github.com/countersign/countersign => ../

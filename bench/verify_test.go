@@ -37,8 +37,13 @@ func (freshNonces) Use(context.Context, oauth1.Nonce, time.Time, time.Time) (boo
 
 // BenchmarkVerify verifies the X example request, with its published
 // header, as a server receives it: header parsing, the form body, the base
-// string and HMAC-SHA1.
+// string and HMAC-SHA1; beside the floor of signing it.
 func BenchmarkVerify(b *testing.B) {
+	b.Run("case="+xExample.name+"/lib=floor", func(b *testing.B) { benchFloor(b, xExample) })
+	b.Run("case="+xExample.name+"/lib=countersign", benchVerify)
+}
+
+func benchVerify(b *testing.B) {
 	v := &oauth1.Verifier{
 		Credentials: xStore{},
 		Nonces:      freshNonces{},

@@ -51,13 +51,19 @@ func ParseAuthHeader(v string) ([]Param, error) {
 	if i < len(v) && v[i] != ' ' && v[i] != '\t' {
 		return nil, &HeaderError{Offset: i, Reason: `scheme is not "OAuth"`}
 	}
-	var params []Param
+	// Every parameter has an "=" and takes three bytes at least ("a=,"):
+	// room for them all at once, so that a hostile header costs a few times
+	// its size, not a chain of regrown slices.
+	params := make([]Param, 0, min(strings.Count(v[i:], "="), (len(v)-i)/3+1))
 	for {
 		// Skip list separators and whitespace: "a=1 , ,b=2" is a valid list.
 		for i < len(v) && (v[i] == ' ' || v[i] == '\t' || v[i] == ',') {
 			i++
 		}
 		if i == len(v) {
+			if len(params) == 0 {
+				return nil, nil
+			}
 			return params, nil
 		}
 		start := i

@@ -24,9 +24,10 @@
 //   - the base string URI: scheme and host lowercased, the port dropped only
 //     when it is the scheme's default, the path as sent on the wire (its
 //     escaped form), no query and no fragment. The host too is the one
-//     net/http sends: an internationalized name in Punycode
-//     (bücher.example is signed as xn--bcher-kva.example) and an IPv6
-//     address without its zone;
+//     net/http sends: an internationalized name in Punycode, converted by
+//     the same golang.org/x/net function net/http calls, without UTS #46
+//     mapping (bücher.example is signed as xn--bcher-kva.example, and
+//     BÜCHER.example keeps its Ü), and an IPv6 address without its zone;
 //   - the parameters: the query string and, only when the Content-Type is
 //     application/x-www-form-urlencoded, the form body, both decoded with form
 //     rules ("+" is a space) by this package's own parser, which splits on "&"
@@ -59,8 +60,11 @@
 //
 // Most programs never call Sign: [Config.Client] returns an *http.Client
 // whose [Transport] signs every request it sends. The Transport never
-// modifies the caller's request, signs each attempt afresh (a redirect or a
-// retry gets a new nonce and timestamp), and reads a body only when the
+// modifies the caller's request, signs each request it is given afresh (a
+// redirect gets a new nonce and timestamp; [http.Transport]'s own replay of
+// a request on a dead kept-alive connection reuses them), signs a redirect
+// only to the original host or one in [Transport.RedirectHosts], and reads
+// a body only when the
 // signature covers it — form bodies, and any body when [Config.BodyHash] is
 // set — up to [Config.MaxBodyBytes], failing rather than signing a truncated
 // body.
@@ -69,14 +73,31 @@
 // [Config.AccessToken] run the redirection-based flow of RFC 5849 §2 against
 // the URLs in [Config.Endpoint]; [XEndpoint] holds the X API's. A token
 // endpoint that answers with an error status yields a [*ResponseError]
-// carrying the status, the oauth_problem and a bounded excerpt of the body.
+// carrying the status, the oauth_problem and a bounded excerpt of the body;
+// [CheckResponse] makes the same error of any other answer. Extra
+// parameters of the token requests cover xAuth and session renewal.
+//
+// When a provider refuses a signature, a [Trace] attached to the request's
+// context with [WithTrace] receives the base string each request was signed
+// over, to log or to compare with the provider's. [Config.Now] and
+// [Config.Nonce] make every request reproducible in tests.
 //
 // # Providers
 //
 // A [Verifier] checks incoming requests with the same base string code the
 // signer uses: the signature (in constant time), the timestamp window and
 // nonce replay through a [NonceStore]. Its Middleware answers failures with
-// the OAuth Problem Reporting codes, and package
+// the OAuth Problem Reporting codes. It finds secrets in a
+// [CredentialStore]; [Consumers] is one for two-legged providers and LTI
+// 1.1 tools, which know only clients.
+//
+// A [Provider] adds the endpoints that issue credentials (§2):
+// RequestTokenHandler and AccessTokenHandler, and Authorize and Deny for
+// the provider's own consent page. It keeps temporary and token
+// credentials in a [TokenStore]: [MemoryTokenStore] for one process, or a
+// shared store, such as the Redis one of module
+// github.com/countersign/countersign/redisstore, for several instances,
+// which also need a shared [NonceStore]. Package
 // [github.com/countersign/countersign/oauth1/oauth1test] builds a complete
 // fake provider on it for tests.
 package oauth1

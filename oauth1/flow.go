@@ -1,7 +1,6 @@
 package oauth1
 
 import (
-	"bytes"
 	"context"
 	"crypto/subtle"
 	"errors"
@@ -12,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/countersign/countersign/percent"
 )
@@ -58,24 +56,48 @@ const maxExcerptBytes = 1 << 10
 // reports that the resource owner refused the authorization.
 var ErrDenied = errors.New("oauth1: the resource owner denied access")
 
-// A ResponseError reports a token endpoint's answer with a status other
-// than 2xx. Problem and Advice come from the oauth_problem and
-// oauth_problem_advice parameters of a form-encoded body (OAuth Problem
-// Reporting), when there are any.
+// A ResponseError reports a provider's answer with a status other than 2xx,
+// from a token endpoint or, through [CheckResponse], from any request. The
+// fields after StatusCode come from the parameters of the OAuth Problem
+// Reporting extension, in a form-encoded body or a WWW-Authenticate: OAuth
+// challenge, when there are any.
 type ResponseError struct {
 	StatusCode int
-	Problem    Problem // such as "signature_invalid" or "timestamp_refused"
-	Advice     string
-	Body       []byte // the start of the body, at most 1 KiB
+	Problem    Problem // oauth_problem, such as "signature_invalid" or "timestamp_refused"
+	Advice     string  // oauth_problem_advice, text for a human
+
+	// Params lists oauth_parameters_absent or oauth_parameters_rejected.
+	Params []string
+
+	// MinTimestamp and MaxTimestamp are the oauth_acceptable_timestamps
+	// of a timestamp_refused answer, zero when it has none: the Unix times
+	// the provider would accept, which show how far off the client's
+	// clock is.
+	MinTimestamp, MaxTimestamp int64
+
+	// Body is the start of the body, at most 1 KiB. It is empty when the
+	// body mentions oauth_token_secret. In other bodies, which may echo
+	// the refused request, the value of any oauth_signature parameter and,
+	// for the flow's token requests, the consumer secret, token secret and
+	// signature that were sent, in the spellings an echo uses (as they
+	// are, percent-encoded once or twice), are replaced with "REDACTED";
+	// Problem and Advice are scrubbed the same way.
+	Body []byte
 }
 
 func (e *ResponseError) Error() string {
-	msg := "oauth1: token endpoint answered " + strconv.Itoa(e.StatusCode)
+	msg := "oauth1: provider answered " + strconv.Itoa(e.StatusCode)
 	if t := http.StatusText(e.StatusCode); t != "" {
 		msg += " " + t
 	}
 	if e.Problem != "" {
 		msg += ": oauth_problem=" + string(e.Problem)
+	}
+	if len(e.Params) > 0 {
+		msg += " (" + strings.Join(e.Params, ", ") + ")"
+	}
+	if e.MinTimestamp != 0 || e.MaxTimestamp != 0 {
+		msg += " (acceptable " + strconv.FormatInt(e.MinTimestamp, 10) + "-" + strconv.FormatInt(e.MaxTimestamp, 10) + ")"
 	}
 	if e.Advice != "" {
 		msg += " (" + e.Advice + ")"
@@ -88,7 +110,13 @@ func (e *ResponseError) Error() string {
 // values of the response, and fails unless the provider confirms the
 // callback with oauth_callback_confirmed=true, as OAuth 1.0a requires. An
 // answer with a status other than 2xx is a [*ResponseError].
-func (c *Config) RequestToken(ctx context.Context) (*Credentials, url.Values, error) {
+//
+// extra holds parameters some providers take here, such as X's
+// x_auth_access_type=read. A name starting with "oauth_" is a protocol
+// parameter and travels with the others (in the Authorization header by
+// default); any other is a request parameter, sent in the form body of the
+// POST (in the query when c.Endpoint.TokenMethod is GET). Both are signed.
+func (c *Config) RequestToken(ctx context.Context, extra ...Param) (*Credentials, url.Values, error) {
 	if c == nil {
 		return nil, nil, errors.New("oauth1: nil Config")
 	}
@@ -96,7 +124,7 @@ func (c *Config) RequestToken(ctx context.Context) (*Credentials, url.Values, er
 	if cb == "" {
 		cb = "oob"
 	}
-	tok, v, err := c.tokenRequest(ctx, "request token", c.Endpoint.RequestTokenURL, nil, Param{"oauth_callback", cb})
+	tok, v, err := c.tokenRequest(ctx, "request token", c.Endpoint.RequestTokenURL, nil, Param{"oauth_callback", cb}, extra)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -178,14 +206,44 @@ func ParseCallback(r *http.Request, temp *Credentials) (token, verifier string, 
 // it. It returns all the values of the response too, which carry
 // provider-specific data (X sends user_id and screen_name). An answer with a
 // status other than 2xx is a [*ResponseError].
-func (c *Config) AccessToken(ctx context.Context, temp *Credentials, verifier string) (*Credentials, url.Values, error) {
-	if temp == nil {
-		return nil, nil, errors.New("oauth1: access token: nil temporary credentials")
+//
+// Token requests follow a redirect only to the scheme, host and port they
+// were sent to; a redirect elsewhere is an error, since the request carries
+// a signature (and with PLAINTEXT the secrets).
+//
+// extra holds further parameters, sent as [Config.RequestToken] sends its
+// own: oauth_* names as protocol parameters, others in the form body. They
+// make the other exchanges of this endpoint:
+//
+//   - xAuth (X's password exchange): temp is nil and verifier empty, and
+//     extra holds x_auth_mode=client_auth, x_auth_username and
+//     x_auth_password, which X wants in the POST body;
+//   - renewal under the OAuth Session 1.0 extension: temp is the expired
+//     token credentials, verifier is empty, and extra holds the
+//     oauth_session_handle of the response that issued them.
+//
+// An empty verifier is not sent. Without extra, temp and verifier are
+// required.
+func (c *Config) AccessToken(ctx context.Context, temp *Credentials, verifier string, extra ...Param) (*Credentials, url.Values, error) {
+	if len(extra) == 0 {
+		switch {
+		case temp == nil:
+			return nil, nil, errors.New("oauth1: access token: nil temporary credentials")
+		case verifier == "":
+			return nil, nil, errors.New("oauth1: access token: empty verifier")
+		}
 	}
-	return c.tokenRequest(ctx, "access token", c.Endpoint.AccessTokenURL, temp, Param{"oauth_verifier", verifier})
+	var v Param
+	if verifier != "" {
+		v = Param{"oauth_verifier", verifier}
+	}
+	return c.tokenRequest(ctx, "access token", c.Endpoint.AccessTokenURL, temp, v, extra)
 }
 
-func (c *Config) tokenRequest(ctx context.Context, what, rawURL string, tok *Credentials, extra Param) (*Credentials, url.Values, error) {
+// tokenRequest sends a token request signed with tok and the protocol
+// parameter p (none when p.Name is empty) plus extra, split as
+// RequestToken documents.
+func (c *Config) tokenRequest(ctx context.Context, what, rawURL string, tok *Credentials, p Param, extra []Param) (*Credentials, url.Values, error) {
 	if c == nil {
 		return nil, nil, errors.New("oauth1: nil Config")
 	}
@@ -196,20 +254,20 @@ func (c *Config) tokenRequest(ctx context.Context, what, rawURL string, tok *Cre
 	if method == "" {
 		method = http.MethodPost
 	}
-	req, err := http.NewRequestWithContext(ctx, method, rawURL, nil)
+	proto, req, err := newTokenRequest(ctx, method, rawURL, p, extra)
 	if err != nil {
 		return nil, nil, fmt.Errorf("oauth1: %s: %w", what, err)
 	}
-	if err := c.SignAt(req, tok, time.Now(), newNonce(), extra); err != nil {
+	if err := c.SignAt(req, tok, c.now(), c.nonce(), proto...); err != nil {
 		return nil, nil, fmt.Errorf("oauth1: %s: %w", what, err)
 	}
-	client := c.HTTPClient
-	if client == nil {
-		client = http.DefaultClient
-	}
+	client := tokenClient(c.HTTPClient)
+	// An error page may echo the request: the signature, and with
+	// PLAINTEXT the secrets, are scrubbed from it.
+	secrets := []string{c.Consumer.Secret, tok.secret(), signatureOf(req)}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, nil, fmt.Errorf("oauth1: %s: %w", what, err)
+		return nil, nil, fmt.Errorf("oauth1: %s: %w", what, stripURLError(err, rawURL))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
@@ -217,7 +275,7 @@ func (c *Config) tokenRequest(ctx context.Context, what, rawURL string, tok *Cre
 		return nil, nil, fmt.Errorf("oauth1: %s: reading the response: %w", what, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, nil, newResponseError(resp.StatusCode, body)
+		return nil, nil, newResponseError(resp.StatusCode, body, secrets...)
 	}
 	if len(body) > maxResponseBytes {
 		return nil, nil, fmt.Errorf("oauth1: %s: response larger than %d bytes", what, maxResponseBytes)
@@ -236,16 +294,50 @@ func (c *Config) tokenRequest(ctx context.Context, what, rawURL string, tok *Cre
 	return t, v, nil
 }
 
+// tokenClient returns a copy of hc (http.DefaultClient when nil) that
+// follows a redirect only to the scheme, host and port of the token
+// endpoint. A token request carries a signature, and with PLAINTEXT the
+// secrets themselves, in its header, query or body, and net/http would
+// pass on the header to another port or a subdomain, the body on a 307,
+// and the header from https to http.
+func tokenClient(hc *http.Client) *http.Client {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	cl := *hc
+	check := hc.CheckRedirect
+	cl.CheckRedirect = func(r *http.Request, via []*http.Request) error {
+		if len(via) > 0 && !sameOrigin(via[0].URL, r.URL) {
+			return fmt.Errorf("oauth1: the token endpoint redirected to %s, another scheme, host or port; set the Endpoint to the URL that answers",
+				stripProtocolQuery(r.URL.String(), ""))
+		}
+		if check != nil {
+			return check(r, via)
+		}
+		if len(via) >= 10 { // http.Client's default policy
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &cl
+}
+
 // newResponseError parses body, which may be anything from form data to an
 // HTML page.
-func newResponseError(status int, body []byte) *ResponseError {
+func newResponseError(status int, body []byte, secrets ...string) *ResponseError {
 	e := &ResponseError{StatusCode: status}
 	// ParseQuery keeps the pairs it could parse: an HTML page around a
 	// problem report still yields it.
 	v, _ := url.ParseQuery(string(body))
-	e.Problem, e.Advice = Problem(v.Get("oauth_problem")), v.Get("oauth_problem_advice")
-	if !bytes.Contains(body, []byte("oauth_token_secret")) {
-		e.Body = bytes.Clone(body[:min(len(body), maxExcerptBytes)])
+	e.setProblem(v)
+	e.Problem = Problem(scrubEcho([]byte(e.Problem), secrets...))
+	e.Advice = string(scrubEcho([]byte(e.Advice), secrets...))
+	// A token secret the provider issued is unknown here and may be
+	// written in any format: a body that names one is dropped whole.
+	if indexFold(body, "oauth_token_secret") < 0 {
+		// Scrub the whole body, then cut: a cut secret would escape.
+		b := scrubEcho(body, secrets...)
+		e.Body = b[:min(len(b), maxExcerptBytes):min(len(b), maxExcerptBytes)]
 	}
 	return e
 }

@@ -188,7 +188,7 @@ func TestTokenEndpointErrors(t *testing.T) {
 		})
 	}
 	_, _, err := answeringProvider(t, 401, "text/plain", "oauth_problem=signature_invalid").RequestToken(context.Background())
-	if want := "oauth1: token endpoint answered 401 Unauthorized: oauth_problem=signature_invalid"; err == nil || err.Error() != want {
+	if want := "oauth1: provider answered 401 Unauthorized: oauth_problem=signature_invalid"; err == nil || err.Error() != want {
 		t.Errorf("RequestToken() error = %v, want %q", err, want)
 	}
 }

@@ -1,51 +1,79 @@
 package oauth1
 
 import (
-	"errors"
-	"math"
-	"net"
+	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/net/http/httpguts"
 )
 
-// wireHost returns host as net/http writes it into the Host header, which
-// is what a provider puts into its base string: a label that is not ASCII
-// in Punycode with its "xn--" prefix (net/http calls the Punycode profile
-// of golang.org/x/net/idna, which maps nothing and encodes each such label
-// as it is), and an IPv6 address without its zone (RFC 6874 §4). Signing
-// the host as the URL spells it gave a signature that no provider could
-// match for https://bücher.example/ or http://[fe80::1%25en0]/.
+// maxLabelBytes is the most a DNS label holds (RFC 1035 §2.3.4), and so
+// the most an IDNA A-label does (RFC 5890 §2.3.2.1).
+const maxLabelBytes = 63
+
+// wireHost returns host as net/http writes it into the Host header (and
+// HTTP/2's :authority), which is what a provider puts into its base string:
+// httpguts.PunycodeHostPort, the very function net/http calls, turns a
+// host that is not ASCII into Punycode with the Punycode profile of
+// golang.org/x/net/idna (no UTS #46 mapping: case and width are kept, and
+// an "xn--" label beside a non-ASCII one is decoded and encoded again); an
+// IPv6 zone is dropped (RFC 6874 §4, net/http's removeZone). Signing the
+// host as the URL spells it gave a signature no provider could match for
+// https://bücher.example/ or http://[fe80::1%25en0]/.
+//
+// It refuses two hosts that net/http would still send: one that is not a
+// valid Host header, for which net/http sends an empty Host over HTTP/1.1
+// (and refuses the request over HTTP/2), and one with a label that is not
+// ASCII and has more than 59 characters, which in Punycode ("xn--" and at
+// least a byte a character) is longer than the 63 bytes a DNS label holds,
+// and which the Punycode encoder takes time quadratic in its length to
+// encode (48 KB took seconds).
 func wireHost(host string) (string, error) {
 	if !isASCII(host) {
-		h, port, err := net.SplitHostPort(host)
+		if err := checkLabels(host); err != nil {
+			return "", err
+		}
+		h, err := httpguts.PunycodeHostPort(host)
 		if err != nil {
-			h, port = host, ""
+			return "", fmt.Errorf("host %q has no Punycode form: %w", host, err)
 		}
-		labels := strings.Split(h, ".")
-		for i, l := range labels {
-			if isASCII(l) {
-				continue
-			}
-			b, err := appendPunycode([]byte("xn--"), l)
-			if err != nil {
-				return "", err
-			}
-			labels[i] = string(b)
+		host = h
+	}
+	if !httpguts.ValidHostHeader(host) {
+		return "", fmt.Errorf("%q is not a valid Host header", host)
+	}
+	return removeZone(host), nil
+}
+
+// checkLabels refuses a host with a non-ASCII label too long to be a DNS
+// label in Punycode, before encoding it.
+func checkLabels(host string) error {
+	for label := range strings.SplitSeq(host, ".") {
+		if isASCII(label) {
+			continue
 		}
-		host = strings.Join(labels, ".")
-		if port != "" {
-			host = net.JoinHostPort(host, port)
+		if n := utf8.RuneCountInString(label); len("xn--")+n > maxLabelBytes {
+			return fmt.Errorf("host label of %d characters is longer than the %d bytes a DNS label holds in Punycode", n, maxLabelBytes)
 		}
 	}
-	// As net/http's removeZone: the zone of "[fe80::1%en0]:8080" goes.
-	if strings.HasPrefix(host, "[") {
-		if i := strings.LastIndexByte(host, ']'); i >= 0 {
-			if j := strings.LastIndexByte(host[:i], '%'); j >= 0 {
-				host = host[:j] + host[i:]
-			}
-		}
+	return nil
+}
+
+// removeZone is net/http's: the zone of "[fe80::1%en0]:8080" goes.
+func removeZone(host string) string {
+	if !strings.HasPrefix(host, "[") {
+		return host
 	}
-	return host, nil
+	i := strings.LastIndex(host, "]")
+	if i < 0 {
+		return host
+	}
+	j := strings.LastIndex(host[:i], "%")
+	if j < 0 {
+		return host
+	}
+	return host[:j] + host[i:]
 }
 
 func isASCII(s string) bool {
@@ -55,101 +83,4 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
-}
-
-// Punycode parameters (RFC 3492 §5).
-const (
-	punyBase        = 36
-	punyTMin        = 1
-	punyTMax        = 26
-	punySkew        = 38
-	punyDamp        = 700
-	punyInitialBias = 72
-	punyInitialN    = 128
-)
-
-var errPunycodeOverflow = errors.New("oauth1: host label too long for Punycode")
-
-// appendPunycode appends the Punycode encoding of label (RFC 3492 §6.3):
-// its ASCII code points, a "-" if there were any, then the others as
-// variable-length deltas. Invalid UTF-8 is read as U+FFFD, as ranging over
-// a string does and as x/net/idna does.
-func appendPunycode(dst []byte, label string) ([]byte, error) {
-	var basic, total int
-	for _, r := range label {
-		total++
-		if r < utf8.RuneSelf {
-			dst = append(dst, byte(r))
-			basic++
-		}
-	}
-	if basic > 0 {
-		dst = append(dst, '-')
-	}
-	n, delta, bias := rune(punyInitialN), 0, punyInitialBias
-	for h := basic; h < total; {
-		// The smallest code point not handled yet.
-		m := rune(math.MaxInt32)
-		for _, r := range label {
-			if r >= n && r < m {
-				m = r
-			}
-		}
-		if int64(delta)+int64(m-n)*int64(h+1) > math.MaxInt32 {
-			return dst, errPunycodeOverflow
-		}
-		delta += int(m-n) * (h + 1)
-		n = m
-		for _, r := range label {
-			if r < n {
-				delta++
-				if delta > math.MaxInt32 {
-					return dst, errPunycodeOverflow
-				}
-			}
-			if r != n {
-				continue
-			}
-			q := delta
-			for k := punyBase; ; k += punyBase {
-				t := min(max(k-bias, punyTMin), punyTMax)
-				if q < t {
-					break
-				}
-				dst = append(dst, punyDigit(t+(q-t)%(punyBase-t)))
-				q = (q - t) / (punyBase - t)
-			}
-			dst = append(dst, punyDigit(q))
-			bias = punyAdapt(delta, h+1, h == basic)
-			delta = 0
-			h++
-		}
-		delta++
-		n++
-	}
-	return dst, nil
-}
-
-// punyDigit is the basic code point for a digit 0..35: a-z, then 0-9.
-func punyDigit(d int) byte {
-	if d < 26 {
-		return byte('a' + d)
-	}
-	return byte('0' + d - 26)
-}
-
-// punyAdapt is the bias adaptation function of RFC 3492 §6.1.
-func punyAdapt(delta, numPoints int, first bool) int {
-	if first {
-		delta /= punyDamp
-	} else {
-		delta /= 2
-	}
-	delta += delta / numPoints
-	k := 0
-	for delta > (punyBase-punyTMin)*punyTMax/2 {
-		delta /= punyBase - punyTMin
-		k += punyBase
-	}
-	return k + (punyBase-punyTMin+1)*delta/(delta+punySkew)
 }

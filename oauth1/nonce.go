@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -25,12 +26,15 @@ type Nonce struct {
 // fresh (not recorded before, or recorded but already expired); it must keep
 // n at least until expires, after which the Verifier's timestamp window
 // refuses the request anyway. now is the Verifier's clock. A store backed by
-// a database implements Use as one atomic insert-if-absent (for example
-// Redis SET NX PXAT expires). Use must be safe for concurrent use.
+// a database implements Use as one atomic insert-if-absent that keeps n for
+// expires − now (for example Redis SET NX PX; an absolute PXAT expires
+// would trust the database's clock to agree with now, which a fixed test
+// clock does not). Use must be safe for concurrent use.
 //
-// An error from Use fails the verification; it is returned to the caller
-// wrapped, and [Verifier.Middleware] answers 503 for [ErrNonceStoreFull]
-// and 500 otherwise.
+// An error from Use fails the verification: [Verifier.Verify] returns it
+// wrapped in [ErrNonceStoreUnavailable], and [Verifier.Middleware] answers
+// 503 Service Unavailable. A store that cannot tell whether a nonce is
+// fresh must return an error, never true.
 type NonceStore interface {
 	Use(ctx context.Context, n Nonce, now, expires time.Time) (fresh bool, err error)
 }
@@ -39,6 +43,12 @@ type NonceStore interface {
 // holds its maximum number of unexpired nonces. The store then refuses new
 // requests rather than forgetting nonces that could be replayed.
 var ErrNonceStoreFull = errors.New("oauth1: nonce store is full")
+
+// ErrNonceStoreUnavailable wraps every error from a [NonceStore], such as a
+// shared store that cannot be reached: the request is refused, since its
+// nonce could not be recorded, and [Verifier.WriteError] answers 503 with
+// Retry-After. errors.Is still finds the store's own error.
+var ErrNonceStoreUnavailable = errors.New("oauth1: nonce store unavailable")
 
 // DefaultMaxNonces is the capacity of a [MemoryNonceStore] whose MaxNonces
 // is zero: about 60 MB when full (57 bytes per nonce measured with a million
@@ -63,13 +73,18 @@ const nonceShards = 32
 // evicting any. Since the Verifier records a nonce only after the signature
 // checks out, only holders of valid credentials can fill the store.
 type MemoryNonceStore struct {
-	// MaxNonces bounds the number of nonces kept; zero means DefaultMaxNonces.
-	// The bound is split evenly among 32 internal shards, so the store may
-	// report itself full slightly before it holds MaxNonces in all.
+	// MaxNonces is the number of nonces the store holds at most; zero
+	// means DefaultMaxNonces. Exactly MaxNonces distinct unexpired nonces
+	// are accepted; the next is refused with ErrNonceStoreFull, after the
+	// store has dropped every expired nonce to make room.
 	MaxNonces int
 
-	once   sync.Once
-	seed   maphash.Seed
+	once sync.Once
+	seed maphash.Seed
+	// count is the number of nonces in all shards, reserved before a
+	// nonce is added so that concurrent Uses in different shards never
+	// take the store past MaxNonces.
+	count  atomic.Int64
 	shards [nonceShards]nonceShard
 }
 
@@ -129,53 +144,94 @@ func (m *MemoryNonceStore) Use(_ context.Context, n Nonce, now, expires time.Tim
 	h.Write(strconv.AppendInt(num[:0], n.Timestamp, 10))
 	sum := h.Sum64()
 
-	limit := m.MaxNonces
+	limit := int64(m.MaxNonces)
 	if limit <= 0 {
 		limit = DefaultMaxNonces
 	}
-	limit = max(1, limit/nonceShards)
 	s := &m.shards[sum%nonceShards]
+	t, exp := now.UnixNano(), expires.UnixNano()
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.use(sum, now.UnixNano(), expires.UnixNano(), limit)
+	fresh, full := s.use(&m.count, limit, sum, t, exp)
+	s.mu.Unlock()
+	if !full {
+		return fresh, nil
+	}
+	// Each shard drops the expired nonces at the front of its insertion
+	// order as it goes; those behind a live one (sent with a clock minutes
+	// fast) and those in idle shards wait for this sweep.
+	m.sweep(t)
+	s.mu.Lock()
+	fresh, full = s.use(&m.count, limit, sum, t, exp)
+	s.mu.Unlock()
+	if full {
+		return false, ErrNonceStoreFull
+	}
+	return fresh, nil
 }
 
-// use is Use for the shard that holds hash h, at time t, with room for limit
-// nonces.
-func (s *nonceShard) use(h uint64, t, exp int64, limit int) (bool, error) {
+// sweep drops the expired nonces of every shard, one shard at a time.
+func (m *MemoryNonceStore) sweep(now int64) {
+	for i := range m.shards {
+		s := &m.shards[i]
+		s.mu.Lock()
+		if now >= s.nextSweep {
+			s.sweep(now, &m.count)
+		}
+		s.mu.Unlock()
+	}
+}
+
+// use is Use for the shard that holds hash h, at time t, in a store that
+// holds count nonces and has room for limit. It reports full, and records
+// nothing, when h is not in the shard and the store has no room.
+func (s *nonceShard) use(count *atomic.Int64, limit int64, h uint64, t, exp int64) (fresh, full bool) {
 	e, ok := s.seen[h]
 	if ok && e > t {
-		return false, nil
+		return false, false
 	}
-	s.purge(t)
-	if !ok && len(s.seen) >= limit && t >= s.nextSweep {
-		// purge stops at the first unexpired nonce; nonces that expired
-		// behind it (one sent with a clock minutes fast keeps the front)
-		// would otherwise fill the shard until it expires.
-		s.sweep(t)
+	s.purge(t, count)
+	if ok {
+		_, ok = s.seen[h] // purge may have dropped the expired entry
 	}
-	if !ok && len(s.seen) >= limit {
-		return false, ErrNonceStoreFull
+	if !ok && !reserve(count, limit) {
+		return false, true
 	}
 	s.seen[h] = exp
 	s.order = append(s.order, nonceEntry{h, exp})
 	s.nextSweep = min(s.nextSweep, exp) // an old timestamp expires soon
-	return true, nil
+	return true, false
+}
+
+// reserve adds one to count unless that would take it past limit. A
+// compare-and-swap, rather than an add undone on overflow, so that a
+// reservation that fails never makes another one fail.
+func reserve(count *atomic.Int64, limit int64) bool {
+	for {
+		n := count.Load()
+		if n >= limit {
+			return false
+		}
+		if count.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
 }
 
 // sweep drops every expired nonce, wherever it is in the insertion order,
 // and notes when the next one expires: until then another sweep would free
-// nothing, so a shard that is full of live nonces is not swept on every
-// refused request.
-func (s *nonceShard) sweep(now int64) {
+// nothing, so a store that is full of live nonces does not sweep the shard
+// on every refused request.
+func (s *nonceShard) sweep(now int64, count *atomic.Int64) {
 	next := int64(math.MaxInt64)
 	kept := s.order[:0]
+	dropped := 0
 	for _, e := range s.order[s.head:] {
 		if s.seen[e.h] != e.expires {
 			continue // superseded: the nonce was recorded again
 		}
 		if e.expires <= now {
 			delete(s.seen, e.h)
+			dropped++
 			continue
 		}
 		kept = append(kept, e)
@@ -183,18 +239,24 @@ func (s *nonceShard) sweep(now int64) {
 	}
 	clear(s.order[len(kept):])
 	s.order, s.head, s.nextSweep = kept, 0, next
+	count.Add(-int64(dropped))
 }
 
 // purge drops the expired nonces at the front of the insertion order.
-func (s *nonceShard) purge(now int64) {
+func (s *nonceShard) purge(now int64, count *atomic.Int64) {
+	dropped := 0
 	for s.head < len(s.order) && s.order[s.head].expires <= now {
 		e := s.order[s.head]
 		// The map may hold a later expiry for the same hash, if the nonce was
 		// recorded again after expiring; only the matching entry removes it.
 		if s.seen[e.h] == e.expires {
 			delete(s.seen, e.h)
+			dropped++
 		}
 		s.head++
+	}
+	if dropped > 0 {
+		count.Add(-int64(dropped))
 	}
 	// Compact when the dead prefix is half the slice, so that order stays
 	// within twice the live count.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -60,11 +61,8 @@ func TestMemoryNonceStoreFlood(t *testing.T) {
 			accepted++
 		}
 	}
-	if n := m.Len(); n > max || n != accepted {
-		t.Errorf("after a flood of %d: Len() = %d, accepted %d, want both ≤ %d", 10*max, n, accepted, max)
-	}
-	if accepted < max*3/4 || full == 0 {
-		t.Errorf("accepted %d of MaxNonces %d, refused %d", accepted, max, full)
+	if n := m.Len(); n != max || accepted != max || full != 9*max {
+		t.Errorf("after a flood of %d: Len() = %d, accepted %d, refused %d; want %d, %[4]d, %d", 10*max, n, accepted, full, max, 9*max)
 	}
 	// Every accepted nonce is still refused as a replay: nothing was evicted.
 	for i := range 10 * max {
@@ -146,46 +144,128 @@ func TestMemoryNonceStoreBytes(t *testing.T) {
 	runtime.KeepAlive(m)
 }
 
-// TestMemoryNonceStoreExpiredBehindLive fills a shard with nonces that
+// TestMemoryNonceStoreExpiredBehindLive fills a store with nonces that
 // expire behind one that lives longer, as a nonce with a clock minutes fast
-// does. Once they expire the shard takes new nonces, though the first is
+// does. Once they expire the store takes new nonces, though the first is
 // still live; replays of it stay refused.
 func TestMemoryNonceStoreExpiredBehindLive(t *testing.T) {
-	s := &nonceShard{seen: make(map[uint64]int64)}
-	const limit = 4
-	use := func(h uint64, now, exp int64, want bool, wantErr error) {
+	var m *MemoryNonceStore
+	use := func(nonce string, now, exp int64, want bool, wantErr error) {
 		t.Helper()
-		if got, err := s.use(h, now, exp, limit); got != want || !errors.Is(err, wantErr) {
-			t.Errorf("use(%d, %d, %d) = %v, %v; want %v, %v", h, now, exp, got, err, want, wantErr)
+		got, err := m.Use(context.Background(), Nonce{ConsumerKey: "c", Nonce: nonce}, time.Unix(now, 0), time.Unix(exp, 0))
+		if got != want || !errors.Is(err, wantErr) {
+			t.Errorf("Use(%s, %d, %d) = %v, %v; want %v, %v", nonce, now, exp, got, err, want, wantErr)
 		}
 	}
-	use(1, 0, 600, true, nil) // ten minutes: a timestamp five minutes ahead
-	use(2, 0, 300, true, nil)
-	use(3, 0, 300, true, nil)
-	use(4, 0, 300, true, nil)
-	use(5, 100, 400, false, ErrNonceStoreFull) // four live nonces: full
-	use(6, 200, 500, false, ErrNonceStoreFull) // still full; the sweep at 100 freed nothing
-	use(5, 301, 601, true, nil)                // 2, 3 and 4 have expired behind 1
-	use(6, 301, 601, true, nil)
-	use(7, 301, 601, true, nil)
-	use(8, 301, 601, false, ErrNonceStoreFull)
-	use(1, 301, 601, false, nil) // a replay
-	use(5, 302, 602, false, nil)
-	if len(s.seen) != limit || len(s.order)-s.head != limit {
-		t.Errorf("%d nonces, %d in order; want %d", len(s.seen), len(s.order)-s.head, limit)
+	const limit = 4
+	m = &MemoryNonceStore{MaxNonces: limit}
+	use("1", 0, 600, true, nil) // ten minutes: a timestamp five minutes ahead
+	use("2", 0, 300, true, nil)
+	use("3", 0, 300, true, nil)
+	use("4", 0, 300, true, nil)
+	use("5", 100, 400, false, ErrNonceStoreFull) // four live nonces: full
+	use("6", 200, 500, false, ErrNonceStoreFull) // still full; the sweep at 100 freed nothing
+	use("5", 301, 601, true, nil)                // 2, 3 and 4 have expired behind 1
+	use("6", 301, 601, true, nil)
+	use("7", 301, 601, true, nil)
+	use("8", 301, 601, false, ErrNonceStoreFull)
+	use("1", 301, 601, false, nil) // a replay
+	use("5", 302, 602, false, nil)
+	if n := m.Len(); n != limit {
+		t.Errorf("Len() = %d, want %d", n, limit)
+	}
+	for i := range m.shards {
+		if s := &m.shards[i]; len(s.order)-s.head != len(s.seen) {
+			t.Errorf("shard %d: %d nonces, %d in order", i, len(s.seen), len(s.order)-s.head)
+		}
 	}
 
 	// A nonce with an old timestamp expires before the earliest expiry
 	// the last sweep saw, and behind a live one.
-	s = &nonceShard{seen: make(map[uint64]int64)}
-	use(1, 0, 600, true, nil)
-	use(2, 0, 500, true, nil)
-	use(3, 0, 500, true, nil)
-	use(4, 0, 500, true, nil)
-	use(5, 10, 510, false, ErrNonceStoreFull)
-	use(5, 501, 801, true, nil) // swept 2, 3 and 4; 1 expires next, at 600
-	use(6, 502, 520, true, nil) // expires first
-	use(7, 503, 803, true, nil)
-	use(8, 504, 804, false, ErrNonceStoreFull)
-	use(8, 521, 821, true, nil) // 6 expired behind 1
+	m = &MemoryNonceStore{MaxNonces: limit}
+	use("1", 0, 600, true, nil)
+	use("2", 0, 500, true, nil)
+	use("3", 0, 500, true, nil)
+	use("4", 0, 500, true, nil)
+	use("5", 10, 510, false, ErrNonceStoreFull)
+	use("5", 501, 801, true, nil) // swept 2, 3 and 4; 1 expires next, at 600
+	use("6", 502, 520, true, nil) // expires first
+	use("7", 503, 803, true, nil)
+	use("8", 504, 804, false, ErrNonceStoreFull)
+	use("8", 521, 821, true, nil) // 6 expired behind 1
+}
+
+// TestMemoryNonceStoreExactBound checks that MaxNonces is the exact bound:
+// that many distinct unexpired nonces are accepted, whatever shards their
+// hashes fall in, the next one gets ErrNonceStoreFull, and once they have
+// expired there is room for as many again.
+func TestMemoryNonceStoreExactBound(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Unix(1e9, 0)
+	exp := t0.Add(time.Minute)
+	for _, max := range []int{1, 2, 31, 64, 1000} {
+		m := &MemoryNonceStore{MaxNonces: max}
+		fill := func(prefix string, now time.Time) {
+			t.Helper()
+			for i := range max {
+				ok, err := m.Use(ctx, Nonce{ConsumerKey: "c", Nonce: prefix + fmt.Sprint(i)}, now, now.Add(time.Minute))
+				if !ok || err != nil {
+					t.Fatalf("MaxNonces %d: Use(nonce %d of %d) = %v, %v, want true, nil", max, i+1, max, ok, err)
+				}
+			}
+			for i := range 3 {
+				ok, err := m.Use(ctx, Nonce{ConsumerKey: "c", Nonce: prefix + "over" + fmt.Sprint(i)}, now, now.Add(time.Minute))
+				if ok || !errors.Is(err, ErrNonceStoreFull) {
+					t.Fatalf("MaxNonces %d: Use(nonce %d) = %v, %v, want false, ErrNonceStoreFull", max, max+1+i, ok, err)
+				}
+			}
+			// A replay is still a replay, not a full store.
+			if ok, err := m.Use(ctx, Nonce{ConsumerKey: "c", Nonce: prefix + "0"}, now, now.Add(time.Minute)); ok || err != nil {
+				t.Fatalf("MaxNonces %d: replay of nonce 1 = %v, %v, want false, nil", max, ok, err)
+			}
+			if n := m.Len(); n != max {
+				t.Fatalf("MaxNonces %d: Len() = %d", max, n)
+			}
+		}
+		fill("a", t0)
+		fill("b", exp) // every "a" nonce has expired
+	}
+}
+
+// TestMemoryNonceStoreConcurrentBound has goroutines race to fill a small
+// store: exactly MaxNonces nonces are accepted, never more.
+func TestMemoryNonceStoreConcurrentBound(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Unix(1e9, 0)
+	for _, max := range []int{1, 64, 1000} {
+		m := &MemoryNonceStore{MaxNonces: max}
+		const workers = 8
+		var accepted, full atomic.Int64
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() {
+				for i := range max/2 + 10 {
+					ok, err := m.Use(ctx, Nonce{ConsumerKey: "c", Nonce: fmt.Sprint(w, "-", i)}, t0, t0.Add(time.Minute))
+					switch {
+					case ok && err == nil:
+						accepted.Add(1)
+					case errors.Is(err, ErrNonceStoreFull):
+						full.Add(1)
+					default:
+						t.Errorf("Use = %v, %v", ok, err)
+					}
+					if n := m.Len(); n > max {
+						t.Errorf("MaxNonces %d: Len() = %d during the race", max, n)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if a := accepted.Load(); a != int64(max) {
+			t.Errorf("MaxNonces %d: %d goroutines accepted %d nonces (refused %d), want exactly %d", max, workers, a, full.Load(), max)
+		}
+		if n := m.Len(); n != max {
+			t.Errorf("MaxNonces %d: Len() = %d", max, n)
+		}
+	}
 }

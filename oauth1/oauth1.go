@@ -5,32 +5,24 @@ import (
 	"crypto/rand"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 )
 
 // Credentials is a token and shared-secret pair: the client credentials
 // (consumer key and secret), temporary credentials or token credentials of
-// RFC 5849 §1.1. String and GoString redact Secret, so that a Credentials
-// value can be logged or printed with any fmt verb without leaking it.
+// RFC 5849 §1.1. Its String, GoString, Format and LogValue methods redact
+// Secret, so that a Credentials value can be printed with any fmt verb or
+// logged with slog without leaking it. json.Marshal keeps Secret, since
+// storing a token is a real use of it: so slog's JSON handler, which encodes
+// a slice or struct holding a Credentials with encoding/json, writes the
+// secret of one nested there. Log the Credentials itself, or a Config.
+// fmt's %p and %w, misused on a Credentials, print its fields without
+// calling any method; go vet reports both.
 type Credentials struct {
 	Token  string
 	Secret string
-}
-
-func (c Credentials) String() string {
-	return "{Token:" + c.Token + " Secret:" + redact(c.Secret) + "}"
-}
-
-func (c Credentials) GoString() string {
-	return "oauth1.Credentials{Token:" + strconv.Quote(c.Token) + ", Secret:" + redact(c.Secret) + "}"
-}
-
-func redact(secret string) string {
-	if secret == "" {
-		return `""`
-	}
-	return "REDACTED"
 }
 
 // Delivery says where the protocol parameters travel (RFC 5849 §3.5).
@@ -106,8 +98,8 @@ type Config struct {
 	AllowInsecurePlainText bool
 
 	// MaxBodyBytes limits how much of a body signing reads; zero means
-	// DefaultMaxBodyBytes, and no limit goes above 1 GiB. A larger body is
-	// an error wrapping ErrBodyTooLarge.
+	// DefaultMaxBodyBytes, and no limit goes above 256 MiB. A larger body
+	// is an error wrapping ErrBodyTooLarge.
 	MaxBodyBytes int64
 
 	// Endpoint holds the provider's URLs for the three-legged flow
@@ -121,10 +113,32 @@ type Config struct {
 	// HTTPClient sends the token requests of the flow and is the base of
 	// [Config.Client]. Nil means http.DefaultClient.
 	HTTPClient *http.Client
+
+	// Now, if set, is the clock that Sign, the Transport and the token
+	// requests read for oauth_timestamp; nil means time.Now. With Nonce,
+	// it makes every request a Config signs reproducible in tests (see
+	// [github.com/countersign/countersign/oauth1/oauth1test.NewClock]).
+	Now func() time.Time
+
+	// Nonce, if set, returns the oauth_nonce for Sign, the Transport and
+	// the token requests; nil means 26 random characters from crypto/rand.
+	// A provider refuses a nonce it has seen with the same timestamp, so
+	// outside tests the values must not repeat. It must be safe for
+	// concurrent use when the Transport is.
+	Nonce func() string
+
+	// Params are protocol parameters added to every request signed with
+	// this Config, by Sign, SignAt, BaseString, the Transport and the token
+	// requests, such as a provider's xoauth_* parameter. They travel and are
+	// signed with the others, in the Authorization header by default. A name
+	// must not repeat one the Config supplies (oauth_nonce and the like),
+	// nor be realm or oauth_signature.
+	Params []Param
 }
 
-// A Param is a name and value pair, unencoded. Extra protocol parameters
-// given to [Config.SignAt] are sent with the ones the Config supplies.
+// A Param is a name and value pair, unencoded. Extra protocol parameters,
+// in [Config.Params] or given to [Config.SignAt], are sent with the ones the
+// Config supplies.
 type Param struct {
 	Name, Value string
 }
@@ -137,34 +151,59 @@ type Param struct {
 // Sign modifies r: it sets the Authorization header, or extends the query or
 // the body. When r has a form body (or c.BodyHash is set) but no GetBody,
 // Sign reads r.Body and replaces it with an in-memory copy.
+//
+// c.Now and c.Nonce, when set, replace the clock and the random nonce.
 func (c *Config) Sign(r *http.Request, tok *Credentials) error {
-	return c.SignAt(r, tok, time.Now(), newNonce())
+	return c.SignAt(r, tok, c.now(), c.nonce())
 }
 
 // SignAt is Sign with an explicit timestamp and nonce, for tests, published
 // vectors and replays. extra holds additional protocol parameters to send and
-// sign, such as oauth_callback (§2.1) or oauth_verifier (§2.3).
+// sign, such as oauth_callback (§2.1) or oauth_verifier (§2.3); c.Params
+// are added to them.
 //
 // With the PLAINTEXT method, a zero t and an empty nonce leave
 // oauth_timestamp and oauth_nonce out, as §3.1 permits.
+//
+// When r's context carries a [Trace] (see [WithTrace]), its Signed hook is
+// called once r is signed.
 func (c *Config) SignAt(r *http.Request, tok *Credentials, t time.Time, nonce string, extra ...Param) error {
+	return c.signAt(r, tok, t, nonce, extra, nil)
+}
+
+// signAt is SignAt; macs, if not nil, keeps keyed HMAC states for c's and
+// tok's secrets across calls (a Transport's).
+func (c *Config) signAt(r *http.Request, tok *Credentials, t time.Time, nonce string, extra []Param, macs *macCache) error {
+	extra = c.withParams(extra)
 	s := getState()
 	defer putState(s)
 	if err := s.build(c, r, tok, t, nonce, extra); err != nil {
 		return err
 	}
-	sig, err := s.sign(c.Consumer.Secret, tok.secret())
+	sig, err := s.sign(c.signer(), c.Consumer.Secret, tok.secret(), macs)
 	if err != nil {
 		return err
 	}
-	return s.deliver(c, r, sig)
+	hook := signedHook(r)
+	var info SignInfo
+	if hook != nil {
+		info = s.signInfo(r) // before delivery changes r
+	}
+	if err := s.deliver(c, r, sig); err != nil {
+		return err
+	}
+	if hook != nil {
+		hook(info)
+	}
+	return nil
 }
 
 // BaseString returns the signature base string (RFC 5849 §3.4.1) that
-// SignAt would sign for the same arguments. It does not sign r or add
-// anything to it; like Sign, it replaces a form body that has no GetBody with
-// an in-memory copy so that the request can still be sent.
+// SignAt would sign for the same arguments, c.Params included. It does not
+// sign r or add anything to it; like Sign, it replaces a form body that has
+// no GetBody with an in-memory copy so that the request can still be sent.
 func (c *Config) BaseString(r *http.Request, tok *Credentials, t time.Time, nonce string, extra ...Param) (string, error) {
+	extra = c.withParams(extra)
 	s := getState()
 	defer putState(s)
 	if err := s.build(c, r, tok, t, nonce, extra); err != nil {
@@ -177,6 +216,28 @@ func (c *Config) BaseString(r *http.Request, tok *Credentials, t time.Time, nonc
 // unreserved, so that the nonce never needs escaping.
 func newNonce() string {
 	return rand.Text()
+}
+
+func (c *Config) now() time.Time {
+	if c != nil && c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+func (c *Config) nonce() string {
+	if c != nil && c.Nonce != nil {
+		return c.Nonce()
+	}
+	return newNonce()
+}
+
+// withParams returns extra with c.Params added, in memory of its own.
+func (c *Config) withParams(extra []Param) []Param {
+	if c == nil || len(c.Params) == 0 {
+		return extra
+	}
+	return slices.Concat(c.Params, extra)
 }
 
 func (tok *Credentials) secret() string {
@@ -200,11 +261,4 @@ func (c *Config) signer() Signer {
 	return HMAC{}
 }
 
-// maxBodyBytes caps even an explicit limit at 1 GiB, which keeps every
-// offset into the signing buffers within an int32.
-func (c *Config) maxBodyBytes() int64 {
-	if c.MaxBodyBytes > 0 {
-		return min(c.MaxBodyBytes, 1<<30)
-	}
-	return DefaultMaxBodyBytes
-}
+func (c *Config) maxBodyBytes() int64 { return bodyLimit(c.MaxBodyBytes) }

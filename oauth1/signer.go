@@ -2,19 +2,18 @@ package oauth1
 
 import (
 	"crypto"
+	"crypto/fips140"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/rsa"
 	_ "crypto/sha1" // register the hashes HMAC and RSA may be asked for
 	_ "crypto/sha256"
 	_ "crypto/sha512"
 	"encoding/base64"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash"
-	"slices"
 	"strconv"
-	"sync"
 
 	"github.com/countersign/countersign/percent"
 )
@@ -31,9 +30,12 @@ type Signer interface {
 }
 
 // HMAC implements HMAC-SHA1 (the zero value), HMAC-SHA256 and HMAC-SHA512
-// (RFC 5849 §3.4.2). The key is the percent-encoded consumer secret, "&",
-// and the percent-encoded token secret; the "&" is there even when the token
-// secret is empty.
+// (RFC 5849 §3.4.2) with [crypto/hmac]. The key is the percent-encoded
+// consumer secret, "&", and the percent-encoded token secret; the "&" is
+// there even when the token secret is empty.
+//
+// In FIPS 140-only mode (GODEBUG=fips140=only), HMAC-SHA1 and keys shorter
+// than 112 bits are refused with an error.
 type HMAC struct {
 	Hash crypto.Hash // crypto.SHA1 (or zero), crypto.SHA256 or crypto.SHA512
 }
@@ -59,31 +61,78 @@ var (
 	_ Signer = PlainText{}
 )
 
-// methodName returns "prefix-SHA1" and so on, or "" for a hash that RFC 5849
-// and its common extensions do not pair with the method. The names are
-// constants: Method is on the signing hot path and must not allocate.
-func methodName(prefix string, h crypto.Hash) string {
-	i := 0
-	switch h {
-	case 0, crypto.SHA1:
-	case crypto.SHA256:
-		i = 1
-	case crypto.SHA512:
-		i = 2
-	default:
-		return ""
-	}
-	if prefix == "RSA" {
-		return [...]string{"RSA-SHA1", "RSA-SHA256", "RSA-SHA512"}[i]
-	}
-	return [...]string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512"}[i]
+// methods lists the signature methods this package implements, with their
+// hashes: the one place that pairs a wire name with a hash.
+var methods = [...]struct {
+	name string
+	rsa  bool
+	hash crypto.Hash
+}{
+	{"HMAC-SHA1", false, crypto.SHA1},
+	{"HMAC-SHA256", false, crypto.SHA256},
+	{"HMAC-SHA512", false, crypto.SHA512},
+	{"RSA-SHA1", true, crypto.SHA1},
+	{"RSA-SHA256", true, crypto.SHA256},
+	{"RSA-SHA512", true, crypto.SHA512},
 }
 
-func hashOrSHA1(h crypto.Hash) crypto.Hash {
+// methodName returns the wire name of the HMAC or RSA method with hash h
+// (zero is SHA-1), or "" when there is none.
+func methodName(rsa bool, h crypto.Hash) string {
 	if h == 0 {
-		return crypto.SHA1
+		h = crypto.SHA1
 	}
-	return h
+	for _, m := range methods {
+		if m.rsa == rsa && m.hash == h {
+			return m.name
+		}
+	}
+	return ""
+}
+
+// methodHash returns the hash of the HMAC or RSA method named name.
+func methodHash(name string) (h crypto.Hash, rsa, ok bool) {
+	for _, m := range methods {
+		if m.name == name {
+			return m.hash, m.rsa, true
+		}
+	}
+	return 0, false, false
+}
+
+// SignerFor returns the Signer for a signature method's wire name, such as
+// "HMAC-SHA256" or "PLAINTEXT", for configurations that name the method as
+// text. key is the private key of the RSA methods and is ignored by the
+// others.
+func SignerFor(method string, key crypto.Signer) (Signer, error) {
+	if method == "PLAINTEXT" {
+		return PlainText{}, nil
+	}
+	h, isRSA, ok := methodHash(method)
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("oauth1: unknown signature method %q", method)
+	case !isRSA:
+		return HMAC{Hash: h}, nil
+	case key == nil:
+		return nil, errors.New("oauth1: " + method + " needs a private key")
+	}
+	return RSA{Key: key, Hash: h}, nil
+}
+
+// signerMethod returns s.Method(), or an error naming what is wrong when
+// it is empty.
+func signerMethod(s Signer) (string, error) {
+	if m := s.Method(); m != "" {
+		return m, nil
+	}
+	switch m := s.(type) {
+	case HMAC:
+		return "", unsupportedHash("HMAC", m.Hash)
+	case RSA:
+		return "", unsupportedHash("RSA", m.Hash)
+	}
+	return "", fmt.Errorf("oauth1: signer %T has an empty Method name", s)
 }
 
 // unsupportedHash names the hash by number: crypto.Hash.String panics on
@@ -99,107 +148,75 @@ func hashName(h crypto.Hash) string {
 	return "crypto.Hash(" + strconv.Itoa(int(h)) + ")"
 }
 
+// errFIPSOnly is what a hash or key refused in FIPS 140-only mode returns:
+// crypto/hmac and crypto/sha1 panic instead.
+func errFIPSOnly(what string) error {
+	return errors.New("oauth1: " + what + " is not allowed in FIPS 140-only mode (GODEBUG=fips140=only)")
+}
+
+// checkHash refuses SHA-1 in FIPS 140-only mode, where hashing with it panics.
+func checkHash(h crypto.Hash) error {
+	if h == crypto.SHA1 && fips140.Enforced() {
+		return errFIPSOnly("SHA-1")
+	}
+	return nil
+}
+
 // Method returns "HMAC-SHA1", "HMAC-SHA256" or "HMAC-SHA512", or "" when
 // Hash is none of those (Sign then returns an error).
-func (s HMAC) Method() string { return methodName("HMAC", s.Hash) }
+func (s HMAC) Method() string { return methodName(false, s.Hash) }
 
 // Sign returns the base64 HMAC of base keyed with the two secrets.
 func (s HMAC) Sign(base []byte, consumerSecret, tokenSecret string) (string, error) {
-	if s.Method() == "" {
-		return "", unsupportedHash("HMAC", s.Hash)
+	key := appendKey(nil, consumerSecret, tokenSecret)
+	mac, err := s.new(key)
+	clear(key)
+	if err != nil {
+		return "", err
 	}
 	var sum [64]byte
-	mac := appendHMAC(sum[:0], hashOrSHA1(s.Hash), base, consumerSecret, tokenSecret)
-	return base64.StdEncoding.EncodeToString(mac), nil
+	return string(appendHMAC(nil, sum[:0], mac, base)), nil
 }
 
-// hmacPools hold reusable hash states and key buffers per hash, so that
-// signing a request does not allocate the several objects that hmac.New does.
-var hmacPools [crypto.SHA512 + 1]sync.Pool
-
-type hmacState struct {
-	hash crypto.Hash
-	h    hash.Hash
-	key  []byte // the signing key, then the padded block; cleared after use
-	in   [64]byte
+// new returns a crypto/hmac hash keyed with key, which it does not keep.
+func (s HMAC) new(key []byte) (hash.Hash, error) {
+	m := s.Method()
+	if m == "" {
+		return nil, unsupportedHash("HMAC", s.Hash)
+	}
+	h, _, _ := methodHash(m)
+	if fips140.Enforced() {
+		if err := checkHash(h); err != nil {
+			return nil, err
+		}
+		if len(key) < 112/8 {
+			return nil, errFIPSOnly(m + " with a key shorter than 112 bits")
+		}
+	}
+	return hmac.New(h.New, key), nil
 }
 
-// appendHMAC appends HMAC-h(key, msg) (RFC 2104) to dst, where key is
-// percent(consumerSecret) "&" percent(tokenSecret). It computes
-// H((K ^ opad) || H((K ^ ipad) || msg)) with one pooled hash state; the
-// tests check it against crypto/hmac and against openssl.
-func appendHMAC(dst []byte, h crypto.Hash, msg []byte, consumerSecret, tokenSecret string) []byte {
-	p := &hmacPools[h]
-	st, _ := p.Get().(*hmacState)
-	if st == nil {
-		st = &hmacState{hash: h, h: h.New()}
-	}
-	defer p.Put(st)
-	return st.append(dst, msg, consumerSecret, tokenSecret)
+// appendKey appends the signing key of §3.4.2 and §3.4.4:
+// percent(consumerSecret) "&" percent(tokenSecret).
+func appendKey(dst []byte, consumerSecret, tokenSecret string) []byte {
+	dst = percent.AppendEncode(dst, consumerSecret)
+	dst = append(dst, '&')
+	return percent.AppendEncode(dst, tokenSecret)
 }
 
-// append is appendHMAC with the hash state st.
-func (st *hmacState) append(dst, msg []byte, consumerSecret, tokenSecret string) []byte {
-	key := percent.AppendEncode(st.key[:0], consumerSecret)
-	key = append(key, '&')
-	key = percent.AppendEncode(key, tokenSecret)
-	bs := st.h.BlockSize()
-	if len(key) > bs {
-		st.h.Reset()
-		st.h.Write(key)
-		key = st.h.Sum(key[:0])
-	}
-	n := len(key)
-	key = slices.Grow(key, bs-n)[:bs]
-	clear(key[n:])
-	st.key = key
-
-	xorPad(key, 0x36)
-	st.h.Reset()
-	st.h.Write(key)
-	st.h.Write(msg)
-	inner := st.h.Sum(st.in[:0])
-	xorPad(key, 0x36^0x5c)
-	st.h.Reset()
-	st.h.Write(key)
-	st.h.Write(inner)
-	out := st.h.Sum(dst)
-	// The pool must not hold key material: neither the key nor the hash's
-	// midstate after the padded key, from which MACs could be computed.
-	clear(key)
-	st.h.Reset()
-	return out
-}
-
-// xorPad XORs each byte of the padded key k, whose length is a hash's block
-// size (a multiple of eight), with pad, eight bytes at a time.
-func xorPad(k []byte, pad byte) {
-	w := uint64(pad) * 0x0101010101010101
-	for i := 0; i+8 <= len(k); i += 8 {
-		binary.LittleEndian.PutUint64(k[i:], binary.LittleEndian.Uint64(k[i:])^w)
-	}
-}
-
-// sign signs s.base with s.signer. HMAC, the common case, writes its
-// signature into pooled memory instead of a new string; the result is then
-// valid until s is reused.
-func (s *state) sign(consumerSecret, tokenSecret string) (string, error) {
-	h, ok := s.signer.(HMAC)
-	if !ok || h.Method() == "" {
-		return s.signer.Sign(s.base, consumerSecret, tokenSecret)
-	}
-	// The hash state travels with the pooled state: one pool, not two.
-	if hh := hashOrSHA1(h.Hash); s.hmac == nil || s.hmac.hash != hh {
-		s.hmac = &hmacState{hash: hh, h: hh.New()}
-	}
-	mac := s.hmac.append(s.mac[:0], s.base, consumerSecret, tokenSecret)
-	s.sig = base64.StdEncoding.AppendEncode(s.sig[:0], mac)
-	return unsafeString(s.sig), nil
+// appendHMAC appends the base64 HMAC of base with mac, a fresh or reset
+// keyed hash; sum is scratch space for the MAC.
+func appendHMAC(dst, sum []byte, mac hash.Hash, base []byte) []byte {
+	mac.Write(base)
+	sum = mac.Sum(sum[:0])
+	dst = base64.StdEncoding.AppendEncode(dst, sum)
+	clear(sum)
+	return dst
 }
 
 // Method returns "RSA-SHA1", "RSA-SHA256" or "RSA-SHA512", or "" when Hash
 // is none of those (Sign then returns an error).
-func (s RSA) Method() string { return methodName("RSA", s.Hash) }
+func (s RSA) Method() string { return methodName(true, s.Hash) }
 
 // Sign returns the base64 PKCS #1 v1.5 signature of the hash of base.
 func (s RSA) Sign(base []byte, _, _ string) (string, error) {
@@ -213,7 +230,10 @@ func (s RSA) Sign(base []byte, _, _ string) (string, error) {
 	if _, ok := s.Key.Public().(*rsa.PublicKey); !ok {
 		return "", errors.New("oauth1: " + m + ": key is not an RSA key")
 	}
-	h := hashOrSHA1(s.Hash)
+	h, _, _ := methodHash(m)
+	if err := checkHash(h); err != nil {
+		return "", err
+	}
 	d := h.New()
 	d.Write(base)
 	var sum [64]byte
@@ -229,5 +249,19 @@ func (PlainText) Method() string { return "PLAINTEXT" }
 
 // Sign returns percent(consumerSecret) "&" percent(tokenSecret).
 func (PlainText) Sign(_ []byte, consumerSecret, tokenSecret string) (string, error) {
-	return percent.Encode(consumerSecret) + "&" + percent.Encode(tokenSecret), nil
+	return string(appendKey(nil, consumerSecret, tokenSecret)), nil
+}
+
+// hashBody returns the base64 hash of body, for oauth_body_hash.
+func hashBody(h crypto.Hash, body []byte) (string, error) {
+	if h != crypto.SHA1 && h != crypto.SHA256 && h != crypto.SHA512 {
+		return "", errors.New("unsupported hash " + hashName(h))
+	}
+	if err := checkHash(h); err != nil {
+		return "", err
+	}
+	d := h.New()
+	d.Write(body)
+	var sum [64]byte
+	return base64.StdEncoding.EncodeToString(d.Sum(sum[:0])), nil
 }

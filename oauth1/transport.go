@@ -3,13 +3,28 @@ package oauth1
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
+	"strings"
 )
 
-// Transport is an [http.RoundTripper] that signs every request it sends
+// Transport is an [http.RoundTripper] that signs the requests it sends
 // with Config and Token. It signs a clone of each request, never the
-// caller's, with a fresh timestamp and nonce on every call, so that the
-// redirects and retries of an [http.Client] never reuse a nonce.
+// caller's, with a fresh timestamp and nonce on every call to RoundTrip, so
+// that each redirect an [http.Client] follows, and each request the caller
+// sends again, gets its own. A retry inside Base is not a new call: an
+// [http.Transport] that finds a kept-alive connection closed under a request
+// it may replay sends the same signed request again, with the same nonce, and
+// a provider that saw the first copy refuses the second as a replay.
+//
+// A redirect is signed only when it goes to the scheme, host and port of
+// the request the caller sent (the first of the chain that
+// [http.Request.Response] links), or to a host listed in RedirectHosts; any
+// other hop is sent unsigned, so that a provider's redirect never hands a
+// third party a request it can replay. A PLAINTEXT request, which carries
+// the secrets themselves, is signed on a redirect only back to the original
+// scheme, host and port, and only over https.
 //
 // A body is read before sending only when signing needs it: a form body
 // (its parameters are signed), any body when Config.BodyHash is set, and
@@ -26,6 +41,17 @@ type Transport struct {
 	Config *Config           // required
 	Token  *Credentials      // token credentials; nil for two-legged requests
 	Base   http.RoundTripper // nil means http.DefaultTransport
+
+	// RedirectHosts lists the hosts, besides the one the caller sent a
+	// request to, that may receive a redirected request signed, each as
+	// "host" or "host:port" (such as "upload.example.com" or
+	// "[2001:db8::1]:8443"); a host without a port stands for the default
+	// port of the redirect's scheme. Names compare without regard to case. A
+	// redirect from https to http is never signed, listed or not, and
+	// PLAINTEXT requests ignore the list.
+	RedirectHosts []string
+
+	macs macCache
 }
 
 var _ http.RoundTripper = (*Transport)(nil)
@@ -50,6 +76,12 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	r2 := req.Clone(req.Context())
+	if !t.maySign(req) {
+		// net/http has already dropped the caller's own Authorization
+		// header for another domain; the hop goes as the caller wrote it.
+		owned = false
+		return t.base().RoundTrip(r2)
+	}
 	hasBody := req.Body != nil && req.Body != http.NoBody
 	sendsOriginal := true // r2.Body is still req.Body
 	if hasBody {
@@ -62,7 +94,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if r2.ContentLength > limit {
 				return nil, fmt.Errorf("%w: Content-Length %d, limit %d bytes", ErrBodyTooLarge, r2.ContentLength, limit)
 			}
-			b, err := readLimited(nil, req.Body, limit)
+			b, err := readLimited(nil, req.Body, r2.ContentLength, limit)
 			if err != nil {
 				return nil, err
 			}
@@ -73,7 +105,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			sendsOriginal = false
 		}
 	}
-	if err := c.Sign(r2, t.Token); err != nil {
+	if err := c.signAt(r2, t.Token, c.now(), c.nonce(), nil, &t.macs); err != nil {
 		return nil, err
 	}
 	if c.Delivery == FormBody {
@@ -83,6 +115,75 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		owned = false
 	}
 	return t.base().RoundTrip(r2)
+}
+
+// maySign reports whether req, which an [http.Client] may have made from a
+// redirect, may be signed: see the Transport's doc.
+func (t *Transport) maySign(req *http.Request) bool {
+	if req.Response == nil {
+		return true // the caller's own request
+	}
+	orig := req
+	// Client caps the chain (ten hops by default); the bound is there for a
+	// chain someone else built.
+	for i := 0; i < 1000 && orig.Response != nil && orig.Response.Request != nil; i++ {
+		orig = orig.Response.Request
+	}
+	if orig.URL == nil || req.URL == nil {
+		return false
+	}
+	same := sameOrigin(orig.URL, req.URL)
+	if t.Config.signer().Method() == "PLAINTEXT" {
+		return same && strings.EqualFold(req.URL.Scheme, "https")
+	}
+	if same {
+		return true
+	}
+	if strings.EqualFold(orig.URL.Scheme, "https") && !strings.EqualFold(req.URL.Scheme, "https") {
+		return false
+	}
+	host, port := hostPort(req.URL)
+	for _, h := range t.RedirectHosts {
+		lh, lp, err := net.SplitHostPort(h)
+		if err != nil {
+			lh, lp = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]"), ""
+		}
+		if lp == "" {
+			lp = defaultPort(req.URL.Scheme)
+		}
+		if strings.EqualFold(lh, host) && lp == port {
+			return true
+		}
+	}
+	return false
+}
+
+// sameOrigin reports whether a and b have the same scheme, host and port,
+// an absent port standing for the scheme's default.
+func sameOrigin(a, b *url.URL) bool {
+	ha, pa := hostPort(a)
+	hb, pb := hostPort(b)
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(ha, hb) && pa == pb && pa != ""
+}
+
+// hostPort returns u's host name, without brackets, and its port, the
+// scheme's default when u has none.
+func hostPort(u *url.URL) (host, port string) {
+	host, port = u.Hostname(), u.Port()
+	if port == "" {
+		port = defaultPort(u.Scheme)
+	}
+	return host, port
+}
+
+func defaultPort(scheme string) string {
+	switch strings.ToLower(scheme) {
+	case "http":
+		return "80"
+	case "https":
+		return "443"
+	}
+	return ""
 }
 
 func (t *Transport) base() http.RoundTripper {

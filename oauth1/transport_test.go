@@ -242,7 +242,8 @@ func TestTransportSignsRequests(t *testing.T) {
 }
 
 // A 307 redirect replays the body, a 302 turns the request into a GET; both
-// are signed again, with a new nonce.
+// are signed again, with a new nonce, when they go to a host that
+// RedirectHosts lists (TestTransportRedirects covers the hosts it doesn't).
 func TestTransportRedirectIsResigned(t *testing.T) {
 	srv := newSignedServer(t)
 	mux := http.NewServeMux()
@@ -266,7 +267,11 @@ func TestTransportRedirectIsResigned(t *testing.T) {
 	}))
 	defer redir.Close()
 
-	client := (&oauth1.Config{Consumer: xConsumer}).Client(&xToken)
+	client := &http.Client{Transport: &oauth1.Transport{
+		Config:        &oauth1.Config{Consumer: xConsumer},
+		Token:         &xToken,
+		RedirectHosts: []string{strings.TrimPrefix(srv.URL, "http://")},
+	}}
 	for _, tt := range []struct {
 		path, wantBody string
 	}{

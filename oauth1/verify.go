@@ -1,6 +1,7 @@
 package oauth1
 
 import (
+	"bytes"
 	"context"
 	"crypto"
 	"crypto/hmac"
@@ -9,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,23 +36,6 @@ type Registration struct {
 	PublicKey *rsa.PublicKey
 }
 
-// String and GoString redact Secret, as Credentials' do, so that a Registration
-// can be logged with any fmt verb.
-func (c Registration) String() string {
-	return "{Secret:" + redact(c.Secret) + " PublicKey:" + publicKeyText(c.PublicKey) + "}"
-}
-
-func (c Registration) GoString() string {
-	return "oauth1.Registration{Secret:" + redact(c.Secret) + ", PublicKey:" + publicKeyText(c.PublicKey) + "}"
-}
-
-func publicKeyText(k *rsa.PublicKey) string {
-	if k == nil {
-		return "nil"
-	}
-	return "RSA-" + strconv.Itoa(k.N.BitLen())
-}
-
 // A CredentialStore looks up the credentials a [Verifier] needs, by consumer
 // key and by token. Both methods return an error wrapping [ErrNotFound] for
 // an unknown key or token; the token lookup gets the consumer key too, so
@@ -74,14 +57,14 @@ type Problem string
 // [ProblemError.Problem].
 const (
 	ProblemVersionRejected         Problem = "version_rejected"
-	ProblemParameterAbsent                 = "parameter_absent"
-	ProblemParameterRejected               = "parameter_rejected"
-	ProblemTimestampRefused                = "timestamp_refused"
-	ProblemNonceUsed                       = "nonce_used"
-	ProblemSignatureMethodRejected         = "signature_method_rejected"
-	ProblemSignatureInvalid                = "signature_invalid"
-	ProblemConsumerKeyUnknown              = "consumer_key_unknown"
-	ProblemTokenRejected                   = "token_rejected"
+	ProblemParameterAbsent         Problem = "parameter_absent"
+	ProblemParameterRejected       Problem = "parameter_rejected"
+	ProblemTimestampRefused        Problem = "timestamp_refused"
+	ProblemNonceUsed               Problem = "nonce_used"
+	ProblemSignatureMethodRejected Problem = "signature_method_rejected"
+	ProblemSignatureInvalid        Problem = "signature_invalid"
+	ProblemConsumerKeyUnknown      Problem = "consumer_key_unknown"
+	ProblemTokenRejected           Problem = "token_rejected"
 )
 
 // A ProblemError is a refused request, described with a code of the OAuth
@@ -220,9 +203,25 @@ var defaultMethods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SH
 // the connection (https when r.TLS is set). Behind a proxy that terminates
 // TLS, the connection says http while the client signed https: set Scheme
 // to "https" when every request comes through such a proxy, or
-// SchemeHeader to "X-Forwarded-Proto" when the proxy sets that header (and
-// always overwrites it: a client-supplied value must never reach the
-// Verifier). The proxy must pass the Host header through unchanged.
+// SchemeHeader to "X-Forwarded-Proto" when the proxy sets that header. Of
+// a header that a chain of proxies appended to ("https, http", or several
+// header lines), the Verifier takes the last value, the one the proxy
+// nearest to it added; a proxy that passes the client's value on without
+// adding its own must not be trusted with SchemeHeader. The proxy must pass
+// the Host header through unchanged.
+//
+// # Pinning the host
+//
+// A request is signed for one URL, but nothing in it stops a replay to
+// another service that knows the same credentials: a request accepted by
+// api-a.example, resent to api-b.example with its Host header unchanged,
+// carries a valid signature there too, and a nonce that api-b's store has
+// never seen. Set Host (and Scheme) to the name clients sign for, and the
+// Verifier refuses requests whose Host header names another host, with
+// the parameter_rejected problem naming Host. Instances that serve one name
+// accept each other's requests by design, so they must share one
+// NonceStore: with a store per instance, each instance accepts a request
+// once.
 type Verifier struct {
 	// Credentials looks up consumer secrets, public keys and token secrets.
 	Credentials CredentialStore
@@ -251,10 +250,21 @@ type Verifier struct {
 	Scheme string
 
 	// SchemeHeader, if set, names a request header (such as
-	// X-Forwarded-Proto) whose value, http or https, is the scheme of the
-	// base string URI when present. Set it only when a trusted proxy always
-	// sets the header.
+	// X-Forwarded-Proto) whose last value, http or https, is the scheme of
+	// the base string URI; it takes precedence over Scheme and the
+	// connection. When the header is absent, or its last value is neither
+	// http nor https, Scheme or the connection decides. Set it only when a
+	// trusted proxy always sets or appends to the header.
 	SchemeHeader string
+
+	// Host, if set, is the host, with its port if that is not the
+	// scheme's default, that every request must be addressed to, such as
+	// "api.example.com" or "api.example.com:8443"; see "Pinning the host".
+	// A request whose Host header names another host, once both are
+	// normalized as the base string URI normalizes them (lowercase, default
+	// port dropped), is refused with parameter_rejected (Host). Empty
+	// means any host: the Host header alone makes the base string URI.
+	Host string
 
 	// RequireToken refuses requests without oauth_token (two-legged
 	// requests and temporary credential requests).
@@ -269,7 +279,8 @@ type Verifier struct {
 	BodyHash crypto.Hash
 
 	// MaxBodyBytes limits how much of a body is read, for form parameters
-	// and body hashes; zero means DefaultMaxBodyBytes.
+	// and body hashes; zero means DefaultMaxBodyBytes, and no limit goes
+	// above 256 MiB.
 	MaxBodyBytes int64
 
 	// Realm is sent in the WWW-Authenticate header of refusals.
@@ -301,12 +312,7 @@ func (v *Verifier) nonceStore() NonceStore {
 	return v.nonces
 }
 
-func (v *Verifier) maxBodyBytes() int64 {
-	if v.MaxBodyBytes > 0 {
-		return v.MaxBodyBytes
-	}
-	return DefaultMaxBodyBytes
-}
+func (v *Verifier) maxBodyBytes() int64 { return bodyLimit(v.MaxBodyBytes) }
 
 // Verify checks the OAuth signature of r and returns what it found. A
 // refused request is a [*ProblemError]; other errors come from the
@@ -416,20 +422,18 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 		}
 	}
 
-	uri, err := v.baseURI(s.scratch[:0], r, scheme)
-	if err != nil {
+	if s.uri, err = v.baseURI(s.uri[:0], r, scheme); err != nil {
 		return nil, problem(ProblemParameterRejected, err, "Host")
 	}
-	// receivedBase reuses s.scratch; the URI must be a copy.
-	if err := s.receivedBase(r, string(uri), header, limit); err != nil {
+	if err := s.receivedBase(r, header, limit); err != nil {
 		if errors.Is(err, ErrBodyTooLarge) {
 			return nil, err
 		}
 		return nil, problem(ProblemParameterRejected, err)
 	}
-	base := s.base
+	base := s.base // pooled: what outlives Verify is a copy
 	sig, _ := get("oauth_signature")
-	if err := checkSignature(method, base, sig, consumer, tokenSecret); err != nil {
+	if err := s.checkSignature(method, base, sig, consumer, tokenSecret); err != nil {
 		return nil, &ProblemError{Problem: err.Problem, Err: err.Err, BaseString: string(base)}
 	}
 	if hasBodyHash || (v.BodyHash != 0 && !form) {
@@ -446,7 +450,7 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 		fresh, err := v.nonceStore().Use(ctx, Nonce{ConsumerKey: consumerKey, Token: token, Nonce: nonce, Timestamp: ts},
 			now, time.Unix(ts, 0).Add(w+time.Second))
 		if err != nil {
-			return nil, fmt.Errorf("oauth1: recording the nonce: %w", err)
+			return nil, fmt.Errorf("%w: %w", ErrNonceStoreUnavailable, err)
 		}
 		if !fresh {
 			return nil, &ProblemError{Problem: ProblemNonceUsed, BaseString: string(base)}
@@ -454,6 +458,7 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 	}
 
 	out := &Verification{ConsumerKey: consumerKey, Token: token, Method: method, BaseString: string(base)}
+	out.Params = proto[:0] // proto is this call's own, not pooled: filtered in place
 	for _, p := range proto {
 		if p.Name != "oauth_signature" && p.Name != "realm" {
 			out.Params = append(out.Params, p)
@@ -461,6 +466,11 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 	}
 	return out, nil
 }
+
+// maxProtocolParams bounds the protocol parameters of one request: §3.1
+// defines eight, and extensions add a few more. More is refused before any
+// lookup, so that hostile requests cost little.
+const maxProtocolParams = 64
 
 // collectProtocol returns the parameters of r's OAuth Authorization header,
 // and the protocol parameters from all three places of §3.5 (with realm),
@@ -486,6 +496,9 @@ func collectProtocol(s *state, r *http.Request, limit int64) (header, proto []Pa
 			proto = append(proto, p)
 		}
 	}
+	if len(proto) > maxProtocolParams {
+		return fail(problem(ProblemParameterRejected, fmt.Errorf("more than %d protocol parameters", maxProtocolParams), "Authorization"))
+	}
 	if proto, err = appendOAuthForm(proto, r.URL.RawQuery, "query"); err != nil {
 		return fail(err)
 	}
@@ -494,24 +507,31 @@ func collectProtocol(s *state, r *http.Request, limit int64) (header, proto []Pa
 	}
 	hasBody = r.Body != nil && r.Body != http.NoBody
 	if hasBody && form {
-		body, err := s.readBody(r, limit)
+		body, err := s.formBody(r, limit) // kept for receivedBase: one read
 		if err != nil {
 			return fail(err)
 		}
-		s.form = body // receivedBase parses the same bytes; no second read
-		// A copy: body may be pooled memory, and the values outlive it.
-		if proto, err = appendOAuthForm(proto, string(body), "body"); err != nil {
+		if proto, err = appendOAuthForm(proto, body, "body"); err != nil {
 			return fail(err)
 		}
 	}
-	for i, p := range proto {
-		for _, q := range proto[i+1:] {
+	if name, ok := repeatedName(proto); ok {
+		return fail(problem(ProblemParameterRejected, errors.New("duplicated protocol parameter"), name))
+	}
+	return header, proto, form, hasBody, nil
+}
+
+// repeatedName returns a name that occurs more than once in ps, which holds
+// at most maxProtocolParams parameters.
+func repeatedName(ps []Param) (string, bool) {
+	for i, p := range ps {
+		for _, q := range ps[:i] {
 			if p.Name == q.Name {
-				return fail(problem(ProblemParameterRejected, errors.New("duplicated protocol parameter"), p.Name))
+				return p.Name, true
 			}
 		}
 	}
-	return header, proto, form, hasBody, nil
+	return "", false
 }
 
 func isOAuthScheme(h string) bool {
@@ -520,23 +540,48 @@ func isOAuthScheme(h string) bool {
 }
 
 // appendOAuthForm appends the oauth_* parameters of a query or form body,
-// decoded with form rules, as §3.4.1.3.1 reads them.
-func appendOAuthForm(dst []Param, raw, where string) ([]Param, error) {
-	for raw != "" {
-		var pair string
-		pair, raw, _ = strings.Cut(raw, "&")
-		name, value, _ := strings.Cut(pair, "=")
-		n, err := percent.DecodeForm(name)
+// decoded with form rules, as §3.4.1.3.1 reads them. Past maxProtocolParams
+// in all, the request is refused. What it appends is copied out of raw.
+func appendOAuthForm[T string | []byte](dst []Param, raw T, where string) ([]Param, error) {
+	for len(raw) > 0 {
+		if len(dst) > maxProtocolParams {
+			return dst, problem(ProblemParameterRejected, fmt.Errorf("more than %d protocol parameters", maxProtocolParams))
+		}
+		pair := raw
+		raw = raw[len(raw):]
+		if i := index(pair, '&'); i >= 0 {
+			pair, raw = pair[:i], pair[i+1:]
+		}
+		name, value := pair, pair[len(pair):]
+		if i := index(pair, '='); i >= 0 {
+			name, value = pair[:i], pair[i+1:]
+		}
+		// Most names are skipped without decoding; an escaped one, such as
+		// "%6Fauth_nonce", is decoded first.
+		if (len(name) < len("oauth_") || string(name[:6]) != "oauth_") && index(name, '%') < 0 {
+			continue
+		}
+		n, err := percent.DecodeForm(string(name))
 		if err != nil || !strings.HasPrefix(n, "oauth_") {
 			continue // a malformed escape is reported with the base string
 		}
-		val, err := percent.DecodeForm(value)
+		val, err := percent.DecodeForm(string(value))
 		if err != nil {
 			return dst, problem(ProblemParameterRejected, fmt.Errorf("malformed %s: %w", where, err), n)
 		}
 		dst = append(dst, Param{Name: n, Value: val})
 	}
 	return dst, nil
+}
+
+// index is strings.IndexByte or bytes.IndexByte.
+func index[T string | []byte](s T, c byte) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
 }
 
 // parseTimestamp accepts a positive decimal number of seconds, digits only.
@@ -547,10 +592,16 @@ func parseTimestamp(s string) (int64, error) {
 	return strconv.ParseInt(s, 10, 64)
 }
 
+// scheme returns the scheme of r's base string URI. From SchemeHeader it
+// takes the last element of the last line: a proxy that appends to the
+// header rather than replacing it puts its own value after the client's.
 func (v *Verifier) scheme(r *http.Request) string {
 	if v.SchemeHeader != "" {
-		if h := r.Header.Get(v.SchemeHeader); h != "" {
-			h, _, _ = strings.Cut(h, ",") // a chain of proxies: the first is the client's
+		if lines := r.Header.Values(v.SchemeHeader); len(lines) > 0 {
+			h := lines[len(lines)-1]
+			if i := strings.LastIndexByte(h, ','); i >= 0 {
+				h = h[i+1:]
+			}
 			h = strings.ToLower(strings.TrimSpace(h))
 			if h == "http" || h == "https" {
 				return h
@@ -568,7 +619,8 @@ func (v *Verifier) scheme(r *http.Request) string {
 
 // baseURI appends the base string URI of a received request: the scheme
 // as configured, the Host header, and the path exactly as it was in the
-// request line (r.RequestURI), which r.URL may have normalized.
+// request line (r.RequestURI), which r.URL may have normalized. With
+// v.Host set, a Host header that names another host is an error.
 func (v *Verifier) baseURI(dst []byte, r *http.Request, scheme string) ([]byte, error) {
 	path := r.URL.EscapedPath()
 	if r.URL.Opaque != "" {
@@ -594,54 +646,56 @@ func (v *Verifier) baseURI(dst []byte, r *http.Request, scheme string) ([]byte, 
 	if host == "" {
 		return dst, errors.New("request has no Host")
 	}
-	dst, err := appendBaseURI(dst, &http.Request{URL: &url.URL{Scheme: scheme}, Host: host})
-	if err != nil {
-		return dst, err
+	if v.Host != "" {
+		// Compared as normalized: "API.example.com:443" is api.example.com
+		// over https.
+		var got, want [128]byte
+		g, err := appendURI(got[:0], scheme, host, "/")
+		if err != nil {
+			return dst, err
+		}
+		w, err := appendURI(want[:0], scheme, v.Host, "/")
+		if err != nil {
+			return dst, fmt.Errorf("invalid Verifier.Host %q: %w", v.Host, err)
+		}
+		if !bytes.Equal(g, w) {
+			return dst, fmt.Errorf("the Host header %q is not %q, the host this Verifier serves", host, v.Host)
+		}
 	}
-	if path != "" {
-		dst = append(dst[:len(dst)-1], path...) // replace appendBaseURI's "/"
-	}
-	return dst, nil
+	return appendURI(dst, scheme, host, path)
 }
 
 // checkSignature compares sig with the signature of base in constant time.
 // Its error never says what the expected signature was.
-func checkSignature(method string, base []byte, sig string, c Registration, tokenSecret string) *ProblemError {
+func (s *state) checkSignature(method string, base []byte, sig string, c Registration, tokenSecret string) *ProblemError {
 	invalid := func(err error) *ProblemError { return problem(ProblemSignatureInvalid, err) }
-	if c.Secret == "" && !strings.HasPrefix(method, "RSA-") {
-		// An empty secret would make "&" a valid PLAINTEXT signature, and an
-		// HMAC anybody can compute.
-		return problem(ProblemSignatureMethodRejected, errors.New("no shared secret registered for the consumer"))
-	}
-	var h crypto.Hash
-	switch method {
-	case "HMAC-SHA1", "RSA-SHA1":
-		h = crypto.SHA1
-	case "HMAC-SHA256", "RSA-SHA256":
-		h = crypto.SHA256
-	case "HMAC-SHA512", "RSA-SHA512":
-		h = crypto.SHA512
-	case "PLAINTEXT":
-		var buf [256]byte
-		want := percent.AppendEncode(buf[:0], c.Secret)
-		want = append(want, '&')
-		want = percent.AppendEncode(want, tokenSecret)
-		ok := hmac.Equal(want, []byte(sig))
-		clear(want)
+	rejected := func(err error) *ProblemError { return problem(ProblemSignatureMethodRejected, err) }
+	if method == "PLAINTEXT" {
+		if c.Secret == "" {
+			return rejected(errors.New("no shared secret registered for the consumer")) // "&" would do
+		}
+		s.key = appendKey(s.key[:0], c.Secret, tokenSecret)
+		ok := hmac.Equal(s.key, []byte(sig))
+		clear(s.key)
 		if !ok {
 			return invalid(nil)
 		}
 		return nil
-	default:
-		return problem(ProblemSignatureMethodRejected, fmt.Errorf("method %q is not supported", method))
 	}
-	if strings.HasPrefix(method, "RSA-") {
+	h, isRSA, ok := methodHash(method)
+	if !ok {
+		return rejected(fmt.Errorf("method %q is not supported", method))
+	}
+	if isRSA {
 		if c.PublicKey == nil {
-			return problem(ProblemSignatureMethodRejected, errors.New("no RSA public key registered for the consumer"))
+			return rejected(errors.New("no RSA public key registered for the consumer"))
 		}
 		raw, err := base64.StdEncoding.DecodeString(sig)
 		if err != nil {
 			return invalid(errors.New("oauth_signature is not base64"))
+		}
+		if err := checkHash(h); err != nil {
+			return rejected(err)
 		}
 		d := h.New()
 		d.Write(base)
@@ -651,14 +705,19 @@ func checkSignature(method string, base []byte, sig string, c Registration, toke
 		}
 		return nil
 	}
-	var mac [64]byte
-	var enc [88]byte // base64 of 64 bytes
-	m := appendHMAC(mac[:0], h, base, c.Secret, tokenSecret)
-	want := enc[:base64.StdEncoding.EncodedLen(len(m))]
-	base64.StdEncoding.Encode(want, m)
-	ok := hmac.Equal(want, []byte(sig))
-	clear(mac[:])
-	clear(enc[:])
+	if c.Secret == "" {
+		// An empty secret would make an HMAC anybody can compute.
+		return rejected(errors.New("no shared secret registered for the consumer"))
+	}
+	s.key = appendKey(s.key[:0], c.Secret, tokenSecret)
+	mac, err := HMAC{Hash: h}.new(s.key)
+	clear(s.key)
+	if err != nil {
+		return rejected(err)
+	}
+	s.sig = appendHMAC(s.sig[:0], s.sum[:], mac, base)
+	ok = hmac.Equal(s.sig, []byte(sig))
+	clear(s.sig)
 	if !ok {
 		return invalid(nil)
 	}
@@ -686,6 +745,9 @@ func (v *Verifier) checkBodyHash(s *state, r *http.Request, hasBody bool, got st
 	}
 	if !h.Available() || h.Size() != len(raw) {
 		return problem(ProblemParameterRejected, errors.New("oauth_body_hash is not a "+hashName(h)+" hash"), "oauth_body_hash")
+	}
+	if err := checkHash(h); err != nil {
+		return problem(ProblemParameterRejected, err, "oauth_body_hash")
 	}
 	var body []byte
 	if hasBody {
@@ -730,8 +792,9 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 
 // WriteError answers a request that Verify refused. A [*ProblemError] gets
 // its StatusCode, a WWW-Authenticate challenge with v.Realm and its Body as
-// application/x-www-form-urlencoded; a body too large gets 413, a full
-// nonce store 503, and any other error 500, with no detail.
+// application/x-www-form-urlencoded; a body too large gets 413, a nonce
+// store that failed ([ErrNonceStoreUnavailable], [ErrNonceStoreFull]) 503
+// with Retry-After, and any other error 500, with no detail.
 func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
 	var pe *ProblemError
 	status, body := http.StatusInternalServerError, "oauth_problem=internal_error"
@@ -741,8 +804,9 @@ func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
 		w.Header().Set("WWW-Authenticate", `OAuth realm="`+quoteEscaper.Replace(v.Realm)+`"`)
 	case errors.Is(err, ErrBodyTooLarge):
 		status, body = http.StatusRequestEntityTooLarge, "oauth_problem=parameter_rejected"
-	case errors.Is(err, ErrNonceStoreFull):
+	case errors.Is(err, ErrNonceStoreUnavailable), errors.Is(err, ErrNonceStoreFull):
 		status = http.StatusServiceUnavailable
+		w.Header().Set("Retry-After", "5") // seconds; a store outage or a burst is transient
 	}
 	w.Header().Set("Content-Type", formType)
 	w.Header().Set("Cache-Control", "no-store")

@@ -422,7 +422,8 @@ func TestVerifySchemeOverride(t *testing.T) {
 		{"", "", "", false},
 		{"HTTPS", "", "", true},
 		{"", "X-Forwarded-Proto", "https", true},
-		{"", "X-Forwarded-Proto", "https, http", true},
+		{"", "X-Forwarded-Proto", "https, http", false}, // the nearest proxy said http
+		{"", "X-Forwarded-Proto", "http, https", true},
 		{"", "X-Forwarded-Proto", "", false},
 		{"https", "X-Forwarded-Proto", "http", false},
 	} {
@@ -703,11 +704,12 @@ func TestMiddlewareErrors(t *testing.T) {
 		v      func(*Verifier)
 		r      *http.Request
 		status int
+		retry  string // Retry-After
 	}{
-		{"store full", func(v *Verifier) { v.Nonces = failingStore{ErrNonceStoreFull} }, nil, 503},
-		{"store down", func(v *Verifier) { v.Nonces = failingStore{errors.New("redis: connection refused")} }, nil, 500},
-		{"database down", func(v *Verifier) { v.Credentials = failingCredentials{} }, nil, 500},
-		{"body too large", func(v *Verifier) { v.MaxBodyBytes = 10 }, signed(t, xConfig(), "POST", "https://api.example.com/r", "application/x-www-form-urlencoded", "a=1&b=2&c=3&d=4", "e4"), 413},
+		{"store full", func(v *Verifier) { v.Nonces = failingStore{ErrNonceStoreFull} }, nil, 503, "5"},
+		{"store down", func(v *Verifier) { v.Nonces = failingStore{errors.New("redis: connection refused")} }, nil, 503, "5"},
+		{"database down", func(v *Verifier) { v.Credentials = failingCredentials{} }, nil, 500, ""},
+		{"body too large", func(v *Verifier) { v.MaxBodyBytes = 10 }, signed(t, xConfig(), "POST", "https://api.example.com/r", "application/x-www-form-urlencoded", "a=1&b=2&c=3&d=4", "e4"), 413, ""},
 	} {
 		v := xVerifier()
 		tt.v(v)
@@ -719,6 +721,28 @@ func TestMiddlewareErrors(t *testing.T) {
 		v.Middleware(http.NotFoundHandler()).ServeHTTP(rec, r)
 		if rec.Code != tt.status || strings.Contains(rec.Body.String(), "refused") || strings.Contains(rec.Body.String(), "down") {
 			t.Errorf("%s: %d %q, want %d and no detail", tt.name, rec.Code, rec.Body, tt.status)
+		}
+		if got := rec.Header().Get("Retry-After"); got != tt.retry {
+			t.Errorf("%s: Retry-After = %q, want %q", tt.name, got, tt.retry)
+		}
+	}
+}
+
+// TestVerifyNonceStoreDown checks that a nonce store that fails refuses the
+// request, even a correctly signed one, with an error that wraps both
+// ErrNonceStoreUnavailable and the store's own error.
+func TestVerifyNonceStoreDown(t *testing.T) {
+	down := errors.New("redis: connection refused")
+	for _, storeErr := range []error{down, fmt.Errorf("shared store: %w", context.DeadlineExceeded), ErrNonceStoreFull} {
+		v := xVerifier()
+		v.Nonces = failingStore{storeErr}
+		got, err := v.Verify(signed(t, xConfig(), "GET", "https://api.example.com/r", "", "", "down"))
+		if got != nil || !errors.Is(err, ErrNonceStoreUnavailable) || !errors.Is(err, storeErr) {
+			t.Errorf("Verify with a store failing with %q = %+v, %v; want nil and an error wrapping ErrNonceStoreUnavailable and the store's", storeErr, got, err)
+		}
+		var pe *ProblemError
+		if errors.As(err, &pe) {
+			t.Errorf("Verify with a store failing with %q: a *ProblemError (%v), want an error the client is not blamed for", storeErr, pe)
 		}
 	}
 }

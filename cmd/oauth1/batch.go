@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -17,6 +18,11 @@ type result struct {
 	URL           string `json:"url"`
 	Body          string `json:"body"`
 	Error         string `json:"error"`
+	// Masked names the fields replaced by "<masked>" because they hold a
+	// PLAINTEXT signature, which is made of the secrets. A field is masked
+	// as a whole: a URL or header with "<masked>" in it looks usable and is
+	// not.
+	Masked []string `json:"masked,omitempty"`
 }
 
 // batch signs one JSON request per line of stdin. Credentials a line leaves
@@ -29,6 +35,7 @@ func (c *cmd) batch(defaults job, showSecrets bool) int {
 	enc := json.NewEncoder(c.stdout)
 	enc.SetEscapeHTML(false)
 	status := exitOK
+	noted := false
 	for sc.Scan() {
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {
@@ -37,6 +44,10 @@ func (c *cmd) batch(defaults job, showSecrets bool) int {
 		res := c.batchLine(line, defaults, showSecrets)
 		if res.Error != "" {
 			status = exitFailure
+		}
+		if len(res.Masked) > 0 && !noted {
+			fmt.Fprintln(c.stderr, `oauth1: a PLAINTEXT signature is made of the secrets: the fields that hold one are "<masked>" as a whole, and listed in "masked" (--show-secrets shows them)`)
+			noted = true
 		}
 		if err := enc.Encode(res); err != nil {
 			return c.errorf(exitFailure, "writing output: %v", err)
@@ -69,11 +80,22 @@ func (c *cmd) batchLine(line []byte, defaults job, showSecrets bool) result {
 	}
 	m := c.masker(&j, showSecrets)
 	m.hideSignature(s)
-	return result{
-		BaseString:    s.base,
-		Signature:     m.mask(s.signature),
-		Authorization: m.mask(s.auth),
-		URL:           m.mask(s.req.URL.String()),
-		Body:          m.mask(s.body),
+	res := result{BaseString: s.base}
+	for _, f := range []struct {
+		name string
+		dst  *string
+		val  string
+	}{
+		{"signature", &res.Signature, s.signature},
+		{"authorization", &res.Authorization, s.auth},
+		{"url", &res.URL, s.req.URL.String()},
+		{"body", &res.Body, s.body},
+	} {
+		*f.dst = f.val
+		if m.mask(f.val) != f.val {
+			*f.dst = masked
+			res.Masked = append(res.Masked, f.name)
+		}
 	}
+	return res
 }

@@ -9,19 +9,27 @@ import (
 func (c *cmd) diff(args []string) int {
 	fs := c.newFlags("diff", "WANT GOT\n\nWANT is the base string the provider expected, GOT the one the client signed;\n"+
 		"either may be \"-\" to read it from stdin, and a provider's problem report holding\n"+
-		"oauth_signature_base_string=... is accepted too. Exit status 0 if they are equal, 1 if they differ.")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return flagExit(err)
+		"oauth_signature_base_string=... is accepted too. Exit status 0 if they are equal, 1 if they differ\n"+
+		"(a malformed base string is explained and compared as far as it can be), 2 if either is not a\n"+
+		"base string at all.")
+	pos, code, ok := fs.parse(args)
+	if !ok {
+		return code
 	}
-	if len(pos) != 2 {
-		fs.Usage()
-		return exitUsage
+	switch len(pos) {
+	case 0:
+		return fs.usageError("missing WANT and GOT, the two base strings")
+	case 1:
+		return fs.usageError("missing GOT, the base string the client signed")
+	case 2:
+	default:
+		return fs.usageError("extra argument %.40q after WANT and GOT", pos[2])
 	}
 	if pos[0] == "-" && pos[1] == "-" {
-		return c.errorf(exitUsage, "only one of WANT and GOT can be read from stdin")
+		return fs.usageError("only one of WANT and GOT can be read from stdin")
 	}
 	var in [2]string
+	var err error
 	for i, p := range pos {
 		if in[i], err = c.readArg(p); err != nil {
 			return c.errorf(exitUsage, "reading stdin: %v", err)

@@ -18,13 +18,16 @@ import (
 func (c *cmd) explain(args []string) int {
 	fs := c.newFlags("explain", "BASE_STRING\n\nBASE_STRING \"-\" reads the base string from stdin. A provider's problem report\n"+
 		"(oauth_problem=...&oauth_signature_base_string=...) is accepted too.")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return flagExit(err)
+	pos, code, ok := fs.parse(args)
+	if !ok {
+		return code
 	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return exitUsage
+	switch len(pos) {
+	case 0:
+		return fs.usageError("missing BASE_STRING")
+	case 1:
+	default:
+		return fs.usageError("extra argument %.40q after BASE_STRING", pos[1])
 	}
 	s, err := c.readArg(pos[0])
 	if err != nil {

@@ -13,12 +13,16 @@
 //	oauth1 explain BASE_STRING     break a signature base string into its parts
 //	oauth1 diff WANT GOT           compare two base strings and explain each difference
 //	oauth1 verify [flags] [FILE]   check the signature of a raw HTTP request
+//	oauth1 version                 print the module version (also --version)
 //
 // Credentials come from flags or, so that secrets stay out of shell
 // history, from the environment variables OAUTH1_CONSUMER_KEY,
 // OAUTH1_CONSUMER_SECRET, OAUTH1_TOKEN, OAUTH1_TOKEN_SECRET and
 // OAUTH1_KEY_PASSWORD. Secrets never appear in the output unless
 // --show-secrets is given.
+//
+// A usage error (a missing URL, an unknown flag, an extra argument) is
+// reported in one line that points to the command's -h.
 //
 // Exit status: 0 on success, 1 when a signature is invalid, base strings
 // differ or a batch line failed, 2 on usage and input errors.
@@ -32,6 +36,7 @@ import (
 	"github.com/countersign/countersign/percent"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 )
 
@@ -55,6 +60,7 @@ Commands:
   diff WANT GOT          compare two base strings and explain each difference
                          (exit status 0 if equal, 1 if they differ)
   verify [flags] [FILE]  check the signature of a raw HTTP request (default stdin)
+  version                print the module version (also --version)
 
 Run "oauth1 <command> -h" for the flags of a command.
 
@@ -88,9 +94,28 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
+	case "version", "-version", "--version":
+		if len(args) > 1 {
+			return c.usageError("version", "extra argument %q", args[1])
+		}
+		bi, _ := debug.ReadBuildInfo()
+		fmt.Fprintln(stdout, "oauth1", moduleVersion(bi))
+		return exitOK
 	}
-	fmt.Fprintf(stderr, "oauth1: unknown command %q\n\n%s", args[0], usage)
-	return exitUsage
+	if strings.HasPrefix(args[0], "-") {
+		return c.usageError("", "unknown flag %s before the command", args[0])
+	}
+	return c.usageError("", "unknown command %q", args[0])
+}
+
+// moduleVersion returns the version of the module the command was built
+// from, as go install records it, or "(devel)" when the build does not say
+// (go build in a clone, go run, go test).
+func moduleVersion(bi *debug.BuildInfo) string {
+	if bi == nil || bi.Main.Version == "" {
+		return "(devel)"
+	}
+	return bi.Main.Version
 }
 
 type cmd struct {
@@ -104,51 +129,79 @@ func (c *cmd) errorf(code int, format string, args ...any) int {
 	return code
 }
 
-// newFlags returns a FlagSet whose usage names the command and its
-// arguments.
-func (c *cmd) newFlags(name, synopsis string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(c.stderr, "usage: oauth1 %s %s\n", name, synopsis)
-		n := 0
-		fs.VisitAll(func(*flag.Flag) { n++ })
-		if n > 0 {
-			fmt.Fprintf(c.stderr, "\nFlags (one dash or two):\n")
-			fs.PrintDefaults()
-		}
-	}
-	return fs
+// usageError reports a mistake on the command line in one line that says
+// what is wrong and where the usage is, and returns exitUsage. name is the
+// command, "" for oauth1 itself.
+func (c *cmd) usageError(name, format string, args ...any) int {
+	prog := strings.TrimSpace("oauth1 " + name)
+	fmt.Fprintf(c.stderr, "%s: %s; see %q\n", prog, fmt.Sprintf(format, args...), prog+" -h")
+	return exitUsage
 }
 
-// parseInterspersed parses flags and positional arguments in any order:
-// the flag package stops at the first argument that is not a flag, and
-// users write the URL where curl lets them, often before the flags.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
+// A flagSet is a command's flags with its synopsis, for -h.
+type flagSet struct {
+	*flag.FlagSet
+	c        *cmd
+	synopsis string
+}
+
+// newFlags returns the flags of a command; synopsis follows the command's
+// name in its usage.
+func (c *cmd) newFlags(name, synopsis string) *flagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	// The flag package prints the whole usage on every error; parse reports
+	// errors in one line instead, and prints the usage only for -h.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &flagSet{FlagSet: fs, c: c, synopsis: synopsis}
+}
+
+// printUsage writes the command's usage and flags to stdout: -h asked for it.
+func (fs *flagSet) printUsage() {
+	w := fs.c.stdout
+	fmt.Fprintf(w, "usage: oauth1 %s %s\n", fs.Name(), fs.synopsis)
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n > 0 {
+		fmt.Fprintf(w, "\nFlags (one dash or two):\n")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+}
+
+// usageError is cmd.usageError for this command.
+func (fs *flagSet) usageError(format string, args ...any) int {
+	return fs.c.usageError(fs.Name(), format, args...)
+}
+
+// parse parses flags and positional arguments in any order: the flag
+// package stops at the first argument that is not a flag, and users write
+// the URL where curl lets them, often before the flags. When parsing ends
+// the command (-h, or a mistake), ok is false and code is the exit status.
+func (fs *flagSet) parse(args []string) (pos []string, code int, ok bool) {
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			if errors.Is(err, flag.ErrHelp) {
+				fs.printUsage() // -h is a request, not a mistake
+				return nil, exitOK, false
+			}
+			msg := err.Error()
+			if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+				msg = "unknown flag " + name
+			}
+			return nil, fs.usageError("%s", msg), false
 		}
 		rest := fs.Args()
 		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
-			return append(pos, rest...), nil // everything after "--" is positional
+			return append(pos, rest...), exitOK, true // everything after "--" is positional
 		}
 		if len(rest) == 0 {
-			return pos, nil
+			return pos, exitOK, true
 		}
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
-}
-
-// flagExit is the exit status for a flag parsing error, which the flag
-// package has already printed: -h is a request, not a mistake.
-func flagExit(err error) int {
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
-	}
-	return exitUsage
 }
 
 // repeated is a flag that may be given several times.

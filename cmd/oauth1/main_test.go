@@ -370,7 +370,8 @@ func TestDiffExit(t *testing.T) {
 		{xBase, strings.Replace(xBase, "POST", "post", 1), 1, "method case"},
 		{xBase, strings.Replace(xBase, "%2520", "+", 1), 1, "plus for space"},
 		{xBase, strings.Replace(xBase, "%26oauth_version%3D1.0", "", 1), 1, "missing parameter oauth_version"},
-		{xBase, "POST&https%3A%2F%2Fapi.twitter.com%2F&a=1&b=2", 2, ""},
+		{xBase, "POST&https%3A%2F%2Fapi.twitter.com%2F&a=1&b=2", 1, "syntax: got has an unencoded \"&\""},
+		{xBase, "POST&https%3A%2F%2Fapi.twitter.com", 2, ""},
 		{"garbage", xBase, 2, ""},
 	}
 	for _, tt := range tests {
@@ -434,7 +435,7 @@ func TestParseRawRequest(t *testing.T) {
 		{"Content-Length cuts the log", "POST /x HTTP/1.1\nHost: a.example\nContent-Length: 3\n\na=bc\n", "", "POST", "/x", "a=b"},
 	}
 	for _, tt := range tests {
-		r, err := parseRawRequest([]byte(tt.in), tt.body)
+		r, _, err := parseRawRequest([]byte(tt.in), tt.body)
 		if err != nil {
 			t.Errorf("%s: %v", tt.name, err)
 			continue
@@ -445,7 +446,7 @@ func TestParseRawRequest(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"", "\n\n", "hello world\n", "> \n"} {
-		if _, err := parseRawRequest([]byte(in), ""); err == nil {
+		if _, _, err := parseRawRequest([]byte(in), ""); err == nil {
 			t.Errorf("parseRawRequest(%q): no error", in)
 		}
 	}

@@ -124,7 +124,9 @@ func (j *job) request() (*http.Request, error) {
 		}
 		body += percent.Encode(p[0]) + "=" + percent.Encode(p[1])
 	}
-	method := j.Method
+	// Methods are case-sensitive on the wire, but "-X post" means POST; the
+	// base string would uppercase it anyway (RFC 5849 §3.4.1.1).
+	method := strings.ToUpper(j.Method)
 	if method == "" {
 		method = http.MethodGet
 		if body != "" {
@@ -198,6 +200,10 @@ func (j *job) sign(now time.Time) (*signed, error) {
 	r, err := j.request()
 	if err != nil {
 		return nil, err
+	}
+	// Config.SignAt refuses this too, but names the Go field, not the flag.
+	if cfg.Signer.Method() == "PLAINTEXT" && !cfg.AllowInsecurePlainText && !strings.EqualFold(r.URL.Scheme, "https") {
+		return nil, fmt.Errorf("PLAINTEXT sends the secrets as the signature, so it needs an https URL, not %s (RFC 5849 §3.4.4); --allow-insecure-plaintext signs anyway", r.URL.Scheme)
 	}
 	t := now
 	if ts := j.Timestamp.String(); ts != "" {
@@ -326,9 +332,9 @@ func (c *cmd) sign(args []string) int {
 	fs.BoolVar(&f.curl, "curl", false, "print a curl command that sends the signed request")
 	fs.BoolVar(&f.jsonMode, "json", false, "batch mode: read one JSON request per line of stdin, write one JSON result per line")
 	fs.BoolVar(&f.showSecrets, "show-secrets", false, "show secrets (and PLAINTEXT signatures, which contain them) in the output")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return flagExit(err)
+	pos, code, ok := fs.parse(args)
+	if !ok {
+		return code
 	}
 	c.fillFromEnv(&j)
 	if f.keyFile != "" {
@@ -347,7 +353,7 @@ func (c *cmd) sign(args []string) int {
 	}
 	switch {
 	case f.query && f.body:
-		return c.errorf(exitUsage, "--query and --body are exclusive")
+		return fs.usageError("--query and --body are exclusive")
 	case f.query:
 		j.Delivery = "query"
 	case f.body:
@@ -359,13 +365,16 @@ func (c *cmd) sign(args []string) int {
 	}
 	if f.jsonMode {
 		if len(pos) > 0 {
-			return c.errorf(exitUsage, "sign --json reads requests from stdin and takes no URL")
+			return fs.usageError("--json reads requests from stdin and takes no URL; %.40q is extra", pos[0])
 		}
 		return c.batch(j, f.showSecrets)
 	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return exitUsage
+	switch len(pos) {
+	case 0:
+		return fs.usageError("missing URL")
+	case 1:
+	default:
+		return fs.usageError("extra argument %.40q after the URL", pos[1])
 	}
 	j.URL = pos[0]
 	s, err := j.sign(time.Now())

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/rsa"
 	"crypto/x509"
@@ -46,13 +47,12 @@ func (c *cmd) verify(args []string) int {
 	fs.BoolVar(&anyTime, "any-time", false, "skip the timestamp window check, for requests captured earlier")
 	fs.BoolVar(&plaintext, "allow-plaintext", false, "accept the PLAINTEXT method (refused by default, as the Verifier does)")
 	fs.StringVar(&clientBase, "base-string", "", "the base string the client signed; if the signature is invalid, diff it against the expected one")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return flagExit(err)
+	pos, code, ok := fs.parse(args)
+	if !ok {
+		return code
 	}
 	if len(pos) > 1 {
-		fs.Usage()
-		return exitUsage
+		return fs.usageError("extra argument %.40q after FILE", pos[1])
 	}
 	if store.secret == "" {
 		store.secret = c.getenv("OAUTH1_CONSUMER_SECRET")
@@ -85,32 +85,38 @@ func (c *cmd) verify(args []string) int {
 	if err != nil {
 		return c.errorf(exitUsage, "reading the request: %v", err)
 	}
-	r, err := parseRawRequest(raw, data)
+	r, cap, err := parseRawRequest(raw, data)
 	if err != nil {
 		return c.errorf(exitUsage, "%v", err)
 	}
-	v := &oauth1.Verifier{Credentials: store, Scheme: scheme}
-	if v.Scheme == "" {
-		v.Scheme = "https"
-		if r.URL.Scheme != "" {
-			v.Scheme = r.URL.Scheme
-		}
+	if cap.lengthWarning != "" {
+		fmt.Fprintln(c.stderr, "oauth1: warning: "+cap.lengthWarning)
 	}
-	if plaintext {
-		v.Methods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SHA1", "RSA-SHA256", "RSA-SHA512", "PLAINTEXT"}
-		v.AllowInsecurePlainText = true
+	// The request line of a captured request rarely names the scheme the
+	// client signed; https is the likelier guess, and the one to revisit
+	// when the signature fails.
+	guessed := scheme == "" && r.URL.Scheme == ""
+	if scheme == "" {
+		scheme = cmp.Or(r.URL.Scheme, "https")
 	}
 	now := time.Now()
 	if n := string(nowFlag); n != "" {
 		sec, _ := strconv.ParseInt(n, 10, 64)
 		now = time.Unix(sec, 0)
 	}
-	v.Now = func() time.Time { return now }
-	if anyTime {
-		v.Window = 100 * 365 * 24 * time.Hour
+	verifier := func(scheme string) *oauth1.Verifier {
+		v := &oauth1.Verifier{Credentials: store, Scheme: scheme, Now: func() time.Time { return now }}
+		if plaintext {
+			v.Methods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SHA1", "RSA-SHA256", "RSA-SHA512", "PLAINTEXT"}
+			v.AllowInsecurePlainText = true
+		}
+		if anyTime {
+			v.Window = 100 * 365 * 24 * time.Hour
+		}
+		return v
 	}
 
-	res, err := v.Verify(r)
+	res, err := verifier(scheme).Verify(r)
 	w := c.stdout
 	if err == nil {
 		fmt.Fprintf(w, "Signature valid: %s, consumer key %s", res.Method, res.ConsumerKey)
@@ -125,6 +131,19 @@ func (c *cmd) verify(args []string) int {
 		return c.errorf(exitUsage, "%v", err)
 	}
 	fmt.Fprintf(w, "Signature NOT valid: %s.\n%s\n", pe.Problem, problemHint(pe, store))
+	if guessed && pe.Problem == oauth1.ProblemSignatureInvalid && len(pe.Params) == 0 {
+		// Verify again as signed over http, on a fresh copy of the request
+		// (the first Verify read the body) and with a fresh nonce store.
+		r2, _, err := parseRawRequest(raw, data)
+		switch {
+		case err == nil && verifyOK(verifier("http"), r2):
+			fmt.Fprintf(w, "The scheme was taken as https, since the request line does not name one, but the signature is valid for http://%s: "+
+				"the client signed an http URL. Run again with --scheme http.\n", r.Host+r.URL.RequestURI())
+		case cap.overHTTP != "":
+			fmt.Fprintf(w, "The request was captured over http (%s), but the scheme was taken as https, since the request line does not name one. "+
+				"If the client signed an http URL, run again with --scheme http.\n", cap.overHTTP)
+		}
+	}
 	if pe.BaseString != "" {
 		fmt.Fprintf(w, "\nThe base string this request yields (what the client should have signed):\n%s\n\n", pe.BaseString)
 		if b, err := basestring.Parse(pe.BaseString); err == nil {
@@ -146,6 +165,11 @@ func (c *cmd) verify(args []string) int {
 		}
 	}
 	return exitFailure
+}
+
+func verifyOK(v *oauth1.Verifier, r *http.Request) bool {
+	_, err := v.Verify(r)
+	return err == nil
 }
 
 // problemHint explains a refusal in a sentence; it never includes a secret.
@@ -246,9 +270,16 @@ func parsePublicKey(data []byte, password string) (*rsa.PublicKey, error) {
 	return &key.PublicKey, nil
 }
 
+// capture is what the input says about how a request was captured.
+type capture struct {
+	lengthWarning string // Content-Length disagrees with the body present
+	overHTTP      string // why the request looks captured over http; "" if it does not
+}
+
 // parseRawRequest reads an HTTP/1.x request as a proxy log or curl -v
 // shows it. body, if not empty, replaces the body of the input.
-func parseRawRequest(raw []byte, body string) (*http.Request, error) {
+func parseRawRequest(raw []byte, body string) (*http.Request, capture, error) {
+	var cap capture
 	lines := strings.Split(strings.ReplaceAll(string(raw), "\r\n", "\n"), "\n")
 	var head []string
 	var rest []string
@@ -292,7 +323,7 @@ func parseRawRequest(raw []byte, body string) (*http.Request, error) {
 		}
 	}
 	if len(head) == 0 {
-		return nil, errors.New("no HTTP request in the input (want a request line, headers, a blank line and the body)")
+		return nil, cap, errors.New("no HTTP request in the input (want a request line, headers, a blank line and the body)")
 	}
 	// curl -v shows HTTP/2 and HTTP/3 requests in HTTP/1.1 form, with a
 	// version that http.ReadRequest refuses; the signature does not cover it.
@@ -303,25 +334,69 @@ func parseRawRequest(raw []byte, body string) (*http.Request, error) {
 	}
 	r, err := http.ReadRequest(bufio.NewReader(strings.NewReader(strings.Join(head, "\r\n") + "\r\n\r\n")))
 	if err != nil {
-		return nil, fmt.Errorf("reading the request: %w", err)
+		return nil, cap, fmt.Errorf("reading the request: %w", err)
 	}
-	b := body
-	if b == "" {
-		b = strings.Join(rest, "\n")
-		if cl := r.Header.Get("Content-Length"); cl != "" {
-			if n, err := strconv.Atoi(cl); err == nil && n >= 0 && n < len(b) {
-				b = b[:n]
-			}
-		} else {
-			// A file ends with a newline that was not part of the body.
-			b = strings.TrimRight(b, "\n")
+	cl, hasCL := int64(-1), r.Header.Get("Content-Length") != ""
+	if hasCL {
+		if n, err := strconv.ParseInt(r.Header.Get("Content-Length"), 10, 64); err == nil && n >= 0 {
+			cl = n
 		}
 	}
+	b := body
+	switch {
+	case b != "":
+		if hasCL && cl != int64(len(b)) {
+			cap.lengthWarning = fmt.Sprintf("Content-Length is %s but --data-raw has %d bytes; the body the client sent is the one to check", r.Header.Get("Content-Length"), len(b))
+		}
+	case hasCL:
+		b = strings.Join(rest, "\n")
+		// A file ends with a newline that was not part of the body.
+		trimmed := strings.TrimRight(b, "\n")
+		switch {
+		case cl < 0:
+			cap.lengthWarning = fmt.Sprintf("Content-Length %q is not a number; the body is taken as it is in the input", r.Header.Get("Content-Length"))
+			b = trimmed
+		case curl && b == "" && cl > 0:
+			cap.lengthWarning = fmt.Sprintf("Content-Length is %d but curl -v does not show the body; give it with --data-raw", cl)
+		case int64(len(b)) < cl:
+			cap.lengthWarning = fmt.Sprintf("Content-Length is %d but only %d bytes follow the headers: the capture cut the body short, or it was edited", cl, len(trimmed))
+			b = trimmed
+		case int64(len(trimmed)) > cl:
+			cap.lengthWarning = fmt.Sprintf("Content-Length is %d but %d bytes follow the headers; only the first %d are taken as the body", cl, len(trimmed), cl)
+			b = b[:cl]
+		default:
+			b = b[:cl]
+		}
+	default:
+		b = strings.TrimRight(strings.Join(rest, "\n"), "\n")
+	}
+	cap.overHTTP = capturedOverHTTP(lines, r)
 	r.Body = io.NopCloser(strings.NewReader(b))
 	r.ContentLength = int64(len(b))
 	r.TransferEncoding = nil
 	if b == "" {
 		r.Body = http.NoBody
 	}
-	return r, nil
+	return r, cap, nil
+}
+
+// capturedOverHTTP returns the evidence in a captured request that it was
+// sent over http, not https: a Host header with port 80, or curl -v
+// connecting to port 80. It returns "" when there is none.
+func capturedOverHTTP(lines []string, r *http.Request) string {
+	if strings.HasSuffix(r.Host, ":80") {
+		return "the Host header names port 80"
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "* ") {
+			continue
+		}
+		// curl 7 and 8: "* Connected to host (addr) port 80 (#0)" and
+		// "*   Trying 192.0.2.1:80...".
+		if _, after, ok := strings.Cut(l, ") port 80"); ok && strings.HasPrefix(l, "* Connected to ") && (after == "" || after[0] == ' ') ||
+			strings.Contains(l, "Trying ") && strings.HasSuffix(strings.TrimRight(l, " ."), ":80") {
+			return "curl connected to port 80"
+		}
+	}
+	return ""
 }

@@ -54,3 +54,41 @@ var token = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// CountEscapes returns how many bytes of s are not unreserved, that is how
+// many a percent-encoding escapes.
+func CountEscapes[T string | []byte](s T) int {
+	t := escapePairs
+	n := 0
+	// Two bytes a lookup and eight lookups an iteration keep the loads
+	// independent: this runs over every byte of a form body.
+	for len(s) >= 16 {
+		n += int(t[pair(s, 0)]) + int(t[pair(s, 2)]) + int(t[pair(s, 4)]) + int(t[pair(s, 6)]) +
+			int(t[pair(s, 8)]) + int(t[pair(s, 10)]) + int(t[pair(s, 12)]) + int(t[pair(s, 14)])
+		s = s[16:]
+	}
+	for ; len(s) >= 2; s = s[2:] {
+		n += int(t[pair(s, 0)])
+	}
+	if len(s) == 1 && !unreserved[s[0]] {
+		n++
+	}
+	return n
+}
+
+func pair[T string | []byte](s T, i int) uint16 { return uint16(s[i]) | uint16(s[i+1])<<8 }
+
+// escapePairs[x] is the number of the two bytes of the little-endian x that
+// are not unreserved.
+var escapePairs = func() *[1 << 16]uint8 {
+	t := new([1 << 16]uint8)
+	for x := range t {
+		if !unreserved[byte(x)] {
+			t[x]++
+		}
+		if !unreserved[byte(x>>8)] {
+			t[x]++
+		}
+	}
+	return t
+}()

@@ -31,3 +31,24 @@ func TestClasses(t *testing.T) {
 		}
 	}
 }
+
+func TestCountEscapes(t *testing.T) {
+	var all []byte
+	for i := range 256 {
+		all = append(all, byte(i))
+	}
+	for _, s := range []string{"", "a", "%", "ab", "a b", "unreserved-._~AZaz09", string(all), string(all[:17]), string(all[100:]) + "xyz"} {
+		want := 0
+		for i := 0; i < len(s); i++ {
+			if strings.IndexByte(unreservedSet, s[i]) < 0 {
+				want++
+			}
+		}
+		if got := CountEscapes(s); got != want {
+			t.Errorf("CountEscapes(%q) = %d, want %d", s, got, want)
+		}
+		if got := CountEscapes([]byte(s)); got != want {
+			t.Errorf("CountEscapes([]byte(%q)) = %d, want %d", s, got, want)
+		}
+	}
+}

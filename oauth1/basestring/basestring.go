@@ -7,12 +7,17 @@
 // provider answers "invalid signature" with the base string it expected,
 // [Diff] compares it with the one the client signed and names the likely
 // cause of each difference: a form body that was not signed, a value encoded
-// twice, a "+" for a space, a default port left in, and so on.
+// twice, a "+" for a space, a default port left in, and the bugs real
+// libraries make: UTF-8 text read as Latin-1 and encoded again, a repeated
+// name signed with one of its values, a value cut short at a NUL byte or at
+// an "=" or "?" inside it, names PHP renamed.
 //
 // [Parse] is strict: the parameter string must be encoded as a whole, so a
 // base string has exactly two unencoded "&", and every escape must be
 // "%XX". It does not check that the parameters are sorted or that escapes
-// use uppercase hex; Diff reports those.
+// use uppercase hex; Diff reports those. Diff is lenient where Parse is
+// strict: a base string that breaks the syntax in a way a client's bug
+// explains is a [Syntax] difference, and the rest is still compared.
 package basestring
 
 import (
@@ -90,7 +95,8 @@ func Parse(s string) (*BaseString, error) {
 		return nil, err
 	}
 	// at maps an offset in the decoded parameter string back to s.
-	at := func(off int) int { return i2 + 1 + rawOffset(raw, off) }
+	m := offsetMap{raw: raw}
+	at := func(off int) int { return i2 + 1 + m.at(off) }
 	for off := 0; off <= len(ps) && ps != ""; {
 		end := strings.IndexByte(ps[off:], '&')
 		if end < 0 {
@@ -139,16 +145,24 @@ func decodeAt(s string, off int, at func(int) int, what string) (string, error) 
 	return d, err
 }
 
-// rawOffset returns the offset in the well-formed encoded string raw of the
-// text that decodes to byte off.
-func rawOffset(raw string, off int) int {
-	i := 0
-	for j := 0; j < off && i < len(raw); j++ {
-		if raw[i] == '%' {
-			i += 3
+// An offsetMap maps offsets in the decoding of raw back to raw. It walks
+// forward from the offset it was last asked for, so that mapping the
+// offsets of a string's parameters in order takes linear time.
+type offsetMap struct {
+	raw      string
+	dec, enc int // the last offset asked for, and where it is in raw
+}
+
+func (m *offsetMap) at(off int) int {
+	if off < m.dec {
+		m.dec, m.enc = 0, 0
+	}
+	for ; m.dec < off && m.enc < len(m.raw); m.dec++ {
+		if m.raw[m.enc] == '%' && m.enc+2 < len(m.raw) && isHex(m.raw[m.enc+1]) && isHex(m.raw[m.enc+2]) {
+			m.enc += 3
 		} else {
-			i++
+			m.enc++
 		}
 	}
-	return i
+	return m.enc
 }

@@ -2,6 +2,7 @@ package basestring
 
 import (
 	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,6 +33,11 @@ const (
 	LowercaseHex                      // "%2c" for "%2C"
 	Unencoded                         // a character left unencoded ("," for "%2C")
 	OverEncoded                       // an unreserved character encoded ("%7E" for "~")
+	Charset                           // UTF-8 bytes read as Latin-1 and encoded again ("%C3%83%C2%BC" for "%C3%BC")
+	Truncated                         // a value cut short (at a NUL, or at an "=" or "?" inside it)
+	RepeatedName                      // a repeated name signed with fewer of its values
+	Renamed                           // a name changed on the way ("a_b" for "a.b")
+	Syntax                            // a base string breaks the syntax of §3.4.1; the rest is still compared
 )
 
 var kindNames = [...]string{
@@ -54,6 +60,11 @@ var kindNames = [...]string{
 	LowercaseHex:      "lowercase hex",
 	Unencoded:         "unencoded",
 	OverEncoded:       "over-encoded",
+	Charset:           "charset",
+	Truncated:         "cut short",
+	RepeatedName:      "repeated name",
+	Renamed:           "renamed",
+	Syntax:            "syntax",
 }
 
 func (k Kind) String() string {
@@ -104,27 +115,37 @@ func Format(diffs []Difference) string {
 }
 
 // Diff compares the base string a provider expected (want) with the one a
-// client signed (got) and returns their differences: the method first, then
-// the URI, then each parameter of want that got lacks or has otherwise (in
-// want's order), each parameter only got has, and last a difference in
-// order. It returns nil when want and got are equal. A base string that
-// does not parse gives a single Malformed difference.
+// client signed (got) and returns their differences: first how either
+// breaks the syntax of a base string (Syntax), then the method, the URI,
+// each parameter of want that got lacks or has otherwise (in want's
+// order), each parameter only got has, and last a difference in order. A
+// base string that breaks the syntax in a way a client's bug explains (a
+// parameter string not encoded as a whole, a name with a raw "%", a pair
+// without "=") is still compared as far as it can be. It returns nil when
+// want and got are equal, and a single Malformed difference when either is
+// not a base string at all (it lacks a method, an absolute URI or the
+// three "&"-separated parts).
 func Diff(want, got string) []Difference {
 	if want == got {
 		return nil
 	}
-	w, err := Parse(want)
+	w, wIssues, wFlagged, err := parseLoose(want, "want")
 	if err != nil {
 		return []Difference{{Kind: Malformed, Want: want, Cause: "want does not parse: " + err.Error()}}
 	}
-	g, err := Parse(got)
+	g, gIssues, gFlagged, err := parseLoose(got, "got")
 	if err != nil {
 		return []Difference{{Kind: Malformed, Got: got, Cause: "got does not parse: " + err.Error() + unencodedHint(got)}}
 	}
-	var ds []Difference
+	ds := append(wIssues, gIssues...)
 	ds = diffMethod(ds, w, g)
 	ds = diffURI(ds, w.URI, g.URI)
 	ds = diffParams(ds, w.Params, g.Params)
+	// A Syntax difference already says why a flagged parameter is encoded
+	// otherwise.
+	ds = slices.DeleteFunc(ds, func(d Difference) bool {
+		return (d.Kind == Unencoded || d.Kind == LowercaseHex || d.Kind == OverEncoded) && (wFlagged[d.Name] || gFlagged[d.Name])
+	})
 	if len(ds) == 0 {
 		// The parts decode alike, so the difference is in the base
 		// string's own layer of encoding.
@@ -207,6 +228,9 @@ func diffURI(ds []Difference, want, got string) []Difference {
 		uri(DefaultPort, "got keeps the default port :"+g.port+", which the base string URI leaves out (§3.4.1.2)")
 	case g.port == "" && isDefaultPort(w.scheme, w.port):
 		uri(DefaultPort, "want keeps the default port :"+w.port+", which §3.4.1.2 leaves out; this provider includes it, so the client must sign it too")
+	case g.port == "" && (w.port == "80" || w.port == "443"):
+		uri(DefaultPort, "got drops the port :"+w.port+", which is not the default port of "+strings.ToLower(w.scheme)+
+			": §3.4.1.2 leaves out only :80 for http and :443 for https; the client drops :80 and :443 whatever the scheme (as when it splits the host at \":\")")
 	default:
 		uri(URI, "the ports differ: the provider sees the request on port "+cmp.Or(w.port, "(default)")+", the client signed "+cmp.Or(g.port, "(default)")+"; a proxy in between?")
 	}
@@ -238,8 +262,10 @@ func samePath(a, b string) bool {
 }
 
 // diffParams compares the parameter lists as multisets: first pairs equal
-// as encoded are matched, then the rest by name, and what remains is missing
-// or extra. The order of the matched pairs is compared last.
+// as encoded are matched, then the rest by name (a value that one of the
+// known bugs relates to want's first), then by names that such a bug
+// relates, and what remains is missing or extra. The order of the matched
+// pairs is compared last.
 func diffParams(ds []Difference, want, got []Param) []Difference {
 	wUsed := make([]bool, len(want))
 	gUsed := make([]bool, len(got))
@@ -247,37 +273,122 @@ func diffParams(ds []Difference, want, got []Param) []Difference {
 	for i := range gMatch {
 		gMatch[i] = -1
 	}
+	same := map[[2]string][]int{} // want's unmatched indexes by encoded pair, in order
+	for wi, w := range want {
+		k := [2]string{w.RawName, w.RawValue}
+		same[k] = append(same[k], wi)
+	}
 	for gi, g := range got {
-		for wi, w := range want {
-			if !wUsed[wi] && w.RawName == g.RawName && w.RawValue == g.RawValue {
-				wUsed[wi], gUsed[gi], gMatch[gi] = true, true, wi
-				break
-			}
+		k := [2]string{g.RawName, g.RawValue}
+		if l := same[k]; len(l) > 0 {
+			wi := l[0]
+			same[k] = l[1:]
+			wUsed[wi], gUsed[gi], gMatch[gi] = true, true, wi
 		}
 	}
 	order, misordered := sortOrder(want, got, gMatch)
-	for wi, w := range want {
-		if wUsed[wi] {
-			continue
+	pairs := make([][]Difference, len(want)) // the differences found for want[wi], in want's order
+	byName := map[string][]int{}             // got's indexes by decoded name
+	for gi, g := range got {
+		byName[g.Name] = append(byName[g.Name], gi)
+	}
+	match := func(ok func(w, g Param) bool) {
+		for wi, w := range want {
+			if wUsed[wi] {
+				continue
+			}
+			for _, gi := range byName[w.Name] {
+				if g := got[gi]; !gUsed[gi] && ok(w, g) {
+					wUsed[wi], gUsed[gi] = true, true
+					pairs[wi] = []Difference{valueDiff(w, g)}
+					break
+				}
+			}
 		}
-		gi := -1
-		for j, g := range got {
-			if !gUsed[j] && g.Name == w.Name {
-				gi = j
+	}
+	match(func(w, g Param) bool { return g.Name == w.Name && g.Value == w.Value })
+	match(func(w, g Param) bool { return g.Name == w.Name && related(w, g) })
+	// A repeated name that got signs fewer times is explained by
+	// RepeatedName below, not by pairing its values at random.
+	nWant, nGot := map[string]int{}, map[string]int{}
+	for _, p := range want {
+		nWant[p.Name]++
+	}
+	for _, p := range got {
+		nGot[p.Name]++
+	}
+	match(func(w, g Param) bool { return g.Name == w.Name && nWant[w.Name] <= nGot[w.Name] })
+	// Names that a bug changed: pair a value it relates first, and then
+	// as many of the rest as got has under the changed name.
+	alias := map[string]string{} // want's name -> got's
+	renames := renameIndex(got, gUsed)
+	for pass := range 3 { // the same value, a related value, any value
+		for wi, w := range want {
+			if wUsed[wi] {
+				continue
+			}
+			for _, gi := range slices.Concat(renames[w.Name], byName[phpName(w.Name)]) {
+				g := got[gi]
+				if gUsed[gi] {
+					continue
+				}
+				d, ok := renamed(w, g)
+				if !ok {
+					continue
+				}
+				g2 := g
+				g2.Name, g2.RawName = w.Name, w.RawName
+				if pass == 0 && g2.Value != w.Value || pass == 1 && !related(w, g2) || pass == 2 && nWant[w.Name] > nGot[g.Name] {
+					continue
+				}
+				wUsed[wi], gUsed[gi] = true, true
+				alias[w.Name] = g.Name
+				pairs[wi] = []Difference{d}
+				if w.RawValue != g.RawValue {
+					pairs[wi] = append(pairs[wi], valueDiff(w, g2))
+				}
 				break
 			}
 		}
-		if gi < 0 {
-			ds = append(ds, missing(w))
-			continue
+	}
+	gotCount := func(name string) int {
+		if a, ok := alias[name]; ok {
+			return nGot[a]
 		}
-		wUsed[wi], gUsed[gi] = true, true
-		ds = append(ds, valueDiff(w, got[gi]))
+		return nGot[name]
+	}
+	// A value cut at a "?" lost the rest of the query with it.
+	cutAt := ""
+	for _, d := range slices.Concat(pairs...) {
+		if d.Kind == Truncated && strings.Contains(d.Cause, `"?"`) {
+			cutAt = d.Name
+		}
+	}
+	for wi, w := range want {
+		switch {
+		case pairs[wi] != nil:
+			ds = append(ds, pairs[wi]...)
+		case wUsed[wi]:
+		case cutAt != "" && !strings.HasPrefix(w.Name, "oauth_"):
+			// Lost with the rest of the query, repeated name or not.
+			ds = append(ds, missing(w, cutAt))
+		case gotCount(w.Name) > 0 && gotCount(w.Name) < nWant[w.Name]:
+			ds = append(ds, repeated(w, "want", nWant[w.Name], gotCount(w.Name)))
+		default:
+			ds = append(ds, missing(w, cutAt))
+		}
 	}
 	for gi, g := range got {
-		if !gUsed[gi] {
+		switch {
+		case gUsed[gi]:
+		case nWant[g.Name] > 0 && nWant[g.Name] < nGot[g.Name]:
+			ds = append(ds, repeated(g, "got", nWant[g.Name], nGot[g.Name]))
+		default:
 			ds = append(ds, extra(g))
 		}
+	}
+	if !misordered {
+		order, misordered = gotOrder(got, gUsed)
 	}
 	if misordered {
 		ds = append(ds, order)
@@ -308,64 +419,27 @@ func sortOrder(want, got []Param, gMatch []int) (Difference, bool) {
 	return Difference{}, false
 }
 
-func sortHint(a, b Param) string {
-	if a.RawName == b.RawName {
-		return "; equal names are ordered by value"
-	}
-	if strings.EqualFold(a.RawName, b.RawName) || hasUpper(a.RawName) != hasUpper(b.RawName) {
-		return "; uppercase letters sort before lowercase ones"
-	}
-	return ""
-}
-
-func hasUpper(s string) bool {
-	return strings.ContainsFunc(s, func(r rune) bool { return 'A' <= r && r <= 'Z' })
-}
-
-func missing(w Param) Difference {
-	d := Difference{Kind: Missing, Name: w.Name, Want: pair(w)}
-	switch w.Name {
-	case "realm":
-		d.Kind = RealmIncluded
-		d.Cause = "want signs realm, which §3.4.1.3.1 excludes; this provider deviates from the RFC"
-	case "oauth_signature":
-		d.Kind = SignatureIncluded
-		d.Cause = "want signs oauth_signature, which §3.4.1.3.1 excludes; this provider deviates from the RFC"
-	case "oauth_version":
-		d.Cause = "the provider signed oauth_version but the client did not send it; send oauth_version=1.0 (Config.OmitVersion false)"
-	case "oauth_token":
-		d.Cause = "the provider signed an oauth_token but the client signed without token credentials"
-	case "oauth_body_hash":
-		d.Cause = "the provider signed an oauth_body_hash but the client did not hash the body (Config.BodyHash, --body-hash)"
-	case "oauth_callback", "oauth_verifier":
-		d.Cause = "the client did not sign " + w.Name + "; pass it as an extra protocol parameter to SignAt (--callback, --verifier)"
-	default:
-		if strings.HasPrefix(w.Name, "oauth_") {
-			d.Cause = "the client did not sign the protocol parameter " + w.Name
-		} else {
-			d.Cause = "parameter " + w.Name + " is missing from got: the provider signed it and the client did not. If it is in the request body, did the client send Content-Type application/x-www-form-urlencoded (only form bodies are signed, §3.4.1.3.1)? If it is in the query, did the client sign the URL without its query?"
+// gotOrder reports the first pair of got's parameters that are out of
+// order among those that correspond to one of want's: the parameters that
+// differ in value are not matched by sortOrder, and must still be in order.
+func gotOrder(got []Param, used []bool) (Difference, bool) {
+	var last *Param
+	for gi := range got {
+		if !used[gi] {
+			continue
+		}
+		a, b := last, got[gi]
+		last = &got[gi]
+		if a != nil && (b.RawName < a.RawName || b.RawName == a.RawName && b.RawValue < a.RawValue) {
+			a := *a
+			return Difference{Kind: SortOrder, Name: b.Name,
+				Want: pair(b) + " before " + pair(a),
+				Got:  pair(a) + " before " + pair(b),
+				Cause: "got's parameters are not in order: sort them by encoded name, then encoded value, byte-wise (§3.4.1.3.2), after encoding them" +
+					sortHint(a, b)}, true
 		}
 	}
-	return d
-}
-
-func extra(g Param) Difference {
-	d := Difference{Kind: Extra, Name: g.Name, Got: pair(g)}
-	switch g.Name {
-	case "realm":
-		d.Kind = RealmIncluded
-		d.Cause = "realm is never signed (§3.4.1.3.1); it is only sent in the Authorization header"
-	case "oauth_signature":
-		d.Kind = SignatureIncluded
-		d.Cause = "oauth_signature is never signed (§3.4.1.3.1); was a previous signature left in the request?"
-	case "oauth_version":
-		d.Cause = "the client signed oauth_version but the provider did not see it; was it sent? Some providers ignore it: then omit it (Config.OmitVersion, --no-version)"
-	case "oauth_body_hash":
-		d.Cause = "the client signed an oauth_body_hash that the provider did not; was it sent, and does the provider support the body hash extension?"
-	default:
-		d.Cause = "parameter " + g.Name + " is in got but not in want: the client signed a parameter the provider did not see. Was the body sent with a Content-Type other than application/x-www-form-urlencoded (then the provider does not sign it), or did a proxy drop part of the query?"
-	}
-	return d
+	return Difference{}, false
 }
 
 // valueDiff explains why two parameters with the same decoded name differ.
@@ -401,6 +475,14 @@ func valueDiff(w, g Param) Difference {
 		d.Cause = `the provider has "+" where the client signed a space (` + where(w.RawValue, g.RawValue) + `): the request probably sent the space as "%2B", or the provider does not decode "+" in the query as a space`
 		return d
 	}
+	if c := charsetCause(w.Value, g.Value, "value"); c != "" {
+		d.Kind, d.Cause = Charset, c
+		return d
+	}
+	if c := truncCause(w.Value, g.Value, "value"); c != "" {
+		d.Kind, d.Cause = Truncated, c
+		return d
+	}
 	switch w.Name {
 	case "oauth_timestamp", "oauth_nonce":
 		d.Cause = "the base strings come from different requests: compare base strings built with the same oauth_nonce and oauth_timestamp (sign --nonce N --timestamp T)"
@@ -414,84 +496,4 @@ func valueDiff(w, g Param) Difference {
 		d.Cause = "the client signed another value than the provider received (" + where(w.RawValue, g.RawValue) + "); was the request changed after signing?"
 	}
 	return d
-}
-
-// plusForSpace reports whether plus is space with some spaces replaced by "+".
-func plusForSpace(space, plus string) bool {
-	if len(space) != len(plus) || space == plus {
-		return false
-	}
-	for i := range len(space) {
-		if space[i] != plus[i] && (space[i] != ' ' || plus[i] != '+') {
-			return false
-		}
-	}
-	return true
-}
-
-// encodingDiff explains two encodings w and g of the same data; where says
-// what they encode.
-func encodingDiff(name, w, g, what string) Difference {
-	d := Difference{Kind: Unencoded, Name: name, Want: w, Got: g}
-	nw, err1 := percent.Normalize(w)
-	ng, err2 := percent.Normalize(g)
-	switch {
-	case err1 == nil && err2 == nil && nw == ng && strings.EqualFold(w, g):
-		d.Kind = LowercaseHex
-		d.Cause = "the same data, but " + what + " is encoded with lowercase hex (" + where(w, g) + ")" + `; OAuth requires uppercase ("%2C", not "%2c", RFC 5849 §3.6)`
-	case err1 == nil && err2 == nil && nw == ng:
-		d.Kind = OverEncoded
-		d.Cause = "the same data, but " + what + " encodes an unreserved character (" + where(w, g) + ")" + "; ALPHA, DIGIT, \"-\", \".\", \"_\" and \"~\" must not be encoded (§3.6)"
-	default:
-		d.Cause = "the same data, but " + what + " leaves a character unencoded (" + where(w, g) + ")" + "; every byte but ALPHA, DIGIT, \"-\", \".\", \"_\" and \"~\" must be encoded as %XX (§3.6); url.PathEscape and url.QueryEscape keep some of them"
-	}
-	return d
-}
-
-// where returns "want has X, got Y" for the parts of w and g that differ,
-// widened to whole "%XX" escapes so that "%2C" against "%252C" reads as such.
-func where(w, g string) string {
-	p := 0
-	for p < len(w) && p < len(g) && w[p] == g[p] {
-		p++
-	}
-	// Back up to the start of an escape that p falls inside.
-	for k := 1; k <= 2; k++ {
-		if p-k >= 0 && w[p-k] == '%' {
-			p -= k
-			break
-		}
-	}
-	sfx := 0
-	for sfx < len(w)-p && sfx < len(g)-p && w[len(w)-1-sfx] == g[len(g)-1-sfx] {
-		sfx++
-	}
-	if len(w) <= 24 && len(g) <= 24 {
-		return "want has " + strconv.Quote(w) + ", got " + strconv.Quote(g)
-	}
-	// Widen both middles alike, so that when one ends inside an escape
-	// ("%2C" against "%25" + "2C") both show the whole of it.
-	we, ge := len(w)-sfx, len(g)-sfx
-	ext := max(escapeEnd(w, p, we)-we, escapeEnd(g, p, ge)-ge)
-	return "want has " + strconv.Quote(cut(w[p:min(len(w), we+ext)])) + ", got " + strconv.Quote(cut(g[p:min(len(g), ge+ext)]))
-}
-
-// escapeEnd returns j moved forward to the end of the escape it falls
-// inside, walking s from i, which is on an escape boundary.
-func escapeEnd(s string, i, j int) int {
-	for i < j {
-		if s[i] == '%' {
-			i += 3
-		} else {
-			i++
-		}
-	}
-	return min(i, len(s))
-}
-
-func cut(s string) string {
-	if len(s) > 24 {
-		return s[:21] + "..."
-	}
-	return s
 }

@@ -38,3 +38,16 @@ func ExampleDiff() {
 	//   - q=a%2Cb
 	//   + q=a%252Cb
 }
+
+func ExampleDiff_libraryBugs() {
+	// The client took the UTF-8 bytes of "ü" for two Latin-1 characters,
+	// and signed only one value of the repeated name "tag".
+	want := "GET&https%3A%2F%2Fapi.example.com%2Fsearch&name%3DM%25C3%25BCller%26tag%3Da%26tag%3Db"
+	got := "GET&https%3A%2F%2Fapi.example.com%2Fsearch&name%3DM%25C3%2583%25C2%25BCller%26tag%3Da"
+	for _, d := range basestring.Diff(want, got) {
+		fmt.Printf("%s %s: %s\n", d.Kind, d.Name, d.Want)
+	}
+	// Output:
+	// charset name: name=M%C3%BCller
+	// repeated name tag: tag=b
+}

@@ -1,9 +1,11 @@
 // Package oauth1test provides a fake OAuth 1.0a provider for tests, in the
 // manner of [net/http/httptest]: a loopback [Server] with the three
-// endpoints of RFC 5849 §2 and a protected resource, all verifying every
-// request with an [oauth1.Verifier] and recording the base string it
-// computed, plus helpers for deterministic tests: a settable [Clock],
-// [SequentialNonces], and [DiffBaseString] for failure messages.
+// endpoints of RFC 5849 §2 (those of [oauth1.Provider]) and a protected
+// resource, all verifying every request with an [oauth1.Verifier] and
+// recording the base string it computed; [Server.Handle] puts a test's own
+// handlers behind the same verification. Helpers for deterministic tests:
+// a settable [Clock], [SequentialNonces], and [DiffBaseString] for failure
+// messages. [TestTokenStore] checks any [oauth1.TokenStore].
 //
 // A client test runs the whole flow against it:
 //
@@ -20,7 +22,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -33,7 +34,6 @@ import (
 
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/basestring"
-	"github.com/countersign/countersign/percent"
 )
 
 // Paths of the Server's endpoints.
@@ -59,10 +59,12 @@ type Record struct {
 	Err        error // nil if the request was accepted
 }
 
-// Server is a fake provider. It knows one client, Consumer, issues random
-// temporary and token credentials, approves every authorization at once,
-// and serves ResourcePath to requests signed with token credentials it
-// issued. Its methods are safe for concurrent use.
+// Server is a fake provider built on [oauth1.Provider]. It knows one
+// client, Consumer, issues random temporary and token credentials, approves
+// every authorization at once in the name of User, and serves ResourcePath
+// to requests signed with token credentials it issued. Handle mounts a
+// test's own handlers behind the same verification. Its methods are safe
+// for concurrent use.
 type Server struct {
 	*httptest.Server
 
@@ -84,31 +86,37 @@ type Server struct {
 	// the first request.
 	Verifier *oauth1.Verifier
 
+	// Provider issues the credentials, verifying with Verifier, and keeps
+	// them in an [oauth1.MemoryTokenStore] on Verifier's clock. Set its
+	// fields, such as TokenValues to add user_id to the access token
+	// answer, before the first request.
+	Provider *oauth1.Provider
+
+	// User is the resource owner who approves every authorization; NewServer
+	// sets it to "user". Change it only between flows.
+	User string
+
+	mux     *http.ServeMux
 	mu      sync.Mutex
 	records []Record
-	temp    map[string]*tempToken
-	access  map[string]string // token → secret
-}
-
-type tempToken struct {
-	secret, callback, verifier string
 }
 
 // NewServer starts and returns a Server that accepts the client credentials
 // consumer. The caller should call Close when finished.
 func NewServer(consumer oauth1.Credentials) *Server {
-	s := &Server{
-		Consumer: consumer,
-		temp:     make(map[string]*tempToken),
-		access:   make(map[string]string),
+	s := &Server{Consumer: consumer, User: "user", mux: http.NewServeMux()}
+	s.Provider = &oauth1.Provider{
+		Consumers: oauth1.CredentialFuncs{ConsumerFunc: s.consumer},
+		Tokens:    &oauth1.MemoryTokenStore{Now: s.now},
+		Observe:   s.record,
 	}
-	s.Verifier = &oauth1.Verifier{Credentials: store{s}, Realm: "oauth1test"}
-	mux := http.NewServeMux()
-	mux.HandleFunc(RequestTokenPath, s.requestToken)
-	mux.HandleFunc(AuthorizePath, s.authorize)
-	mux.HandleFunc(AccessTokenPath, s.accessToken)
-	mux.HandleFunc(ResourcePath, s.resource)
-	s.Server = httptest.NewServer(mux)
+	s.Verifier = &oauth1.Verifier{Credentials: s.Provider, Realm: "oauth1test"}
+	s.Provider.Verifier = s.Verifier
+	s.mux.Handle(RequestTokenPath, s.Provider.RequestTokenHandler())
+	s.mux.HandleFunc(AuthorizePath, s.authorize)
+	s.mux.Handle(AccessTokenPath, s.Provider.AccessTokenHandler())
+	s.Handle(ResourcePath, http.HandlerFunc(s.resource))
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.Endpoint = oauth1.Endpoint{
 		RequestTokenURL: s.URL + RequestTokenPath,
 		AuthorizeURL:    s.URL + AuthorizePath,
@@ -118,28 +126,69 @@ func NewServer(consumer oauth1.Credentials) *Server {
 	return s
 }
 
-// store is the Server seen as the Verifier's CredentialStore.
-type store struct{ s *Server }
+// Handle mounts h at pattern (a [http.ServeMux] pattern) behind the
+// Server's verification: h gets only the requests Verifier accepts,
+// signed with token credentials the Server issued or with the client
+// credentials alone, with the [oauth1.Verification] in their context
+// ([oauth1.VerificationFrom]); Records lists them with the others.
+func (s *Server) Handle(pattern string, h http.Handler) {
+	s.mux.Handle(pattern, s.Provider.Middleware(h))
+}
 
-func (st store) Consumer(_ context.Context, key string) (oauth1.Registration, error) {
-	s := st.s
+func (s *Server) now() time.Time {
+	if s.Verifier.Now != nil {
+		return s.Verifier.Now()
+	}
+	return time.Now()
+}
+
+func (s *Server) consumer(_ context.Context, key string) (oauth1.Registration, error) {
 	if key != s.Consumer.Token {
 		return oauth1.Registration{}, oauth1.ErrNotFound
 	}
 	return oauth1.Registration{Secret: s.Consumer.Secret, PublicKey: s.PublicKey}, nil
 }
 
-func (st store) TokenSecret(_ context.Context, _, token string) (string, error) {
-	s := st.s
+// baseStringKey carries, in a request's context, where record leaves the
+// base string of a refused request for baseStringWriter.
+type baseStringKey struct{}
+
+// baseStringWriter sends the base string of a refusal in BaseStringHeader.
+type baseStringWriter struct {
+	http.ResponseWriter
+	base *string
+}
+
+func (w baseStringWriter) WriteHeader(code int) {
+	if code >= 400 && *w.base != "" {
+		w.Header().Set(BaseStringHeader, *w.base)
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w baseStringWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	base := new(string)
+	s.mux.ServeHTTP(baseStringWriter{w, base}, r.WithContext(context.WithValue(r.Context(), baseStringKey{}, base)))
+}
+
+// record is the Provider's Observe.
+func (s *Server) record(r *http.Request, v *oauth1.Verification, err error) {
+	rec := Record{Method: r.Method, Path: r.URL.RequestURI(), Err: err}
+	var pe *oauth1.ProblemError
+	switch {
+	case v != nil:
+		rec.BaseString = v.BaseString
+	case errors.As(err, &pe):
+		rec.BaseString = pe.BaseString
+	}
+	if base, ok := r.Context().Value(baseStringKey{}).(*string); ok && err != nil {
+		*base = rec.BaseString
+	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if t, ok := s.temp[token]; ok {
-		return t.secret, nil
-	}
-	if secret, ok := s.access[token]; ok {
-		return secret, nil
-	}
-	return "", oauth1.ErrNotFound
+	s.records = append(s.records, rec)
+	s.mu.Unlock()
 }
 
 // Records returns the requests the Server has verified so far, oldest first.
@@ -160,163 +209,45 @@ func (s *Server) LastBaseString() string {
 	return s.records[len(s.records)-1].BaseString
 }
 
-// IssueToken creates token credentials directly, for tests of signed
-// requests that do not need the flow.
+// IssueToken creates token credentials for User directly, for tests of
+// signed requests that do not need the flow.
 func (s *Server) IssueToken() oauth1.Credentials {
-	tok := oauth1.Credentials{Token: rand.Text(), Secret: rand.Text()}
-	s.mu.Lock()
-	s.access[tok.Token] = tok.Secret
-	s.mu.Unlock()
-	return tok
-}
-
-// verify verifies r, records it, and answers refusals.
-func (s *Server) verify(w http.ResponseWriter, r *http.Request) (*oauth1.Verification, bool) {
-	v, err := s.Verifier.Verify(r)
-	rec := Record{Method: r.Method, Path: r.URL.RequestURI(), Err: err}
-	var pe *oauth1.ProblemError
-	switch {
-	case v != nil:
-		rec.BaseString = v.BaseString
-	case errors.As(err, &pe):
-		rec.BaseString = pe.BaseString
+	tok := oauth1.TokenCredentials{Token: rand.Text(), Secret: rand.Text(), ConsumerKey: s.Consumer.Token, User: s.User}
+	if err := s.Provider.Tokens.PutToken(context.Background(), tok); err != nil {
+		panic("oauth1test: IssueToken: " + err.Error()) // a MemoryTokenStore fails only on a duplicate
 	}
-	s.mu.Lock()
-	s.records = append(s.records, rec)
-	s.mu.Unlock()
-	if err != nil {
-		if rec.BaseString != "" {
-			w.Header().Set(BaseStringHeader, rec.BaseString)
-		}
-		s.Verifier.WriteError(w, err)
-		return nil, false
-	}
-	return v, true
-}
-
-func (s *Server) refuse(w http.ResponseWriter, problem string, status int, extra string) {
-	w.Header().Set("Content-Type", "application/x-www-form-urlencoded")
-	w.WriteHeader(status)
-	io.WriteString(w, "oauth_problem="+problem+extra)
-}
-
-func (s *Server) requestToken(w http.ResponseWriter, r *http.Request) {
-	v, ok := s.verify(w, r)
-	if !ok {
-		return
-	}
-	if v.Token != "" {
-		s.refuse(w, oauth1.ProblemParameterRejected, http.StatusBadRequest, "&oauth_parameters_rejected=oauth_token")
-		return
-	}
-	cb := v.Get("oauth_callback")
-	if cb == "" {
-		s.refuse(w, oauth1.ProblemParameterAbsent, http.StatusBadRequest, "&oauth_parameters_absent=oauth_callback")
-		return
-	}
-	tok := oauth1.Credentials{Token: rand.Text(), Secret: rand.Text()}
-	s.mu.Lock()
-	s.temp[tok.Token] = &tempToken{secret: tok.Secret, callback: cb}
-	s.mu.Unlock()
-	writeForm(w, "oauth_token", tok.Token, "oauth_token_secret", tok.Secret, "oauth_callback_confirmed", "true")
+	return oauth1.Credentials{Token: tok.Token, Secret: tok.Secret}
 }
 
 // authorize plays the resource owner who approves at once: it redirects to
 // the callback with a verifier, or shows the verifier as a PIN for "oob".
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
-	token := r.URL.Query().Get("oauth_token")
-	s.mu.Lock()
-	t, ok := s.temp[token]
-	if ok && t.verifier == "" {
-		t.verifier = pin()
-	}
-	s.mu.Unlock()
-	if !ok {
-		s.refuse(w, oauth1.ProblemTokenRejected, http.StatusUnauthorized, "")
-		return
-	}
-	if t.callback == "oob" {
+	redirect, verifier, err := s.Provider.Authorize(r.Context(), r.URL.Query().Get("oauth_token"), s.User)
+	switch {
+	case errors.Is(err, oauth1.ErrTokenUsed):
+		s.Verifier.WriteError(w, &oauth1.ProblemError{Problem: oauth1.ProblemTokenUsed, Err: err})
+	case errors.Is(err, oauth1.ErrNotFound):
+		s.Verifier.WriteError(w, &oauth1.ProblemError{Problem: oauth1.ProblemTokenRejected, Err: err})
+	case err != nil:
+		s.Verifier.WriteError(w, err)
+	case redirect == "":
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		fmt.Fprintf(w, "Authorized. Enter this PIN in the application: %s\n", t.verifier)
-		return
+		fmt.Fprintf(w, "Authorized. Enter this PIN in the application: %s\n", verifier)
+	default:
+		http.Redirect(w, r, redirect, http.StatusFound)
 	}
-	u, err := url.Parse(t.callback)
-	if err != nil {
-		http.Error(w, "bad callback URL", http.StatusBadRequest)
-		return
-	}
-	q := u.RawQuery
-	if q != "" {
-		q += "&"
-	}
-	u.RawQuery = q + "oauth_token=" + percent.Encode(token) + "&oauth_verifier=" + percent.Encode(t.verifier)
-	http.Redirect(w, r, u.String(), http.StatusFound)
 }
 
-// pin returns eight random digits.
-func pin() string {
-	var b [8]byte
-	rand.Read(b[:])
-	for i := range b {
-		b[i] = '0' + b[i]%10
-	}
-	return string(b[:])
-}
-
-func (s *Server) accessToken(w http.ResponseWriter, r *http.Request) {
-	v, ok := s.verify(w, r)
-	if !ok {
-		return
-	}
-	s.mu.Lock()
-	t, ok := s.temp[v.Token]
-	if ok && t.verifier != "" && subtle.ConstantTimeCompare([]byte(t.verifier), []byte(v.Get("oauth_verifier"))) == 1 {
-		delete(s.temp, v.Token) // temporary credentials are good for one exchange
-	} else {
-		ok = false
-	}
-	var tok oauth1.Credentials
-	if ok {
-		tok = oauth1.Credentials{Token: rand.Text(), Secret: rand.Text()}
-		s.access[tok.Token] = tok.Secret
-	}
-	s.mu.Unlock()
-	if !ok {
-		s.refuse(w, oauth1.ProblemTokenRejected, http.StatusUnauthorized, "&oauth_problem_advice=not+an+authorized+temporary+token+or+wrong+oauth_verifier")
-		return
-	}
-	writeForm(w, "oauth_token", tok.Token, "oauth_token_secret", tok.Secret)
-}
-
+// resource needs a token; Handle lets two-legged requests through.
 func (s *Server) resource(w http.ResponseWriter, r *http.Request) {
-	v, ok := s.verify(w, r)
-	if !ok {
-		return
-	}
-	s.mu.Lock()
-	_, ok = s.access[v.Token]
-	s.mu.Unlock()
-	if !ok {
-		s.refuse(w, oauth1.ProblemTokenRejected, http.StatusUnauthorized, "")
+	v, _ := oauth1.VerificationFrom(r.Context())
+	if v.Token == "" {
+		s.Verifier.WriteError(w, &oauth1.ProblemError{Problem: oauth1.ProblemParameterAbsent, Params: []string{"oauth_token"}})
 		return
 	}
 	body, _ := io.ReadAll(r.Body)
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	fmt.Fprintf(w, "consumer=%s token=%s method=%s\n%s", v.ConsumerKey, v.Token, v.Method, body)
-}
-
-func writeForm(w http.ResponseWriter, kv ...string) {
-	var b strings.Builder
-	for i := 0; i < len(kv); i += 2 {
-		if i > 0 {
-			b.WriteByte('&')
-		}
-		b.WriteString(percent.Encode(kv[i]))
-		b.WriteByte('=')
-		b.WriteString(percent.Encode(kv[i+1]))
-	}
-	w.Header().Set("Content-Type", "application/x-www-form-urlencoded")
-	io.WriteString(w, b.String())
 }
 
 // Authorize plays the resource owner at authURL, which
@@ -367,7 +298,8 @@ func DiffBaseString(want, got string) string {
 	return basestring.Format(basestring.Diff(want, got))
 }
 
-// Clock is a settable clock for [oauth1.Verifier.Now] and for the
+// Clock is a settable clock for [oauth1.Config.Now] and
+// [oauth1.Verifier.Now] (pass the method value, clock.Now) and for the
 // timestamps given to [oauth1.Config.SignAt]. Its methods are safe for
 // concurrent use.
 type Clock struct {
@@ -393,8 +325,8 @@ func (c *Clock) Advance(d time.Duration) {
 }
 
 // SequentialNonces returns a function that returns prefix-1, prefix-2 and
-// so on, for deterministic nonces in [oauth1.Config.SignAt]. The function is
-// safe for concurrent use.
+// so on, for deterministic nonces: set it as [oauth1.Config.Nonce], or call
+// it for [oauth1.Config.SignAt]. The function is safe for concurrent use.
 func SequentialNonces(prefix string) func() string {
 	var mu sync.Mutex
 	n := 0

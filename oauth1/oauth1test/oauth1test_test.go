@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -31,15 +32,28 @@ func TestFlow(t *testing.T) {
 		if err != nil || verifier == "" {
 			t.Fatalf("callback %q: Authorize = %q, %v", callback, verifier, err)
 		}
-		if _, _, err := cfg.AccessToken(ctx, temp, "wrong"); err == nil {
-			t.Errorf("callback %q: AccessToken with a wrong verifier succeeded", callback)
-		}
 		tok, _, err := cfg.AccessToken(ctx, temp, verifier)
 		if err != nil {
 			t.Fatalf("callback %q: AccessToken: %v", callback, err)
 		}
 		if _, _, err := cfg.AccessToken(ctx, temp, verifier); err == nil {
 			t.Errorf("callback %q: temporary credentials exchanged twice", callback)
+		}
+		// A wrong verifier uses temporary credentials up: one guess only.
+		temp2, _, err := cfg.RequestToken(ctx)
+		if err != nil {
+			t.Fatalf("callback %q: RequestToken: %v", callback, err)
+		}
+		verifier2, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp2, nil))
+		if err != nil {
+			t.Fatalf("callback %q: Authorize: %v", callback, err)
+		}
+		var re *oauth1.ResponseError
+		if _, _, err := cfg.AccessToken(ctx, temp2, "wrong"); !errors.As(err, &re) || re.Problem != oauth1.ProblemParameterRejected {
+			t.Errorf("callback %q: AccessToken with a wrong verifier = %v, want parameter_rejected", callback, err)
+		}
+		if _, _, err := cfg.AccessToken(ctx, temp2, verifier2); !errors.As(err, &re) || re.Problem != oauth1.ProblemTokenUsed {
+			t.Errorf("callback %q: AccessToken after a wrong verifier = %v, want token_used", callback, err)
 		}
 		c := cfg.Client(tok)
 		c.Transport.(*oauth1.Transport).Base = srv.Client().Transport
@@ -86,9 +100,13 @@ func TestRefusal(t *testing.T) {
 		t.Errorf("recorded error %q holds the secret", recs[0].Err)
 	}
 
-	// A token the Server did not issue, and a token request sent to the
-	// resource, are both refused.
-	for _, tok := range []*oauth1.Credentials{{Token: "nope", Secret: "x"}, nil} {
+	// A token the Server did not issue is refused; a request without a
+	// token, at the resource, lacks a parameter (RFC 5849 §3.2: 400).
+	for _, tc := range []struct {
+		tok  *oauth1.Credentials
+		want int
+	}{{&oauth1.Credentials{Token: "nope", Secret: "x"}, 401}, {nil, 400}} {
+		tok := tc.tok
 		req, _ := http.NewRequest("GET", srv.ResourceURL, nil)
 		(&oauth1.Config{Consumer: client}).Sign(req, tok)
 		resp, err := srv.Client().Do(req)
@@ -96,8 +114,8 @@ func TestRefusal(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode != 401 {
-			t.Errorf("resource with token %v: %s, want 401", tok, resp.Status)
+		if resp.StatusCode != tc.want {
+			t.Errorf("resource with token %v: %s, want %d", tok, resp.Status, tc.want)
 		}
 	}
 }
@@ -216,5 +234,104 @@ func TestRSA(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 400 {
 		t.Errorf("HMAC call for an RSA consumer: %s, want 400", resp.Status)
+	}
+}
+
+// TestHandle mounts a test's handler behind the Server's verification.
+func TestHandle(t *testing.T) {
+	srv := oauth1test.NewServer(client)
+	defer srv.Close()
+	calls := 0
+	srv.Handle("POST /mine", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		v, ok := oauth1.VerificationFrom(r.Context())
+		body, _ := io.ReadAll(r.Body)
+		fmt.Fprintf(w, "%v token=%q %s", ok, v.Token, body)
+	}))
+	tok := srv.IssueToken()
+	cfg := &oauth1.Config{Consumer: client}
+	for _, tc := range []struct {
+		tok  *oauth1.Credentials
+		want string
+	}{{&tok, `true token="` + tok.Token + `" x=1`}, {nil, `true token="" x=1`}} {
+		c := cfg.Client(tc.tok)
+		c.Transport.(*oauth1.Transport).Base = srv.Client().Transport
+		resp, err := c.Post(srv.URL+"/mine", "application/x-www-form-urlencoded", strings.NewReader("x=1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || string(body) != tc.want {
+			t.Errorf("signed with %v: %s %q, want 200 %q", tc.tok, resp.Status, body, tc.want)
+		}
+	}
+	resp, err := srv.Client().Post(srv.URL+"/mine", "text/plain", strings.NewReader("unsigned"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	recs := srv.Records()
+	if resp.StatusCode != 400 || calls != 2 || len(recs) != 3 || recs[0].Path != "/mine" || recs[0].Err != nil || recs[2].Err == nil {
+		t.Errorf("unsigned: %s after %d calls; Records() = %+v", resp.Status, calls, recs)
+	}
+}
+
+// TestTokenValues adds values to the access token answer through the
+// Server's Provider.
+func TestTokenValues(t *testing.T) {
+	srv := oauth1test.NewServer(client)
+	defer srv.Close()
+	srv.User = "12345"
+	srv.Provider.TokenValues = func(_ context.Context, tok oauth1.TokenCredentials) (url.Values, error) {
+		return url.Values{"user_id": {tok.User}, "screen_name": {"jack"}}, nil
+	}
+	ctx := context.Background()
+	cfg := &oauth1.Config{Consumer: client, Endpoint: srv.Endpoint, HTTPClient: srv.Client()}
+	temp, _, err := cfg.RequestToken(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifier, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, vals, err := cfg.AccessToken(ctx, temp, verifier)
+	if err != nil || vals.Get("user_id") != "12345" || vals.Get("screen_name") != "jack" {
+		t.Errorf("AccessToken values %v, %v; want user_id 12345 and screen_name jack", vals, err)
+	}
+	if _, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp, nil)); err == nil || !strings.Contains(err.Error(), "token_used") {
+		t.Errorf("Authorize after the exchange: %v, want a token_used refusal", err)
+	}
+}
+
+// TestBaseStringHeader checks that refusals carry the base string the
+// Server computed, at the token endpoints and the resource alike.
+func TestBaseStringHeader(t *testing.T) {
+	srv := oauth1test.NewServer(client)
+	defer srv.Close()
+	bad := &oauth1.Config{Consumer: oauth1.Credentials{Token: client.Token, Secret: "wrong"}}
+	for _, u := range []string{srv.Endpoint.RequestTokenURL, srv.Endpoint.AccessTokenURL, srv.ResourceURL} {
+		req, _ := http.NewRequest("POST", u, nil)
+		if err := bad.Sign(req, nil); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		got := resp.Header.Get(oauth1test.BaseStringHeader)
+		if resp.StatusCode != 401 || got == "" || got != srv.LastBaseString() {
+			t.Errorf("%s: %s with %s %q, want 401 and the recorded base string %q", u, resp.Status, oauth1test.BaseStringHeader, got, srv.LastBaseString())
+		}
+	}
+	resp, err := srv.Client().Get(srv.ResourceURL) // refused before any base string
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := resp.Header.Get(oauth1test.BaseStringHeader); got != "" {
+		t.Errorf("unsigned request: %s %q, want none", oauth1test.BaseStringHeader, got)
 	}
 }

@@ -15,23 +15,24 @@
 //     (Mastercard among them) issue, protected by a password;
 //   - PKCS #1 or PKCS #8 DER without the PEM armour.
 //
-// Deviations: PKCS #12 files are read with [golang.org/x/crypto/pkcs12],
-// which knows only the legacy PBE-SHA1-3DES/RC2 algorithms; files written
-// with OpenSSL 3's default AES-256-CBC and PBKDF2 are rejected with
-// [ErrUnsupported] and must be re-exported with `openssl pkcs12 -legacy`:
+// PKCS #12 files are read with [software.sslmate.com/src/go-pkcs12], both
+// those written with OpenSSL 3's defaults (PBES2, PBKDF2 and AES-256-CBC,
+// SHA-256 MAC) and legacy ones (PBE-SHA1-3DES and RC2, SHA-1 MAC, from
+// `openssl pkcs12 -legacy` and older tools). A file must hold a certificate
+// beside the key, and a MAC.
 //
-//	openssl pkcs12 -in old.p12 -nodes -out plain.pem
-//	openssl pkcs12 -export -legacy -in plain.pem -out new.p12
-//	rm plain.pem # it holds the key unencrypted
-//
-// PEM keys in the legacy "Proc-Type: 4,ENCRYPTED" form (RFC 1423, insecure by
-// design and deprecated in [crypto/x509]) are also rejected with
+// Deviation: PEM keys in the legacy "Proc-Type: 4,ENCRYPTED" form (RFC 1423,
+// insecure by design and deprecated in [crypto/x509]) are rejected with
 // [ErrUnsupported]. Convert them to encrypted PKCS #8:
 //
 //	openssl pkcs8 -topk8 -v2 aes-256-cbc -in old.pem -out new.pem
 //
+// [ParsePublic] reads the provider's side: a client's RSA public key, as PEM
+// "PUBLIC KEY" (PKIX), "RSA PUBLIC KEY" (PKCS #1) or "CERTIFICATE" (X.509),
+// or the same in DER.
+//
 // This is a separate package so that programs signing with HMAC do not
-// depend on golang.org/x/crypto.
+// depend on golang.org/x/crypto and go-pkcs12.
 //
 // Errors returned by Parse name the problem and match one of [ErrFormat],
 // [ErrPasswordRequired], [ErrIncorrectPassword], [ErrUnsupported] with

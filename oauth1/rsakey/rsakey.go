@@ -6,20 +6,20 @@ import (
 	"crypto/ed25519"
 	"crypto/rsa"
 	"crypto/x509"
-	"encoding/asn1"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"strings"
 
-	"golang.org/x/crypto/pkcs12"
 	"golang.org/x/crypto/ssh"
 )
 
 var (
 	// ErrFormat means the input is empty, garbage, truncated, or holds no
-	// private key (a certificate or a public key alone, for example).
-	ErrFormat = errors.New("rsakey: no private key found")
+	// key of the kind asked for: no private key for Parse (a certificate or
+	// a public key alone, for example), no public key or certificate for
+	// ParsePublic.
+	ErrFormat = errors.New("rsakey: no key found")
 
 	// ErrPasswordRequired means the key is encrypted and the password
 	// passed to Parse was empty.
@@ -35,14 +35,19 @@ var (
 	ErrUnsupported = errors.New("rsakey: unsupported key encryption")
 )
 
-// A KeyTypeError reports a private key that was read successfully but is not
-// an RSA key, so it cannot sign with RSA-SHA1/256/512.
+// A KeyTypeError reports a key that was read successfully but is not an RSA
+// key, so it cannot sign or verify with RSA-SHA1/256/512.
 type KeyTypeError struct {
-	Type string // the key found, such as "ECDSA P-256", "Ed25519" or "DSA"
+	Type   string // the key found, such as "ECDSA P-256", "Ed25519" or "DSA"
+	Public bool   // a public key, from ParsePublic
 }
 
 func (e *KeyTypeError) Error() string {
-	return "rsakey: found " + e.Type + " private key, want RSA"
+	kind := " private key"
+	if e.Public {
+		kind = " public key"
+	}
+	return "rsakey: found " + e.Type + kind + ", want RSA"
 }
 
 // Parse returns the RSA private key held in data, in any of the formats
@@ -159,65 +164,6 @@ func parseOpenSSH(block *pem.Block, password string) (*rsa.PrivateKey, error) {
 		return nil, fmt.Errorf("%w: OpenSSH key: %v", ErrFormat, err)
 	}
 	return asRSA(key)
-}
-
-// isPKCS12 reports whether data starts like a PFX PDU (RFC 7292 §4): a
-// SEQUENCE whose first element is the INTEGER 3.
-func isPKCS12(data []byte) bool {
-	var pfx struct {
-		Version  int
-		AuthSafe asn1.RawValue
-		MacData  asn1.RawValue `asn1:"optional"`
-	}
-	_, err := asn1.Unmarshal(data, &pfx)
-	return err == nil && pfx.Version == 3
-}
-
-func parsePKCS12(data []byte, password string) (*rsa.PrivateKey, error) {
-	// ToPEM, unlike Decode, accepts files that carry a certificate chain.
-	blocks, err := pkcs12.ToPEM(data, password)
-	var notImpl pkcs12.NotImplementedError
-	switch {
-	case errors.Is(err, pkcs12.ErrIncorrectPassword), errors.Is(err, pkcs12.ErrDecryption):
-		if password == "" {
-			return nil, fmt.Errorf("%w: PKCS #12 file", ErrPasswordRequired)
-		}
-		return nil, fmt.Errorf("%w: PKCS #12 file", ErrIncorrectPassword)
-	case errors.As(err, &notImpl):
-		return nil, fmt.Errorf("%w: PKCS #12 (%v); golang.org/x/crypto/pkcs12 reads only the legacy "+
-			"PBE-SHA1-3DES/RC2 algorithms, not OpenSSL 3's default AES-256-CBC with PBKDF2: "+
-			"re-export the file with `openssl pkcs12 -export -legacy`", ErrUnsupported, err)
-	case err != nil && strings.Contains(err.Error(), "unknown private key type"):
-		// ToPEM decrypted a key it cannot convert to PEM, which means it
-		// is neither RSA nor ECDSA. Decode returns it as is, if the file
-		// holds just one key and one certificate.
-		if k, _, err := pkcs12.Decode(data, password); err == nil {
-			return nil, &KeyTypeError{Type: keyType(k)}
-		}
-		return nil, &KeyTypeError{Type: "non-RSA"}
-	case err != nil:
-		return nil, fmt.Errorf("%w: malformed PKCS #12: %v", ErrFormat, err)
-	}
-	var key *pem.Block
-	for _, b := range blocks {
-		if b.Type != "PRIVATE KEY" {
-			continue
-		}
-		if key != nil {
-			return nil, fmt.Errorf("%w: PKCS #12 holds more than one private key", ErrFormat)
-		}
-		key = b
-	}
-	if key == nil {
-		return nil, fmt.Errorf("%w: PKCS #12 holds no private key", ErrFormat)
-	}
-	// ToPEM labels keys "PRIVATE KEY" but encodes RSA as PKCS #1 and ECDSA
-	// as SEC 1; parseDER tries both.
-	k, err := parseDER(key.Bytes)
-	if errors.Is(err, ErrFormat) {
-		return nil, fmt.Errorf("%w: malformed key in PKCS #12", ErrFormat)
-	}
-	return k, err
 }
 
 func asRSA(key any) (*rsa.PrivateKey, error) {

@@ -3,6 +3,7 @@ package rsakey_test
 import (
 	"crypto/rsa"
 	"crypto/x509"
+	"encoding/asn1"
 	"encoding/pem"
 	"errors"
 	"os"
@@ -18,7 +19,7 @@ const (
 	password = "test-password"
 )
 
-func readKey(t *testing.T, name string) []byte {
+func readKey(t testing.TB, name string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(keys, name))
 	if err != nil {
@@ -63,6 +64,9 @@ func TestParse(t *testing.T) {
 		{"rsa2048-openssh", readKey(t, "rsa2048-openssh"), ""},
 		{"rsa2048-openssh-encrypted", readKey(t, "rsa2048-openssh-encrypted"), password},
 		{"rsa2048-legacy.p12", readKey(t, "rsa2048-legacy.p12"), password},
+		{"rsa2048-aes.p12", readKey(t, "rsa2048-aes.p12"), password},
+		{"rsa2048-chain-aes.p12", readKey(t, "rsa2048-chain-aes.p12"), password},
+		{"rsa2048-aes-empty-password.p12", readKey(t, "rsa2048-aes-empty-password.p12"), ""},
 		{"rsa2048-pkcs8-encrypted.pem", readKey(t, "rsa2048-pkcs8-encrypted.pem"), password},
 		{"rsa2048-pkcs8-sha1-aes128.pem", readKey(t, "rsa2048-pkcs8-sha1-aes128.pem"), password},
 		// The password is ignored for unencrypted keys.
@@ -134,8 +138,11 @@ func TestParseErrors(t *testing.T) {
 		{"PKCS #12 without password", readKey(t, "rsa2048-legacy.p12"), "", rsakey.ErrPasswordRequired, "", "PKCS #12"},
 		{"PKCS #12 wrong password", readKey(t, "rsa2048-legacy.p12"), "wrong", rsakey.ErrIncorrectPassword, "", "PKCS #12"},
 
-		{"PKCS #12 AES", readKey(t, "rsa2048-aes.p12"), password, rsakey.ErrUnsupported, "", "openssl pkcs12 -export -legacy"},
-		{"PKCS #12 AES without password", readKey(t, "rsa2048-aes.p12"), "", rsakey.ErrUnsupported, "", "-legacy"},
+		{"PKCS #12 AES without password", readKey(t, "rsa2048-aes.p12"), "", rsakey.ErrPasswordRequired, "", "PKCS #12"},
+		{"PKCS #12 AES wrong password", readKey(t, "rsa2048-aes.p12"), "wrong", rsakey.ErrIncorrectPassword, "", "PKCS #12"},
+		{"PKCS #12 AES password outside the BMP", readKey(t, "rsa2048-aes.p12"), "\U0001F511", rsakey.ErrIncorrectPassword, "", "PKCS #12"},
+		{"PKCS #12 MAC iterations", withMACIterations(t, readKey(t, "rsa2048-aes.p12"), 1<<30), password, rsakey.ErrUnsupported, "", "iteration count 1073741824"},
+		{"PKCS #12 without MAC", withMACIterations(t, readKey(t, "rsa2048-aes.p12"), -1), "", rsakey.ErrUnsupported, "", "without a MAC"},
 		{"legacy encrypted PEM", readKey(t, "rsa2048-pkcs1-encrypted.pem"), password, rsakey.ErrUnsupported, "", "openssl pkcs8 -topk8"},
 		{"encrypted PKCS #8 without password", readKey(t, "rsa2048-pkcs8-encrypted.pem"), "", rsakey.ErrPasswordRequired, "", "PKCS #8"},
 		{"encrypted PKCS #8 wrong password", readKey(t, "rsa2048-pkcs8-encrypted.pem"), "wrong", rsakey.ErrIncorrectPassword, "", "PKCS #8"},
@@ -186,6 +193,40 @@ func TestParseErrors(t *testing.T) {
 			t.Errorf("Parse(%s) error = %+v, want %+v", tt.name, *kt, want)
 		}
 	}
+}
+
+// withMACIterations returns the PKCS #12 file p12 with its MAC iteration
+// count set to n, or without its MAC when n is negative. The MAC no longer
+// matches; Parse must refuse before it computes it.
+func withMACIterations(t *testing.T, p12 []byte, n int) []byte {
+	t.Helper()
+	var pfx struct {
+		Version  int
+		AuthSafe asn1.RawValue
+		MacData  struct {
+			Mac        asn1.RawValue
+			MacSalt    []byte
+			Iterations int
+		} `asn1:"optional"`
+	}
+	rest, err := asn1.Unmarshal(p12, &pfx)
+	if err != nil || len(rest) > 0 {
+		t.Fatalf("PKCS #12 fixture does not parse: %v", err)
+	}
+	var out []byte
+	if n < 0 {
+		out, err = asn1.Marshal(struct {
+			Version  int
+			AuthSafe asn1.RawValue
+		}{pfx.Version, pfx.AuthSafe})
+	} else {
+		pfx.MacData.Iterations = n
+		out, err = asn1.Marshal(pfx)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // TestErrorsAreDistinct guards against two sentinels matching one another,

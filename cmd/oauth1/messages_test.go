@@ -1,0 +1,188 @@
+package main
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"testing"
+)
+
+// transcript renders runs of the command as a terminal shows them, stderr
+// and the exit status included, for the golden files of the messages.
+func transcript(t *testing.T, env map[string]string, stdin string, runs ...[]string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, args := range runs {
+		r := runCmd(t, env, stdin, args...)
+		fmt.Fprintf(&b, "$ oauth1 %s\n", strings.Join(args, " "))
+		if r.stdout != "" {
+			fmt.Fprintf(&b, "%s", r.stdout)
+		}
+		if r.stderr != "" {
+			fmt.Fprintf(&b, "[stderr]\n%s", r.stderr)
+		}
+		fmt.Fprintf(&b, "[exit %d]\n", r.code)
+	}
+	return b.String()
+}
+
+// TestUsageErrorsOneLine checks that each mistake on the command line is
+// reported in one line on stderr that names it and points to -h.
+func TestUsageErrorsOneLine(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string // the one line on stderr
+	}{
+		{[]string{"frobnicate"}, `oauth1: unknown command "frobnicate"; see "oauth1 -h"`},
+		{[]string{"--frobnicate"}, `oauth1: unknown flag --frobnicate before the command; see "oauth1 -h"`},
+		{[]string{"version", "now"}, `oauth1 version: extra argument "now"; see "oauth1 version -h"`},
+		{[]string{"sign"}, `oauth1 sign: missing URL; see "oauth1 sign -h"`},
+		{[]string{"sign", "--no-such-flag", xURL}, `oauth1 sign: unknown flag -no-such-flag; see "oauth1 sign -h"`},
+		{[]string{"sign", xURL, "status=hi"}, `oauth1 sign: extra argument "status=hi" after the URL; see "oauth1 sign -h"`},
+		{[]string{"sign", xURL, "-X"}, `oauth1 sign: flag needs an argument: -X; see "oauth1 sign -h"`},
+		{[]string{"sign", "--timestamp", "yesterday", xURL}, `oauth1 sign: invalid value "yesterday" for flag -timestamp: not a number of seconds; see "oauth1 sign -h"`},
+		{[]string{"sign", "--query", "--body", xURL}, `oauth1 sign: --query and --body are exclusive; see "oauth1 sign -h"`},
+		{[]string{"sign", "--json", xURL}, `oauth1 sign: --json reads requests from stdin and takes no URL; "` + xURL[:40] + `" is extra; see "oauth1 sign -h"`},
+		{[]string{"explain"}, `oauth1 explain: missing BASE_STRING; see "oauth1 explain -h"`},
+		{[]string{"explain", "a", "b"}, `oauth1 explain: extra argument "b" after BASE_STRING; see "oauth1 explain -h"`},
+		{[]string{"diff"}, `oauth1 diff: missing WANT and GOT, the two base strings; see "oauth1 diff -h"`},
+		{[]string{"diff", xBase}, `oauth1 diff: missing GOT, the base string the client signed; see "oauth1 diff -h"`},
+		{[]string{"diff", "a", "b", "c"}, `oauth1 diff: extra argument "c" after WANT and GOT; see "oauth1 diff -h"`},
+		{[]string{"diff", "-", "-"}, `oauth1 diff: only one of WANT and GOT can be read from stdin; see "oauth1 diff -h"`},
+		{[]string{"verify", "a", "b"}, `oauth1 verify: extra argument "b" after FILE; see "oauth1 verify -h"`},
+		{[]string{"verify", "--scheme"}, `oauth1 verify: flag needs an argument: -scheme; see "oauth1 verify -h"`},
+	}
+	var runs [][]string
+	for _, tt := range tests {
+		r := runCmd(t, xEnv, "", tt.args...)
+		if r.code != exitUsage || r.stdout != "" || r.stderr != tt.want+"\n" {
+			t.Errorf("oauth1 %q: exit %d, stdout %q, stderr %q; want exit 2 and stderr %q", tt.args, r.code, r.stdout, r.stderr, tt.want+"\n")
+		}
+		runs = append(runs, tt.args)
+	}
+	golden(t, "usage-errors", transcript(t, xEnv, "", runs...))
+}
+
+// TestHelp checks that -h prints the usage of a command on stdout and
+// exits 0: it is a request, not a mistake.
+func TestHelp(t *testing.T) {
+	for _, name := range []string{"sign", "explain", "diff", "verify"} {
+		r := runCmd(t, nil, "", name, "-h")
+		if r.code != 0 || r.stderr != "" || !strings.HasPrefix(r.stdout, "usage: oauth1 "+name+" ") {
+			t.Errorf("oauth1 %s -h: exit %d, stdout %.40q, stderr %q; want exit 0 and the usage on stdout", name, r.code, r.stdout, r.stderr)
+		}
+	}
+	if r := runCmd(t, nil, "", "sign", "--help"); !strings.Contains(r.stdout, "-allow-insecure-plaintext") {
+		t.Errorf("oauth1 sign --help does not list the flags:\n%s", r.stdout)
+	}
+}
+
+func TestModuleVersion(t *testing.T) {
+	tests := []struct {
+		bi   *debug.BuildInfo
+		want string
+	}{
+		{nil, "(devel)"},
+		{&debug.BuildInfo{}, "(devel)"},
+		{&debug.BuildInfo{Main: debug.Module{Path: "github.com/countersign/countersign", Version: "(devel)"}}, "(devel)"},
+		{&debug.BuildInfo{Main: debug.Module{Path: "github.com/countersign/countersign", Version: "v1.2.3"}}, "v1.2.3"},
+	}
+	for _, tt := range tests {
+		if got := moduleVersion(tt.bi); got != tt.want {
+			t.Errorf("moduleVersion(%+v) = %q, want %q", tt.bi, got, tt.want)
+		}
+	}
+	bi, _ := debug.ReadBuildInfo()
+	want := "oauth1 " + moduleVersion(bi) + "\n"
+	for _, arg := range []string{"version", "--version", "-version"} {
+		if r := runCmd(t, nil, "", arg); r.code != 0 || r.stdout != want || r.stderr != "" {
+			t.Errorf("oauth1 %s: exit %d, stdout %q, stderr %q; want %q", arg, r.code, r.stdout, r.stderr, want)
+		}
+	}
+}
+
+// TestMessages checks the messages that explain a refusal or a doubt,
+// against golden transcripts.
+func TestMessages(t *testing.T) {
+	plain := map[string]string{"OAUTH1_CONSUMER_KEY": "key", "OAUTH1_CONSUMER_SECRET": "consumer-secret", "OAUTH1_TOKEN_SECRET": "token-secret"}
+	// httpSigned is signed for http://a.example/x?q=1, HMAC-SHA1, consumer
+	// secret "s", no token, nonce "n", timestamp 1.
+	env := map[string]string{"OAUTH1_CONSUMER_KEY": "k", "OAUTH1_CONSUMER_SECRET": "s"}
+	r := runCmd(t, env, "", "sign", "--nonce", "n", "--timestamp", "1", "http://a.example/x?q=1")
+	if r.code != 0 {
+		t.Fatalf("sign: exit %d, %s", r.code, r.stderr)
+	}
+	httpSigned := "GET /x?q=1 HTTP/1.1\nHost: a.example\n" + strings.TrimSpace(r.stdout) + "\n\n"
+	curlHTTP := "*   Trying 192.0.2.7:80...\n* Connected to a.example (192.0.2.7) port 80 (#0)\n> " +
+		strings.ReplaceAll(strings.TrimSuffix(httpSigned, "\n\n"), "\n", "\n> ") + "\n>\n< HTTP/1.1 401 Unauthorized\n"
+	short := strings.Replace(xRequest, "Content-Length: 76", "Content-Length: 80", 1)
+	long := strings.Replace(xRequest, "Content-Length: 76", "Content-Length: 70", 1)
+	tests := []struct {
+		name  string
+		env   map[string]string
+		stdin string
+		runs  [][]string
+	}{
+		{"sign-plaintext-http", plain, "", [][]string{
+			{"sign", "--method", "PLAINTEXT", "http://a.example/x"},
+			{"sign", "--method", "PLAINTEXT", "--nonce", "n", "--timestamp", "1", "--allow-insecure-plaintext", "http://a.example/x"},
+		}},
+		{"sign-method-case", xEnv, "", [][]string{
+			{"sign", "-X", "post", "--nonce", "n", "--timestamp", "1", "--curl", "https://a.example/x"},
+			{"sign", "-X", "put", "--nonce", "n", "--timestamp", "1", "--explain", "--query", "https://a.example/x"},
+		}},
+		{"batch-plaintext-masked", plain,
+			`{"method":"post","url":"https://a.example/x?y=1","signature_method":"PLAINTEXT","delivery":"query","nonce":"n","timestamp":1}` + "\n" +
+				`{"url":"https://a.example/x","signature_method":"PLAINTEXT","nonce":"n","timestamp":1}` + "\n" +
+				`{"url":"https://a.example/x","signature_method":"PLAINTEXT","delivery":"body","params":[["a","1"]],"nonce":"n","timestamp":1}` + "\n" +
+				`{"url":"http://a.example/x","signature_method":"PLAINTEXT","nonce":"n","timestamp":1}` + "\n",
+			[][]string{{"sign", "--json"}}},
+		{"verify-scheme-http", env, httpSigned, [][]string{{"verify", "--any-time"}, {"verify", "--any-time", "--scheme", "http"}}},
+		{"verify-captured-http", map[string]string{"OAUTH1_CONSUMER_SECRET": "not-s"}, curlHTTP, [][]string{{"verify", "--any-time"}}},
+		{"verify-content-length-short", xEnv, short, [][]string{{"verify", "--any-time"}}},
+		{"verify-content-length-long", xEnv, long, [][]string{{"verify", "--any-time"}}},
+		{"verify-content-length-data-raw", xEnv, xRequest, [][]string{{"verify", "--any-time", "--data-raw", "status=hi"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			golden(t, tt.name, transcript(t, tt.env, tt.stdin, tt.runs...))
+		})
+	}
+}
+
+// TestDiffLibraryBugs checks the report of oauth1 diff on the bugs that
+// real libraries make (issue 14's examples) against a golden transcript.
+func TestDiffLibraryBugs(t *testing.T) {
+	const u = "GET&https%3A%2F%2Fapi.example.com%2Fx&"
+	const k = "%26oauth_consumer_key%3Dk"
+	runs := [][]string{
+		// Perl Net::OAuth: UTF-8 taken for Latin-1, and a Latin-1 byte taken for a character.
+		{"diff", u + "name%3DM%25C3%25BCller" + k, u + "name%3DM%25C3%2583%25C2%25BCller" + k},
+		{"diff", u + "oauth_consumer_key%3Dk%26q%3D%25FF", u + "oauth_consumer_key%3Dk%26q%3D%25C3%25BF"},
+		// PECL oauth keeps the last value of a repeated name, Net::OAuth the first.
+		{"diff", u + "a%3D1%26a%3D2" + k, u + "a%3D2" + k},
+		// Values cut short: C strings, a split on every "=", a split on every "?".
+		{"diff", u + "a%3Da%2509b%250Ac%2500d" + k, u + "a%3Da%2509b%250Ac" + k},
+		{"diff", u + "a%3Db%253Dc" + k, u + "a%3Db" + k},
+		{"diff", u + "a%3Db%253Fc" + k + "%26z%3D1", u + "a%3Db" + k},
+		// Malformed: a name not encoded, a pair without "=", a parameter string not encoded.
+		{"diff", u + "100%2525%3D1" + k, u + "100%25%3D1" + k},
+		{"diff", u + "flag%3D" + k, u + "flag" + k},
+		{"diff", u + "a%3D1" + k, u + "a=1&oauth_consumer_key=k"},
+		// dghubble/oauth1 drops :443 for http too.
+		{"diff", "GET&http%3A%2F%2Fapi.example.com%3A443%2Fx&oauth_consumer_key%3Dk", "GET&http%3A%2F%2Fapi.example.com%2Fx&oauth_consumer_key%3Dk"},
+		// Not a base string at all: nothing to compare.
+		{"diff", u + "a%3D1", "GET&https%3A%2F%2Fapi.example.com%2Fx"},
+	}
+	for _, args := range runs {
+		r := runCmd(t, nil, "", args...)
+		want := exitFailure
+		if args[2] == "GET&https%3A%2F%2Fapi.example.com%2Fx" {
+			want = exitUsage
+		}
+		if r.code != want || strings.Contains(r.stdout, "was the request changed") {
+			t.Errorf("oauth1 diff %q %q: exit %d, want %d\n%s%s", args[1], args[2], r.code, want, r.stdout, r.stderr)
+		}
+	}
+	golden(t, "diff-library-bugs", transcript(t, nil, "", runs...))
+}

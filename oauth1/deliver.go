@@ -1,0 +1,119 @@
+package oauth1
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+
+	"github.com/countersign/countersign/internal/ascii"
+
+	"github.com/countersign/countersign/percent"
+)
+
+// deliver adds the protocol parameters and the signature to r (§3.5), in
+// sorted order as the RFC's examples are: easier to read and to compare.
+func (s *state) deliver(c *Config, r *http.Request, sig []byte) error {
+	slices.SortFunc(s.proto, func(a, b Param) int { return cmp.Compare(a.Name, b.Name) })
+	b := s.out[:0] // pooled: what r keeps is a copy
+	switch c.Delivery {
+	case AuthHeader:
+		b = append(b, "OAuth "...)
+		if c.Realm != "" {
+			b = append(b, "realm="...)
+			b = appendQuoted(b, c.Realm)
+			b = append(b, ", "...)
+		}
+		b = s.appendProto(b, sig, `="`, `", `)
+		if r.Header == nil {
+			r.Header = make(http.Header)
+		}
+		r.Header["Authorization"] = []string{string(b[:len(b)-len(", ")])}
+	case QueryString:
+		u := *r.URL // the caller may share r.URL with other requests
+		if u.RawQuery != "" {
+			b = append(append(b, u.RawQuery...), '&')
+		}
+		b = s.appendProto(b, sig, "=", "&")
+		u.RawQuery = string(b[:len(b)-1])
+		r.URL = &u
+	case FormBody:
+		if len(s.form) > 0 {
+			b = append(append(b, s.form...), '&')
+		}
+		b = s.appendProto(b, sig, "=", "&")
+		setBody(r, bytes.Clone(b[:len(b)-1]))
+		if r.Header == nil {
+			r.Header = make(http.Header)
+		}
+		if r.Header.Get("Content-Type") == "" {
+			r.Header.Set("Content-Type", formType)
+		}
+	default:
+		return fmt.Errorf("oauth1: unknown %v", c.Delivery)
+	}
+	s.out = b
+	return nil
+}
+
+// appendProto appends the sorted protocol parameters, oauth_signature in
+// its place, each as name, eq, value, sep, percent-encoded.
+func (s *state) appendProto(b, sig []byte, eq, sep string) []byte {
+	done := false
+	for i := 0; i <= len(s.proto); i++ {
+		if !done && (i == len(s.proto) || s.proto[i].Name > "oauth_signature") {
+			b = append(b, "oauth_signature"...)
+			b = append(b, eq...)
+			b = appendEncode(b, sig) // base64 and PLAINTEXT keys hold '+', '/', '=', '%'
+			b = append(b, sep...)
+			done = true
+		}
+		if i == len(s.proto) {
+			break
+		}
+		b = percent.AppendEncode(b, s.proto[i].Name)
+		b = append(b, eq...)
+		b = percent.AppendEncode(b, s.proto[i].Value)
+		b = append(b, sep...)
+	}
+	return b
+}
+
+// appendEncode is percent.AppendEncode for bytes.
+func appendEncode(dst, b []byte) []byte {
+	for _, c := range b {
+		if ascii.Unreserved(c) {
+			dst = append(dst, c)
+		} else {
+			dst = append(dst, '%', ascii.UpperHex[c>>4], ascii.UpperHex[c&15])
+		}
+	}
+	return dst
+}
+
+// checkRealm refuses a realm that cannot be written as a quoted-string:
+// a control character such as CR or LF would end or split the header.
+func checkRealm(realm string) error {
+	for i := 0; i < len(realm); i++ {
+		if c := realm[i]; c < ' ' || c == 0x7f {
+			return fmt.Errorf("oauth1: realm holds control character %s at offset %d", strconv.QuoteRune(rune(c)), i)
+		}
+	}
+	return nil
+}
+
+// appendQuoted appends s as an RFC 9110 §5.6.4 quoted-string, which is how
+// RFC 5849 §3.5.1 carries realm ("added and interpreted per RFC 2617
+// §1.2"): not percent-encoded, with '"' and '\\' escaped.
+func appendQuoted(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '"' || c == '\\' {
+			b = append(b, '\\')
+		}
+		b = append(b, s[i])
+	}
+	return append(b, '"')
+}

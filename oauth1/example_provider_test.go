@@ -1,0 +1,180 @@
+package oauth1_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/countersign/countersign/oauth1"
+)
+
+// A provider issues credentials with the Provider's two handlers and a
+// consent page of its own, and protects its API with the Provider's
+// Middleware. The client side runs the flow with Config, as against any
+// provider.
+func ExampleProvider() {
+	p := &oauth1.Provider{
+		Consumers: oauth1.Consumers{"dpf43f3p2l4k3l03": {Secret: "kd94hf93k423kf44"}},
+		Tokens:    new(oauth1.MemoryTokenStore),
+		TokenValues: func(_ context.Context, t oauth1.TokenCredentials) (url.Values, error) {
+			return url.Values{"user_id": {t.User}}, nil
+		},
+	}
+	mux := http.NewServeMux()
+	mux.Handle("POST /oauth/request_token", p.RequestTokenHandler())
+	mux.Handle("POST /oauth/access_token", p.AccessTokenHandler())
+	mux.HandleFunc("GET /oauth/authorize", func(w http.ResponseWriter, r *http.Request) {
+		// A real consent page signs the user in, shows which client asks
+		// (p.Tokens.Temporary has its ConsumerKey) and approves on a POST
+		// protected against cross-site request forgery. This one approves
+		// at once for alice.
+		redirect, pin, err := p.Authorize(r.Context(), r.FormValue("oauth_token"), "alice")
+		switch {
+		case err != nil:
+			http.Error(w, "This request is unknown, expired or already used.", http.StatusBadRequest)
+		case redirect == "": // oob
+			fmt.Fprintf(w, "Enter this PIN in the application: %s", pin)
+		default:
+			http.Redirect(w, r, redirect, http.StatusFound)
+		}
+	})
+	mux.Handle("/photos", p.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v, _ := oauth1.VerificationFrom(r.Context())
+		tok, err := p.Tokens.Token(r.Context(), v.Token)
+		if err != nil { // a two-legged request: no user
+			http.Error(w, "sign in first", http.StatusForbidden)
+			return
+		}
+		fmt.Fprintf(w, "the photos of %s", tok.User)
+	})))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	// The client.
+	ctx := context.Background()
+	cfg := &oauth1.Config{
+		Consumer: oauth1.Credentials{Token: "dpf43f3p2l4k3l03", Secret: "kd94hf93k423kf44"},
+		Callback: "oob",
+		Endpoint: oauth1.Endpoint{
+			RequestTokenURL: srv.URL + "/oauth/request_token",
+			AuthorizeURL:    srv.URL + "/oauth/authorize",
+			AccessTokenURL:  srv.URL + "/oauth/access_token",
+		},
+	}
+	temp, _, err := cfg.RequestToken(ctx)
+	if err != nil {
+		panic(err)
+	}
+	// The user opens the authorization URL and types the PIN it shows
+	// into the client.
+	resp, err := http.Get(cfg.AuthorizationURL(temp, nil))
+	if err != nil {
+		panic(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	_, pin, _ := strings.Cut(string(page), "PIN in the application: ")
+
+	tok, values, err := cfg.AccessToken(ctx, temp, pin)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("user_id:", values.Get("user_id"))
+	resp, err = cfg.Client(tok).Get(srv.URL + "/photos")
+	if err != nil {
+		panic(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	fmt.Println(string(body))
+
+	// The temporary credentials were good for one exchange.
+	_, _, err = cfg.AccessToken(ctx, temp, pin)
+	fmt.Println(err)
+	// Output:
+	// user_id: alice
+	// the photos of alice
+	// oauth1: provider answered 401 Unauthorized: oauth_problem=token_used
+}
+
+// Authorize adds oauth_token and the verifier to the callback, keeping its
+// query (RFC 5849 §2.2); the consent page redirects there.
+func ExampleProvider_Authorize() {
+	ctx := context.Background()
+	p := &oauth1.Provider{Tokens: new(oauth1.MemoryTokenStore)}
+	// What the temporary credential request stored (RFC 5849 §1.2).
+	err := p.Tokens.PutTemporary(ctx, oauth1.TemporaryCredentials{
+		Token: "hh5s93j4hdidpola", Secret: "hdhd0244k9j7ao03", ConsumerKey: "dpf43f3p2l4k3l03",
+		Callback: "http://printer.example.com/ready?job=42", Expires: time.Now().Add(time.Minute),
+	})
+	if err != nil {
+		panic(err)
+	}
+	redirect, verifier, err := p.Authorize(ctx, "hh5s93j4hdidpola", "jane")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(strings.Replace(redirect, verifier, "VERIFIER", 1))
+	_, _, err = p.Authorize(ctx, "hh5s93j4hdidpola", "jane")
+	fmt.Println(err)
+	// Output:
+	// http://printer.example.com/ready?job=42&oauth_token=hh5s93j4hdidpola&oauth_verifier=VERIFIER
+	// oauth1: token already used: temporary token "hh5s93j4hdidpola" is already authorized
+}
+
+// Deny uses the temporary credentials up and tells the client, through
+// its callback, that the user refused.
+func ExampleProvider_Deny() {
+	ctx := context.Background()
+	p := &oauth1.Provider{Tokens: new(oauth1.MemoryTokenStore)}
+	err := p.Tokens.PutTemporary(ctx, oauth1.TemporaryCredentials{
+		Token: "hh5s93j4hdidpola", ConsumerKey: "dpf43f3p2l4k3l03",
+		Callback: "http://printer.example.com/ready", Expires: time.Now().Add(time.Minute),
+	})
+	if err != nil {
+		panic(err)
+	}
+	redirect, err := p.Deny(ctx, "hh5s93j4hdidpola")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(redirect)
+
+	// The client's callback handler.
+	r := httptest.NewRequest("GET", redirect, nil)
+	_, _, err = oauth1.ParseCallback(r, nil)
+	fmt.Println(err)
+	// Output:
+	// http://printer.example.com/ready?oauth_token=hh5s93j4hdidpola&oauth_problem=permission_denied
+	// oauth1: the resource owner denied access (oauth_problem=permission_denied)
+}
+
+// A two-legged provider, such as an LTI 1.1 tool, knows only consumers:
+// Consumers is its whole CredentialStore.
+func ExampleConsumers() {
+	v := &oauth1.Verifier{Credentials: oauth1.Consumers{
+		"lms.example.edu": {Secret: "tool-secret"},
+	}}
+	launch := v.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ver, _ := oauth1.VerificationFrom(r.Context())
+		r.ParseForm()
+		fmt.Fprintf(w, "launch from %s for %s", ver.ConsumerKey, r.PostForm.Get("user_id"))
+	}))
+	srv := httptest.NewServer(launch)
+	defer srv.Close()
+
+	cfg := &oauth1.Config{Consumer: oauth1.Credentials{Token: "lms.example.edu", Secret: "tool-secret"}}
+	resp, err := cfg.Client(nil).PostForm(srv.URL+"/launch", url.Values{"user_id": {"292832126"}})
+	if err != nil {
+		panic(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	fmt.Println(resp.Status, string(body))
+	// Output: 200 OK launch from lms.example.edu for 292832126
+}

@@ -1,0 +1,269 @@
+// Package params builds the parameter part of an OAuth 1.0 signature base
+// string (RFC 5849 §3.4.1.3): it collects name/value pairs from query
+// strings, form bodies and the protocol parameters, normalizes them, and
+// writes the base string.
+//
+// What it trades for speed: a [Set] keeps every pair in its final form from
+// the moment it is added. In the base string each name and value is
+// percent-encoded (§3.4.1.3.2) and the joined string is encoded once more as
+// a whole (§3.4.1.1); on a strictly encoded string that second encoding only
+// turns each "%" into "%25". So a pair is stored encoded twice, with its
+// "=" and "&" separators (as "%3D" and "%26"), and writing the base string
+// is one copy per pair. Sorting in that form gives the order §3.4.1.3.2
+// asks for, the order of the singly encoded strings, because "%" sorts below
+// every unreserved byte and the second encoding changes nothing else.
+//
+// The plain construction in ref_test.go (split, decode, encode, sort, join,
+// encode) is the specification; FuzzMatchesReference checks that the two
+// agree byte for byte. The benchmarks are in the bench module.
+package params
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/countersign/countersign/internal/ascii"
+	"github.com/countersign/countersign/percent"
+)
+
+// A Set is a multiset of parameters. The zero value is empty and ready to
+// use; Reset empties it for reuse and keeps its memory.
+type Set struct {
+	buf   []byte // the pairs in base-string form, back to back
+	pairs []pair
+}
+
+// A pair is buf[name:eq] "%3D" buf[eq+3:end] "%26": offsets, not slices,
+// because buf grows while pairs are added. They are 32-bit, which keeps a
+// hostile form of tiny pairs from costing 24 bytes a pair; addForm refuses
+// what would not fit.
+type pair struct{ name, eq, end int32 }
+
+// ErrTooLarge is returned for input whose parameter string would exceed
+// 2 GiB.
+var ErrTooLarge = errors.New("params: parameter string too large")
+
+const (
+	sepEq  = "%3D" // "=" between a name and its value, encoded
+	sepAmp = "%26" // "&" after each pair, encoded
+)
+
+// Reset empties s, keeping its memory.
+func (s *Set) Reset() {
+	s.buf, s.pairs = s.buf[:0], s.pairs[:0]
+}
+
+// Len returns the number of pairs in s.
+func (s *Set) Len() int { return len(s.pairs) }
+
+// Add adds the pair name=value; neither is encoded yet. It returns
+// ErrTooLarge, and adds nothing, when the set would exceed 2 GiB.
+func (s *Set) Add(name, value string) error {
+	if int64(len(s.buf))+5*int64(len(name)+len(value))+6 > math.MaxInt32 {
+		return ErrTooLarge
+	}
+	n := len(s.buf)
+	s.buf = appendTwice(s.buf, name)
+	eq := len(s.buf)
+	s.buf = append(s.buf, sepEq...)
+	s.buf = appendTwice(s.buf, value)
+	s.pairs = append(s.pairs, pair{int32(n), int32(eq), int32(len(s.buf))})
+	s.buf = append(s.buf, sepAmp...)
+	return nil
+}
+
+// AddForm adds the pairs of an application/x-www-form-urlencoded string, a
+// query or a form body, decoded as §3.4.1.3.1 says: split on "&" alone
+// (net/url also splits on ";" in some versions), "+" is a space, empty
+// pairs are skipped and a pair without "=" has an empty value. A malformed
+// escape is a [*percent.EscapeError] with its offset in raw; the pairs
+// before it stay added. Input that would take the set past 2 GiB is
+// ErrTooLarge.
+func (s *Set) AddForm(raw string) error { return addForm(s, raw) }
+
+// AddFormBytes is AddForm for a body held in a byte slice. The Set keeps no
+// reference to raw, nor does the error.
+func (s *Set) AddFormBytes(raw []byte) error { return addForm(s, raw) }
+
+func addForm[T string | []byte](s *Set, raw T) error {
+	// Room for all of raw at once, so that a hostile form costs a few
+	// times its size and no more: an unreserved byte takes one byte, "&"
+	// three ("%26"), any other at most five ("%25XX" for "+", a raw
+	// reserved byte or a "%XX"), and a pair without "=" gets "%3D".
+	amps := int64(count(raw, '&'))
+	escaped := int64(ascii.CountEscapes(raw))
+	need := int64(len(raw)) + 4*escaped - 2*amps + int64(len(sepEq))*(amps+1)
+	if int64(len(s.buf))+need > math.MaxInt32 {
+		return ErrTooLarge
+	}
+	buf := slices.Grow(s.buf, int(need))
+	s.pairs = slices.Grow(s.pairs, int(amps)+1)
+	for i := 0; i < len(raw); {
+		if raw[i] == '&' {
+			i++
+			continue
+		}
+		p := pair{name: int32(len(buf)), eq: -1}
+		for i < len(raw) && raw[i] != '&' {
+			c := raw[i]
+			switch {
+			case c == '=' && p.eq < 0:
+				p.eq = int32(len(buf))
+				buf = append(buf, sepEq...)
+				i++
+				continue
+			case c == '+':
+				c = ' '
+			case c == '%':
+				hi, ok1 := ascii.Unhex(at(raw, i+1))
+				lo, ok2 := ascii.Unhex(at(raw, i+2))
+				if !ok1 || !ok2 {
+					s.buf = buf
+					end := min(i+3, len(raw))
+					return &percent.EscapeError{Offset: i, Escape: string(raw[i:end])}
+				}
+				c = hi<<4 | lo
+				i += 2
+			}
+			buf = appendByteTwice(buf, c)
+			i++
+		}
+		if p.eq < 0 {
+			p.eq = int32(len(buf))
+			buf = append(buf, sepEq...)
+		}
+		p.end = int32(len(buf))
+		buf = append(buf, sepAmp...)
+		s.pairs = append(s.pairs, p)
+	}
+	s.buf = buf
+	return nil
+}
+
+// count returns the number of bytes c in raw.
+func count[T string | []byte](raw T, c byte) int {
+	switch r := any(raw).(type) {
+	case string:
+		return strings.Count(r, string(c))
+	case []byte:
+		return bytes.Count(r, []byte{c})
+	}
+	return 0
+}
+
+// at returns raw[i], or 0 (not a hex digit) past the end.
+func at[T string | []byte](raw T, i int) byte {
+	if i < len(raw) {
+		return raw[i]
+	}
+	return 0
+}
+
+// appendTwice appends s percent-encoded twice.
+func appendTwice(dst []byte, s string) []byte {
+	if percent.EncodedLen(s) == len(s) {
+		return append(dst, s...) // keys, tokens, nonces: counting beats encoding
+	}
+	for i := 0; i < len(s); i++ {
+		dst = appendByteTwice(dst, s[i])
+	}
+	return dst
+}
+
+// appendByteTwice appends c percent-encoded twice: c itself when it is
+// unreserved, otherwise "%25" and its two hex digits.
+func appendByteTwice(dst []byte, c byte) []byte {
+	if ascii.Unreserved(c) {
+		return append(dst, c)
+	}
+	return append(dst, '%', '2', '5', ascii.UpperHex[c>>4], ascii.UpperHex[c&15])
+}
+
+func (s *Set) name(p pair) []byte  { return s.buf[p.name:p.eq] }
+func (s *Set) value(p pair) []byte { return s.buf[int(p.eq)+len(sepEq) : p.end] }
+
+// Delete removes every pair named name.
+func (s *Set) Delete(name string) {
+	var scratch [64]byte
+	enc := appendTwice(scratch[:0], name)
+	s.pairs = slices.DeleteFunc(s.pairs, func(p pair) bool { return bytes.Equal(s.name(p), enc) })
+}
+
+// Count sets counts[i] to the number of pairs named names[i], in one pass
+// over s. counts must be at least as long as names.
+func (s *Set) Count(names []string, counts []int) {
+	var scratch [256]byte
+	var ends [16]int
+	enc, idx := scratch[:0], ends[:0]
+	var first [256]bool // first bytes of the names: most pairs stop there
+	for i, n := range names {
+		counts[i] = 0
+		start := len(enc)
+		enc = appendTwice(enc, n)
+		idx = append(idx, len(enc))
+		if len(enc) > start {
+			first[enc[start]] = true
+		}
+	}
+	for _, p := range s.pairs {
+		name := s.name(p)
+		if len(name) == 0 || !first[name[0]] {
+			continue
+		}
+		start := 0
+		for i, end := range idx {
+			if bytes.Equal(name, enc[start:end]) {
+				counts[i]++
+			}
+			start = end
+		}
+	}
+}
+
+// Sort sorts s by name and then value, byte-wise, in their encoded forms
+// (§3.4.1.3.2).
+func (s *Set) Sort() {
+	slices.SortFunc(s.pairs, s.compare)
+}
+
+func (s *Set) compare(a, b pair) int {
+	if c := bytes.Compare(s.name(a), s.name(b)); c != 0 {
+		return c
+	}
+	return bytes.Compare(s.value(a), s.value(b))
+}
+
+// AppendBaseString sorts s and appends the signature base string of
+// §3.4.1.1: the method uppercased and the base string URI, each
+// percent-encoded, and the normalized parameters, joined by "&".
+func (s *Set) AppendBaseString(dst []byte, method string, uri []byte) []byte {
+	s.Sort()
+	n := 2 + len(method) + 3*len(uri) + len(s.buf)
+	dst = slices.Grow(dst, n)
+	m := len(dst)
+	dst = percent.AppendEncode(dst, method) // a token may hold "!", "*"...
+	for i := m; i < len(dst); i++ {
+		if c := dst[i]; 'a' <= c && c <= 'z' {
+			dst[i] = c - ('a' - 'A')
+		}
+	}
+	dst = append(dst, '&')
+	for _, c := range uri {
+		if ascii.Unreserved(c) {
+			dst = append(dst, c)
+		} else {
+			dst = append(dst, '%', ascii.UpperHex[c>>4], ascii.UpperHex[c&15])
+		}
+	}
+	dst = append(dst, '&')
+	for _, p := range s.pairs {
+		dst = append(dst, s.buf[p.name:int(p.end)+len(sepAmp)]...)
+	}
+	if len(s.pairs) > 0 {
+		dst = dst[:len(dst)-len(sepAmp)]
+	}
+	return dst
+}

@@ -1,0 +1,180 @@
+package params
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/countersign/countersign/percent"
+)
+
+// build adds forms and then adds to a fresh Set and returns its base string.
+func build(s *Set, method, uri string, forms []string, adds [][2]string) (string, error) {
+	s.Reset()
+	for _, f := range forms {
+		if err := s.AddForm(f); err != nil {
+			return "", err
+		}
+	}
+	for _, a := range adds {
+		s.Add(a[0], a[1])
+	}
+	return string(s.AppendBaseString(nil, method, []byte(uri))), nil
+}
+
+// The example of RFC 5849 §3.4.1.1, whose base string the RFC prints
+// (§3.4.1.1 and §3.4.1.3.2).
+func TestRFC5849Example(t *testing.T) {
+	const want = "POST&http%3A%2F%2Fexample.com%2Frequest&a2%3Dr%2520b%26a3%3D2%2520q" +
+		"%26a3%3Da%26b5%3D%253D%25253D%26c%2540%3D%26c2%3D%26oauth_consumer_" +
+		"key%3D9djdj82h48djs9d2%26oauth_nonce%3D7d8f3e4a%26oauth_signature_m" +
+		"ethod%3DHMAC-SHA1%26oauth_timestamp%3D137131201%26oauth_token%3Dkkk" +
+		"9d7dh3k39sjv7"
+	var s Set
+	got, err := build(&s, "post", "http://example.com/request",
+		[]string{"b5=%3D%253D&a3=a&c%40=&a2=r%20b", "c2&a3=2+q"},
+		[][2]string{
+			{"oauth_consumer_key", "9djdj82h48djs9d2"}, {"oauth_token", "kkk9d7dh3k39sjv7"},
+			{"oauth_signature_method", "HMAC-SHA1"}, {"oauth_timestamp", "137131201"},
+			{"oauth_nonce", "7d8f3e4a"},
+		})
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+}
+
+var formTests = []struct {
+	name, form, want string // want: the parameter part of the base string
+}{
+	{"empty", "", ""},
+	{"empty pairs", "&&a=1&&", "a%3D1"},
+	{"no equals", "a", "a%3D"},
+	{"equals in value", "a=b=c", "a%3Db%253Dc"},
+	{"plus is space", "a=b+c", "a%3Db%2520c"},
+	{"escaped plus", "a=%2B", "a%3D%252B"},
+	{"semicolon is data", "a=1;b=2", "a%3D1%253Bb%253D2"},
+	{"lowercase hex", "a=%2f", "a%3D%252F"},
+	{"escaped unreserved", "%61=%7E", "a%3D~"},
+	{"raw reserved", "a=:/?#[]@", "a%3D%253A%252F%253F%2523%255B%255D%2540"},
+	{"raw non-ASCII", "a=é", "a%3D%25C3%25A9"},
+	{"NUL", "a=%00", "a%3D%2500"},
+	{"sort by value", "a=2&a=10&a=1", "a%3D1%26a%3D10%26a%3D2"},
+	// "%" sorts below every unreserved byte, before and after encoding.
+	{"percent sorts first", "b=1&a%20=1&a=1&a0=1", "a%3D1%26a%2520%3D1%26a0%3D1%26b%3D1"},
+}
+
+func TestAddForm(t *testing.T) {
+	var s Set
+	for _, tt := range formTests {
+		got, err := build(&s, "GET", "http://h/", []string{tt.form}, nil)
+		require.NoError(t, err, tt.name)
+		assert.Equal(t, "GET&http%3A%2F%2Fh%2F&"+tt.want, got, "%s: AddForm(%q)", tt.name, tt.form)
+		ref, err := refBaseString("GET", "http://h/", []string{tt.form}, nil)
+		require.NoError(t, err, tt.name)
+		assert.Equal(t, ref, got, "%s: reference", tt.name)
+	}
+}
+
+func TestAddFormErrors(t *testing.T) {
+	for _, tt := range []struct {
+		form   string
+		offset int
+		escape string
+	}{
+		{"a=%", 2, "%"},
+		{"a=%2", 2, "%2"},
+		{"a=%zz&b=1", 2, "%zz"},
+		{"ok=1&%g1=2", 5, "%g1"},
+	} {
+		var s Set
+		for _, err := range []error{s.AddForm(tt.form), s.AddFormBytes([]byte(tt.form))} {
+			var ee *percent.EscapeError
+			require.ErrorAs(t, err, &ee, "AddForm(%q)", tt.form)
+			assert.Equal(t, percent.EscapeError{Offset: tt.offset, Escape: tt.escape}, *ee, "AddForm(%q)", tt.form)
+		}
+	}
+}
+
+// An error must not share memory with the bytes it was parsed from: they
+// may be a pooled buffer that the next request overwrites.
+func TestAddFormBytesErrorOwnsItsMemory(t *testing.T) {
+	body := []byte("a=%zz")
+	var s Set
+	err := s.AddFormBytes(body)
+	copy(body, "QRSTU")
+	var ee *percent.EscapeError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, "%zz", ee.Escape)
+}
+
+func TestDeleteAndCount(t *testing.T) {
+	var s Set
+	require.NoError(t, s.AddForm("oauth_signature=x&a=1&oauth_nonce=1&oauth_nonce=2&a%20b=3"))
+	s.Add("oauth_token", "t")
+	counts := make([]int, 5)
+	s.Count([]string{"oauth_nonce", "oauth_signature", "oauth_token", "a b", "b"}, counts)
+	assert.Equal(t, []int{2, 1, 1, 1, 0}, counts)
+	s.Delete("oauth_signature")
+	s.Delete("a b")
+	assert.Equal(t, 4, s.Len())
+	assert.Equal(t, "GET&u&a%3D1%26oauth_nonce%3D1%26oauth_nonce%3D2%26oauth_token%3Dt", string(s.AppendBaseString(nil, "GET", []byte("u"))))
+}
+
+// Large sets against the reference: a form of thousands of pairs with
+// repeated names, as an upload would send.
+func TestLargeForm(t *testing.T) {
+	var b strings.Builder
+	for i := 0; b.Len() < 64<<10; i++ {
+		fmt.Fprintf(&b, "field%d=value+%d%%2C+caf%%C3%%A9+%%26+more&", i%500, i)
+	}
+	form := b.String()
+	var s Set
+	got, err := build(&s, "POST", "https://api.example.com/upload", []string{form}, [][2]string{{"oauth_nonce", "n"}})
+	require.NoError(t, err)
+	want, err := refBaseString("POST", "https://api.example.com/upload", []string{form}, [][2]string{{"oauth_nonce", "n"}})
+	require.NoError(t, err)
+	assert.True(t, got == want, "base strings of a 64 KiB form differ")
+}
+
+func FuzzMatchesReference(f *testing.F) {
+	f.Add("GET", "https://h/p", "b5=%3D%253D&a3=a&c%40=&a2=r%20b", "c2&a3=2+q", "oauth_nonce", "7d8f3e4a")
+	f.Add("post", "http://h/", "a=1;b=2&&=&%7e", "a=%FF%00+", "x y", "é")
+	f.Add("GET", "u", "a=%zz", "", "", "")
+	f.Fuzz(func(t *testing.T, method, uri, query, body, name, value string) {
+		var s Set
+		forms := []string{query, body}
+		adds := [][2]string{{name, value}, {"oauth_version", "1.0"}}
+		want, wantErr := refBaseString(method, uri, forms, adds)
+		got, err := build(&s, method, uri, forms, adds)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("build error %v, reference error %v", err, wantErr)
+		}
+		if err != nil {
+			var ee *percent.EscapeError
+			if !errors.As(err, &ee) {
+				t.Fatalf("build error %T, want *percent.EscapeError", err)
+			}
+			return
+		}
+		if got != want {
+			t.Fatalf("base string\n got %q\nwant %q", got, want)
+		}
+		// The same bytes through AddFormBytes.
+		s.Reset()
+		if err := s.AddFormBytes([]byte(query)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AddFormBytes([]byte(body)); err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range adds {
+			s.Add(a[0], a[1])
+		}
+		if got := string(s.AppendBaseString(nil, method, []byte(uri))); got != want {
+			t.Fatalf("AddFormBytes: base string\n got %q\nwant %q", got, want)
+		}
+	})
+}

@@ -1,0 +1,486 @@
+package oauth1
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/countersign/countersign/percent"
+)
+
+// Problem codes a [Provider] answers besides the Verifier's.
+const (
+	ProblemTokenUsed         Problem = "token_used"         // temporary credentials already exchanged
+	ProblemPermissionUnknown Problem = "permission_unknown" // exchanged before the resource owner approved
+	ProblemPermissionDenied  Problem = "permission_denied"  // the resource owner refused (sent to the callback)
+)
+
+// DefaultTemporaryTTL is how long temporary credentials live when
+// Provider.TemporaryTTL is zero: time for the resource owner to sign in and
+// approve.
+const DefaultTemporaryTTL = 10 * time.Minute
+
+// maxCallbackLen bounds oauth_callback, which a TokenStore keeps.
+const maxCallbackLen = 2048
+
+// A Provider issues credentials: it implements the temporary credential
+// request (RFC 5849 §2.1) and the token request (§2.3) as HTTP handlers,
+// and the steps of the resource owner authorization (§2.2) that the
+// provider's own consent page calls, [Provider.Authorize] and
+// [Provider.Deny]. Consumers supplies the client registrations and Tokens
+// keeps the credentials it issues:
+//
+//	p := &oauth1.Provider{Consumers: consumers, Tokens: new(oauth1.MemoryTokenStore)}
+//	mux.Handle("POST /oauth/request_token", p.RequestTokenHandler())
+//	mux.Handle("POST /oauth/access_token", p.AccessTokenHandler())
+//	mux.HandleFunc("/oauth/authorize", consentPage) // calls p.Authorize or p.Deny
+//	mux.Handle("/api/", p.Middleware(api))
+//
+// A Provider is also the [CredentialStore] of its Verifier: consumer keys
+// are looked up in Consumers and tokens in Tokens, token credentials only,
+// except for the token request, which is signed with temporary
+// credentials. So a request to a protected resource signed with temporary
+// credentials is refused.
+//
+// Temporary credentials are exchanged once. The token request takes them
+// from the store before it compares the verifier, so a wrong verifier uses
+// them up too: whoever holds temporary credentials without the verifier
+// (an attacker who started the flow and lured a victim into approving)
+// gets a single guess. A second exchange is answered token_used, as is a
+// request signed with temporary credentials already exchanged, before its
+// signature is checked: that says no more than that the token was used.
+// OAuth 1.0 clients, which send no oauth_verifier, are not supported.
+//
+// A Provider is safe for concurrent use; its fields must not be changed
+// after first use, and it must not be copied.
+type Provider struct {
+	// Consumers looks up client registrations by consumer key; its
+	// TokenSecret method is not used. [Consumers] is a map that is one.
+	Consumers CredentialStore
+
+	// Tokens keeps temporary and token credentials. It is required; a
+	// service with several instances needs a shared store.
+	Tokens TokenStore
+
+	// Verifier verifies the requests; its Credentials must be the Provider
+	// (or a store that asks the Provider for tokens), and its RequireToken
+	// false, since the temporary credential request has no token. Nil
+	// means a Verifier with the defaults and the Provider as Credentials,
+	// made on first use. Its clock, Now, also dates the temporary
+	// credentials: a TokenStore must decide expiry on a clock that agrees.
+	Verifier *Verifier
+
+	// TemporaryTTL is how long temporary credentials live; zero means
+	// DefaultTemporaryTTL.
+	TemporaryTTL time.Duration
+
+	// CheckCallback, if set, vets oauth_callback ("oob" or an absolute
+	// URL) for the client consumerKey; an error refuses the request with
+	// parameter_rejected. Use it to allow only registered callbacks.
+	CheckCallback func(ctx context.Context, consumerKey, callback string) error
+
+	// TokenValues, if set, returns values to send with new token
+	// credentials, such as user_id and screen_name. They may not include
+	// oauth_token or oauth_token_secret. An error fails the request with
+	// 500 and stores nothing.
+	TokenValues func(ctx context.Context, t TokenCredentials) (url.Values, error)
+
+	// Observe, if set, is called for every request the handlers and
+	// Middleware verify, before the answer is written: v is what Verify
+	// found, nil if it refused the request; err is the refusal, if any,
+	// also one after verification (a wrong verifier, say). A
+	// [*ProblemError]'s BaseString, never sent to the client, is worth
+	// logging here.
+	Observe func(r *http.Request, v *Verification, err error)
+
+	once sync.Once
+	ver  *Verifier
+}
+
+var _ CredentialStore = (*Provider)(nil)
+
+// temporaryLookup marks the context of a token request, in which the
+// Provider's TokenSecret looks up temporary credentials.
+type temporaryLookup struct{}
+
+func (p *Provider) verifier() *Verifier {
+	if p.Verifier != nil {
+		return p.Verifier
+	}
+	p.once.Do(func() { p.ver = &Verifier{Credentials: p} })
+	return p.ver
+}
+
+// Consumer looks consumerKey up in p.Consumers.
+func (p *Provider) Consumer(ctx context.Context, consumerKey string) (Registration, error) {
+	if p.Consumers == nil {
+		return Registration{}, errors.New("oauth1: Provider.Consumers is nil")
+	}
+	return p.Consumers.Consumer(ctx, consumerKey)
+}
+
+// TokenSecret returns the secret of token credentials in p.Tokens that
+// were issued to consumerKey; during a token request, those of temporary
+// credentials instead.
+func (p *Provider) TokenSecret(ctx context.Context, consumerKey, token string) (string, error) {
+	if p.Tokens == nil {
+		return "", errors.New("oauth1: Provider.Tokens is nil")
+	}
+	var secret, owner string
+	if ctx.Value(temporaryLookup{}) != nil {
+		t, err := p.Tokens.Temporary(ctx, token)
+		if err != nil {
+			return "", err
+		}
+		secret, owner = t.Secret, t.ConsumerKey
+	} else {
+		t, err := p.Tokens.Token(ctx, token)
+		if err != nil {
+			return "", err
+		}
+		secret, owner = t.Secret, t.ConsumerKey
+	}
+	if owner != consumerKey {
+		return "", fmt.Errorf("%w: token %q was issued to another client", ErrNotFound, token)
+	}
+	return secret, nil
+}
+
+// verify verifies r, turns ErrTokenUsed from the store into the token_used
+// problem, and checks the result with check. It calls Observe and writes
+// any refusal; it returns nil then.
+func (p *Provider) verify(w http.ResponseWriter, r *http.Request, check func(*Verification) error) *Verification {
+	v, err := p.verifier().Verify(r)
+	if errors.Is(err, ErrTokenUsed) {
+		err = problem(ProblemTokenUsed, err)
+	}
+	if err == nil && check != nil {
+		err = check(v)
+	}
+	if p.Observe != nil {
+		p.Observe(r, v, err)
+	}
+	if err != nil {
+		p.writeError(w, err)
+		return nil
+	}
+	return v
+}
+
+// writeError is the Verifier's WriteError, with 503 for a full store.
+func (p *Provider) writeError(w http.ResponseWriter, err error) {
+	if errors.Is(err, ErrTokenStoreFull) {
+		w.Header().Set("Content-Type", formType)
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Retry-After", "60")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte("oauth_problem=internal_error"))
+		return
+	}
+	p.verifier().WriteError(w, err)
+}
+
+// Middleware verifies requests to protected resources, signed with token
+// credentials the Provider issued or with client credentials alone
+// (two-legged), and passes them on to next with the [Verification] in their
+// context (see [VerificationFrom]). next checks Verification.Token when
+// a resource needs a token.
+func (p *Provider) Middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if v := p.verify(w, r, nil); v != nil {
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), verificationKey{}, v)))
+		}
+	})
+}
+
+// RequestTokenHandler returns the handler of the temporary credential
+// request (§2.1). It verifies the request, which carries no token,
+// requires oauth_callback ("oob" or an absolute URL, vetted by
+// CheckCallback), stores new random temporary credentials until
+// TemporaryTTL from now, and answers oauth_token, oauth_token_secret and
+// oauth_callback_confirmed=true.
+func (p *Provider) RequestTokenHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var t TemporaryCredentials
+		v := p.verify(w, r, func(v *Verification) error {
+			var err error
+			t, err = p.issueTemporary(r.Context(), v)
+			return err
+		})
+		if v != nil {
+			writeForm(w, []Param{{"oauth_token", t.Token}, {"oauth_token_secret", t.Secret}, {"oauth_callback_confirmed", "true"}})
+		}
+	})
+}
+
+// issueTemporary checks the verified temporary credential request v and
+// stores new temporary credentials for it.
+func (p *Provider) issueTemporary(ctx context.Context, v *Verification) (TemporaryCredentials, error) {
+	if v.Token != "" {
+		return TemporaryCredentials{}, problem(ProblemParameterRejected, errors.New("a temporary credential request carries no token"), "oauth_token")
+	}
+	if err := p.checkCallback(ctx, v); err != nil {
+		return TemporaryCredentials{}, err
+	}
+	if p.Tokens == nil {
+		return TemporaryCredentials{}, errors.New("oauth1: Provider.Tokens is nil")
+	}
+	ttl := p.TemporaryTTL
+	if ttl <= 0 {
+		ttl = DefaultTemporaryTTL
+	}
+	t := TemporaryCredentials{
+		Token: rand.Text(), Secret: rand.Text(), ConsumerKey: v.ConsumerKey,
+		Callback: v.Get("oauth_callback"), Expires: p.verifier().now().Add(ttl),
+	}
+	if err := p.Tokens.PutTemporary(ctx, t); err != nil {
+		return TemporaryCredentials{}, fmt.Errorf("oauth1: storing temporary credentials: %w", err)
+	}
+	return t, nil
+}
+
+func (p *Provider) checkCallback(ctx context.Context, v *Verification) error {
+	cb := v.Get("oauth_callback")
+	if cb == "" {
+		return problem(ProblemParameterAbsent, nil, "oauth_callback")
+	}
+	if err := validCallback(cb); err != nil {
+		return problem(ProblemParameterRejected, err, "oauth_callback")
+	}
+	if p.CheckCallback != nil {
+		if err := p.CheckCallback(ctx, v.ConsumerKey, cb); err != nil {
+			return problem(ProblemParameterRejected, err, "oauth_callback")
+		}
+	}
+	return nil
+}
+
+// validCallback accepts "oob" and absolute URLs to which a browser can be
+// sent: with a scheme, a host for http and https, and no script.
+func validCallback(cb string) error {
+	if cb == "oob" {
+		return nil
+	}
+	if len(cb) > maxCallbackLen {
+		return fmt.Errorf("oauth_callback is longer than %d bytes", maxCallbackLen)
+	}
+	u, err := url.Parse(cb)
+	if err != nil {
+		return errors.New("oauth_callback is not a URL")
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "":
+		return errors.New(`oauth_callback is neither "oob" nor an absolute URL`)
+	case "http", "https":
+		if u.Host == "" {
+			return errors.New("oauth_callback has no host")
+		}
+	case "javascript", "data", "vbscript", "file":
+		return fmt.Errorf("oauth_callback has the scheme %q", u.Scheme)
+	}
+	return nil
+}
+
+// Authorize records that user approved the temporary credentials token
+// (§2.2), once, and makes their verifier. The provider's consent page
+// calls it when the resource owner approves, and sends them to redirect:
+// the callback URL with oauth_token and oauth_verifier added to its query.
+// When the callback is "oob", redirect is empty and the page shows the
+// verifier, then eight digits, for the user to type into the client.
+//
+// The consent page finds who is asking in p.Tokens.Temporary(ctx, token)
+// (the ConsumerKey), and must make sure that the approval comes from the
+// signed-in user: a form protected against cross-site request forgery,
+// never a plain link, or any site could approve in their name. An unknown
+// or expired token is an error wrapping [ErrNotFound]; one already
+// approved or exchanged, [ErrTokenUsed].
+func (p *Provider) Authorize(ctx context.Context, token, user string) (redirect, verifier string, err error) {
+	if p.Tokens == nil {
+		return "", "", errors.New("oauth1: Provider.Tokens is nil")
+	}
+	t, err := p.Tokens.Temporary(ctx, token)
+	if err != nil {
+		return "", "", err
+	}
+	if t.Callback == "oob" {
+		verifier = pin()
+	} else {
+		verifier = rand.Text()
+	}
+	if err := p.Tokens.Authorize(ctx, token, user, verifier); err != nil {
+		return "", "", err
+	}
+	if t.Callback == "oob" {
+		return "", verifier, nil
+	}
+	return appendQuery(t.Callback, Param{"oauth_token", token}, Param{"oauth_verifier", verifier}), verifier, nil
+}
+
+// Deny records that the resource owner refused the temporary credentials
+// token: they are used up. The consent page sends the owner to redirect,
+// the callback URL with oauth_token and oauth_problem=permission_denied
+// added, which [ParseCallback] reports as [ErrDenied]; for "oob", redirect
+// is empty. Errors are those of Authorize.
+func (p *Provider) Deny(ctx context.Context, token string) (redirect string, err error) {
+	if p.Tokens == nil {
+		return "", errors.New("oauth1: Provider.Tokens is nil")
+	}
+	t, err := p.Tokens.TakeTemporary(ctx, token)
+	if err != nil {
+		return "", err
+	}
+	if t.Callback == "oob" {
+		return "", nil
+	}
+	return appendQuery(t.Callback, Param{"oauth_token", token}, Param{"oauth_problem", string(ProblemPermissionDenied)}), nil
+}
+
+// pin returns eight random decimal digits. The modulo bias, below 10^-11,
+// does not matter.
+func pin() string {
+	var b [8]byte
+	rand.Read(b[:]) // never fails since Go 1.24: it crashes the program instead
+	n := binary.LittleEndian.Uint64(b[:]) % 1e8
+	s := strconv.FormatUint(n, 10)
+	return strings.Repeat("0", 8-len(s)) + s
+}
+
+// appendQuery adds ps to the query of rawURL, before any fragment.
+func appendQuery(rawURL string, ps ...Param) string {
+	u, frag, hasFrag := strings.Cut(rawURL, "#")
+	b := []byte(u)
+	switch {
+	case !strings.Contains(u, "?"):
+		b = append(b, '?')
+	case !strings.HasSuffix(u, "?") && !strings.HasSuffix(u, "&"):
+		b = append(b, '&')
+	}
+	for i, p := range ps {
+		if i > 0 {
+			b = append(b, '&')
+		}
+		b = percent.AppendEncode(b, p.Name)
+		b = append(b, '=')
+		b = percent.AppendEncode(b, p.Value)
+	}
+	if hasFrag {
+		b = append(b, '#')
+		b = append(b, frag...)
+	}
+	return string(b)
+}
+
+// AccessTokenHandler returns the handler of the token request (§2.3). It
+// verifies the request, signed with temporary credentials, takes them from
+// the store (once: of concurrent requests one gets token credentials, the
+// others token_used), compares oauth_verifier in constant time, stores new
+// random token credentials for the approving user, and answers
+// oauth_token, oauth_token_secret and the TokenValues.
+//
+// Refusals: parameter_absent without oauth_token or oauth_verifier;
+// token_rejected for unknown or expired temporary credentials or those of
+// another client; token_used once exchanged (or denied);
+// permission_unknown before the owner approved; parameter_rejected
+// (oauth_verifier) for a wrong verifier.
+func (p *Provider) AccessTokenHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r = r.WithContext(context.WithValue(r.Context(), temporaryLookup{}, true))
+		ctx := r.Context()
+		var tok TokenCredentials
+		var extra url.Values
+		v := p.verify(w, r, func(v *Verification) error {
+			var err error
+			tok, extra, err = p.exchange(ctx, v)
+			return err
+		})
+		if v == nil {
+			return
+		}
+		ps := []Param{{"oauth_token", tok.Token}, {"oauth_token_secret", tok.Secret}}
+		keys := make([]string, 0, len(extra))
+		for k := range extra {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			for _, val := range extra[k] {
+				ps = append(ps, Param{k, val})
+			}
+		}
+		writeForm(w, ps)
+	})
+}
+
+// exchange turns the verified token request v into token credentials.
+func (p *Provider) exchange(ctx context.Context, v *Verification) (TokenCredentials, url.Values, error) {
+	var absent []string
+	if v.Token == "" {
+		absent = append(absent, "oauth_token")
+	}
+	verifier := v.Get("oauth_verifier")
+	if verifier == "" {
+		absent = append(absent, "oauth_verifier")
+	}
+	if len(absent) > 0 {
+		return TokenCredentials{}, nil, problem(ProblemParameterAbsent, nil, absent...)
+	}
+	if p.Tokens == nil {
+		return TokenCredentials{}, nil, errors.New("oauth1: Provider.Tokens is nil")
+	}
+	t, err := p.Tokens.TakeTemporary(ctx, v.Token)
+	switch {
+	case errors.Is(err, ErrTokenUsed):
+		return TokenCredentials{}, nil, problem(ProblemTokenUsed, err)
+	case errors.Is(err, ErrNotFound):
+		return TokenCredentials{}, nil, problem(ProblemTokenRejected, err)
+	case err != nil:
+		return TokenCredentials{}, nil, fmt.Errorf("oauth1: taking temporary credentials: %w", err)
+	case t.ConsumerKey != v.ConsumerKey:
+		return TokenCredentials{}, nil, problem(ProblemTokenRejected, errors.New("temporary credentials of another client"))
+	case t.Verifier == "":
+		return TokenCredentials{}, nil, problem(ProblemPermissionUnknown, errors.New("the resource owner has not approved"))
+	case subtle.ConstantTimeCompare([]byte(t.Verifier), []byte(verifier)) != 1:
+		return TokenCredentials{}, nil, problem(ProblemParameterRejected, errors.New("wrong verifier"), "oauth_verifier")
+	}
+	tok := TokenCredentials{Token: rand.Text(), Secret: rand.Text(), ConsumerKey: t.ConsumerKey, User: t.User}
+	var extra url.Values
+	if p.TokenValues != nil {
+		if extra, err = p.TokenValues(ctx, tok); err != nil {
+			return TokenCredentials{}, nil, fmt.Errorf("oauth1: Provider.TokenValues: %w", err)
+		}
+		if extra.Has("oauth_token") || extra.Has("oauth_token_secret") {
+			return TokenCredentials{}, nil, errors.New("oauth1: Provider.TokenValues returned oauth_token or oauth_token_secret")
+		}
+	}
+	if err := p.Tokens.PutToken(ctx, tok); err != nil {
+		return TokenCredentials{}, nil, fmt.Errorf("oauth1: storing token credentials: %w", err)
+	}
+	return tok, extra, nil
+}
+
+// writeForm answers 200 with ps, application/x-www-form-urlencoded. The
+// answer holds a secret: no cache may keep it.
+func writeForm(w http.ResponseWriter, ps []Param) {
+	var b []byte
+	for i, p := range ps {
+		if i > 0 {
+			b = append(b, '&')
+		}
+		b = percent.AppendEncode(b, p.Name)
+		b = append(b, '=')
+		b = percent.AppendEncode(b, p.Value)
+	}
+	w.Header().Set("Content-Type", formType)
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(b)
+}

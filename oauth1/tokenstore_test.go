@@ -1,0 +1,97 @@
+package oauth1_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/oauth1test"
+)
+
+func TestMemoryTokenStore(t *testing.T) {
+	oauth1test.TestTokenStore(t, func() oauth1.TokenStore { return new(oauth1.MemoryTokenStore) })
+}
+
+// TestMemoryTokenStoreClock checks expiry on the store's own clock, and
+// that expired records are dropped when new ones are stored.
+func TestMemoryTokenStoreClock(t *testing.T) {
+	ctx := context.Background()
+	clock := oauth1test.NewClock(time.Unix(1_700_000_000, 0))
+	s := &oauth1.MemoryTokenStore{Now: clock.Now}
+	for i := range 100 {
+		tc := oauth1.TemporaryCredentials{Token: fmt.Sprint("t", i), Expires: clock.Now().Add(time.Minute)}
+		require.NoError(t, s.PutTemporary(ctx, tc))
+	}
+	if _, err := s.Temporary(ctx, "t99"); err != nil {
+		t.Fatalf("Temporary before expiry: %v", err)
+	}
+	clock.Advance(time.Minute)
+	if _, err := s.Temporary(ctx, "t98"); !errors.Is(err, oauth1.ErrNotFound) {
+		t.Fatalf("Temporary at Expires: %v, want ErrNotFound", err)
+	}
+	// A used token cannot be stored again while it is remembered as used.
+	fresh := oauth1.TemporaryCredentials{Token: "fresh", Expires: clock.Now().Add(time.Minute)}
+	require.NoError(t, s.PutTemporary(ctx, fresh))
+	if _, err := s.TakeTemporary(ctx, "fresh"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutTemporary(ctx, fresh); err == nil {
+		t.Error("PutTemporary of a used token succeeded")
+	}
+	for _, bad := range []oauth1.TemporaryCredentials{{Expires: clock.Now().Add(time.Minute)}, {Token: "x"}} {
+		if err := s.PutTemporary(ctx, bad); err == nil {
+			t.Errorf("PutTemporary(%v) succeeded", bad)
+		}
+	}
+	if err := s.Authorize(ctx, "t0", "u", ""); err == nil || errors.Is(err, oauth1.ErrNotFound) {
+		t.Errorf("Authorize with an empty verifier = %v, want an argument error", err)
+	}
+}
+
+func TestTemporaryCredentialsRedacted(t *testing.T) {
+	tc := oauth1.TemporaryCredentials{Token: "tok", Secret: "s3cret", Verifier: "v3rifier", User: "alice"}
+	tok := oauth1.TokenCredentials{Token: "tok", Secret: "s3cret", User: "alice"}
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+		for _, v := range []any{tc, tok, &tc, &tok} {
+			out := fmt.Sprintf(verb, v)
+			if strings.Contains(out, "s3cret") || strings.Contains(out, "v3rifier") || !strings.Contains(out, "alice") {
+				t.Errorf("Sprintf(%q, %T) = %s", verb, v, out)
+			}
+		}
+	}
+}
+
+// TestMemoryTokenStoreFull checks the bound on temporary credentials: a
+// full store refuses new ones until one expires, exchanged ones included.
+func TestMemoryTokenStoreFull(t *testing.T) {
+	ctx := context.Background()
+	clock := oauth1test.NewClock(time.Unix(1_700_000_000, 0))
+	s := &oauth1.MemoryTokenStore{Now: clock.Now, MaxTemporary: 3}
+	put := func(token string, ttl time.Duration) error {
+		return s.PutTemporary(ctx, oauth1.TemporaryCredentials{Token: token, Expires: clock.Now().Add(ttl)})
+	}
+	require.NoError(t, put("a", time.Minute))
+	require.NoError(t, put("b", 2*time.Minute))
+	require.NoError(t, put("c", 2*time.Minute))
+	_, err := s.TakeTemporary(ctx, "a")
+	require.NoError(t, err)
+	if err := put("d", time.Minute); !errors.Is(err, oauth1.ErrTokenStoreFull) {
+		t.Fatalf("PutTemporary into a full store: %v, want ErrTokenStoreFull", err)
+	}
+	clock.Advance(59 * time.Second)
+	if err := put("d", time.Minute); !errors.Is(err, oauth1.ErrTokenStoreFull) {
+		t.Fatalf("PutTemporary before anything expired: %v, want ErrTokenStoreFull", err)
+	}
+	clock.Advance(time.Second) // "a", exchanged, expires
+	require.NoError(t, put("d", time.Minute), "PutTemporary once one expired")
+	for _, token := range []string{"b", "c", "d"} {
+		_, err := s.Temporary(ctx, token)
+		require.NoError(t, err, token)
+	}
+}

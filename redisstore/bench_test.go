@@ -1,0 +1,99 @@
+package redisstore_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/redisstore"
+)
+
+// Run with a redis-server on PATH (or REDIS_ADDR):
+//
+//	cd redisstore && go test -run '^$' -bench . -count 3
+//
+// BenchmarkVerify times Verify alone (the requests are signed with the
+// timer stopped), one request after another, and reports verifications per
+// second: with Redis, one loopback round trip each.
+
+func benchStores(b *testing.B) []struct {
+	name  string
+	store func() oauth1.NonceStore
+} {
+	return []struct {
+		name  string
+		store func() oauth1.NonceStore
+	}{
+		{"store=memory", func() oauth1.NonceStore { return new(oauth1.MemoryNonceStore) }},
+		{"store=redis", func() oauth1.NonceStore {
+			return redisstore.NewNonceStore(newClient(b, sharedAddr(b)), testPrefix(b))
+		}},
+	}
+}
+
+// signedRequest returns a GET signed now with the nonce n.
+func signedRequest(b *testing.B, n int64) *http.Request {
+	r := httptest.NewRequest("GET", "http://api.example.com/photos?size=original", nil)
+	if err := client.SignAt(r, &oauth1.Credentials{Token: token, Secret: tokenSecret}, time.Now(), "bench"+strconv.FormatInt(n, 10)); err != nil {
+		b.Fatal(err)
+	}
+	return r
+}
+
+func BenchmarkVerify(b *testing.B) {
+	for _, bs := range benchStores(b) {
+		b.Run(bs.name, func(b *testing.B) {
+			v := &oauth1.Verifier{Credentials: credentials{}, Nonces: bs.store()}
+			var batch [256]*http.Request
+			var n int64
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if i%len(batch) == 0 {
+					b.StopTimer() // signing is the client's work
+					for j := range batch {
+						n++
+						batch[j] = signedRequest(b, n)
+					}
+					b.StartTimer()
+				}
+				if _, err := v.Verify(batch[i%len(batch)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "verifications/s")
+		})
+	}
+}
+
+// BenchmarkNonceStoreParallel times the store alone, with 8 goroutines per
+// CPU recording fresh nonces at once, as a busy server would: Redis
+// answers several clients' commands in the time of one round trip.
+func BenchmarkNonceStoreParallel(b *testing.B) {
+	for _, bs := range benchStores(b) {
+		b.Run(bs.name, func(b *testing.B) {
+			s := bs.store()
+			var n atomic.Int64
+			b.SetParallelism(8)
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				ctx := context.Background()
+				for pb.Next() {
+					now := time.Now()
+					nonce := oauth1.Nonce{ConsumerKey: consumerKey, Token: token, Nonce: strconv.FormatInt(n.Add(1), 10), Timestamp: now.Unix()}
+					if fresh, err := s.Use(ctx, nonce, now, now.Add(oauth1.DefaultWindow)); err != nil || !fresh {
+						b.Errorf("Use = %v, %v; want true", fresh, err)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "uses/s")
+		})
+	}
+}

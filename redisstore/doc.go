@@ -1,0 +1,41 @@
+// Package redisstore keeps the provider-side state of package oauth1 in
+// Redis, so that several instances of a service share it: a
+// [NonceStore], with which a replay refused by one instance is refused by
+// all, and a [TokenStore] for the credentials of the three-legged flow
+// (RFC 5849 §2), whose one-time exchange holds across instances.
+//
+// Both take a [redis.UniversalClient], so a single node, Sentinel and
+// Cluster all work: every operation touches a single key. Keys start with
+// the prefix given to the constructor, so that one Redis can serve several
+// applications.
+//
+// Wiring a Verifier on each instance to one Redis:
+//
+//	rdb := redis.NewUniversalClient(&redis.UniversalOptions{Addrs: []string{"redis:6379"}})
+//	v := &oauth1.Verifier{
+//		Credentials: creds,
+//		Nonces:      redisstore.NewNonceStore(rdb, "myapp:oauth:"),
+//	}
+//	http.Handle("/api/", v.Middleware(api))
+//
+// and a Provider, which issues credentials:
+//
+//	p := &oauth1.Provider{Consumers: consumers, Tokens: redisstore.NewTokenStore(rdb, "myapp:oauth:")}
+//	p.Verifier = &oauth1.Verifier{Credentials: p, Nonces: redisstore.NewNonceStore(rdb, "myapp:oauth:")}
+//
+// # Failure
+//
+// When Redis cannot be reached, the stores return errors and never guess:
+// [oauth1.Verifier.Verify] refuses the request with an error wrapping
+// [oauth1.ErrNonceStoreUnavailable], which [oauth1.Verifier.Middleware]
+// answers with 503 Service Unavailable (a TokenStore error is refused too,
+// with 500). Requests wait for Redis as long as
+// the client's timeouts and retries (and the request's context) allow; set
+// them to what the service can afford.
+//
+// Redis must keep what it was told: nonces, like credentials, are only as
+// durable as the Redis that holds them. A Redis restarted without
+// persistence, or a replica promoted before it received a write, forgets
+// the nonces recorded since, and a request replayed within its timestamp
+// window (five minutes by default) would then be accepted once more.
+package redisstore

@@ -1,0 +1,44 @@
+package redisstore_test
+
+import (
+	"net/http"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/redisstore"
+)
+
+// Every instance of an API verifies requests against the same Redis, so
+// that a request replayed to another instance is refused too. (Not run: it
+// needs a Redis.)
+func ExampleNewNonceStore() {
+	rdb := redis.NewUniversalClient(&redis.UniversalOptions{
+		Addrs: []string{"redis.internal:6379"}, // several addresses for a Cluster; MasterName for Sentinel
+	})
+	v := &oauth1.Verifier{
+		Credentials: oauth1.Consumers{"dpf43f3p2l4k3l03": {Secret: "kd94hf93k423kf44"}},
+		Nonces:      redisstore.NewNonceStore(rdb, "photos:oauth:"),
+	}
+	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ver, _ := oauth1.VerificationFrom(r.Context())
+		w.Write([]byte("hello, " + ver.ConsumerKey))
+	})
+	http.Handle("/api/", v.Middleware(api)) // 503 while Redis is unreachable
+}
+
+// A provider with several instances keeps the credentials it issues, and
+// its nonces, in Redis: temporary credentials obtained from one instance
+// are approved on another and exchanged, once, on a third. (Not run: it
+// needs a Redis.)
+func ExampleNewTokenStore() {
+	rdb := redis.NewUniversalClient(&redis.UniversalOptions{Addrs: []string{"redis.internal:6379"}})
+	p := &oauth1.Provider{
+		Consumers: oauth1.Consumers{"dpf43f3p2l4k3l03": {Secret: "kd94hf93k423kf44"}},
+		Tokens:    redisstore.NewTokenStore(rdb, "photos:oauth:"),
+	}
+	p.Verifier = &oauth1.Verifier{Credentials: p, Nonces: redisstore.NewNonceStore(rdb, "photos:oauth:")}
+	http.Handle("POST /oauth/request_token", p.RequestTokenHandler())
+	http.Handle("POST /oauth/access_token", p.AccessTokenHandler())
+	// The consent page at /oauth/authorize calls p.Authorize or p.Deny.
+}

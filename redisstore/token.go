@@ -1,0 +1,197 @@
+package redisstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/countersign/countersign/oauth1"
+)
+
+// TokenStore is an [oauth1.TokenStore] kept in Redis, shared by every
+// [oauth1.Provider] that uses the same Redis and prefix: credentials issued
+// by one instance are known to all, and temporary credentials are exchanged
+// once whichever instances the attempts reach. It is safe for concurrent
+// use.
+//
+// Each record is a hash under one key, the prefix, "temp:" or "token:", and
+// the hex SHA-256 of the token (so that a client's token cannot make a
+// large key). The steps that read and then write (PutTemporary, Authorize,
+// TakeTemporary, PutToken) are Lua scripts, which Redis runs atomically.
+// Temporary credentials expire by Redis TTL, PEXPIREAT Expires: Redis's
+// clock decides, so it must agree with the Provider's. Token credentials do
+// not expire.
+type TokenStore struct {
+	client redis.UniversalClient
+	prefix string
+}
+
+var _ oauth1.TokenStore = (*TokenStore)(nil)
+
+// NewTokenStore returns a TokenStore that keeps its records in client under
+// keys that start with prefix (such as "myapp:oauth:").
+func NewTokenStore(client redis.UniversalClient, prefix string) *TokenStore {
+	return &TokenStore{client: client, prefix: prefix}
+}
+
+// The fields of a temporary record: t token, s secret, c consumer key, cb
+// callback, e expiry (Unix milliseconds), u user, v verifier, a present
+// once authorized, x present once exchanged (TakeTemporary then drops
+// everything but t and e). A token record has t, s, c and u.
+
+var putTemporary = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 't', ARGV[1], 's', ARGV[2], 'c', ARGV[3], 'cb', ARGV[4], 'e', ARGV[5], 'u', ARGV[6], 'v', ARGV[7])
+redis.call('PEXPIREAT', KEYS[1], ARGV[5])
+return 1
+`)
+
+var authorize = redis.NewScript(`
+local f = redis.call('HMGET', KEYS[1], 'e', 'x', 'a')
+if not f[1] then return 'notfound' end
+if f[2] or f[3] then return 'used' end
+redis.call('HSET', KEYS[1], 'u', ARGV[1], 'v', ARGV[2], 'a', '1')
+return 'ok'
+`)
+
+var takeTemporary = redis.NewScript(`
+local f = redis.call('HMGET', KEYS[1], 'e', 'x', 't', 's', 'c', 'cb', 'u', 'v')
+if not f[1] then return {'notfound'} end
+if f[2] then return {'used'} end
+redis.call('HDEL', KEYS[1], 's', 'c', 'cb', 'u', 'v', 'a')
+redis.call('HSET', KEYS[1], 'x', '1')
+return {'ok', f[3], f[4], f[5], f[6], f[1], f[7], f[8]}
+`)
+
+var putToken = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 't', ARGV[1], 's', ARGV[2], 'c', ARGV[3], 'u', ARGV[4])
+return 1
+`)
+
+func (s *TokenStore) key(kind, token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return s.prefix + kind + hex.EncodeToString(sum[:])
+}
+
+// PutTemporary stores t until t.Expires. It fails if t.Token is empty, if
+// t.Expires is zero, or if the token is already stored.
+func (s *TokenStore) PutTemporary(ctx context.Context, t oauth1.TemporaryCredentials) error {
+	if t.Token == "" || t.Expires.IsZero() {
+		return errors.New("redisstore: PutTemporary: empty token or zero Expires")
+	}
+	ms := t.Expires.UnixMilli()
+	if ms <= 0 {
+		return errors.New("redisstore: PutTemporary: Expires is not after 1970")
+	}
+	n, err := putTemporary.Run(ctx, s.client, []string{s.key("temp:", t.Token)},
+		t.Token, t.Secret, t.ConsumerKey, t.Callback, ms, t.User, t.Verifier).Int()
+	if err != nil {
+		return fmt.Errorf("redisstore: storing temporary credentials: %w", err)
+	}
+	if n != 1 {
+		return errors.New("redisstore: PutTemporary: the token is already stored")
+	}
+	return nil
+}
+
+// Temporary returns the temporary credentials for token.
+func (s *TokenStore) Temporary(ctx context.Context, token string) (oauth1.TemporaryCredentials, error) {
+	f, err := s.client.HMGet(ctx, s.key("temp:", token), "e", "x", "t", "s", "c", "cb", "u", "v").Result()
+	if err != nil {
+		return oauth1.TemporaryCredentials{}, fmt.Errorf("redisstore: reading temporary credentials: %w", err)
+	}
+	switch {
+	case f[0] == nil:
+		return oauth1.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials: %w", oauth1.ErrNotFound)
+	case f[1] != nil:
+		return oauth1.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials were exchanged: %w", oauth1.ErrTokenUsed)
+	}
+	return temporary(f[2:], f[0])
+}
+
+// temporary makes a record of the values of t, s, c, cb, u, v and of e.
+func temporary(f []any, e any) (oauth1.TemporaryCredentials, error) {
+	str := func(v any) string { s, _ := v.(string); return s }
+	ms, err := strconv.ParseInt(str(e), 10, 64)
+	if err != nil || len(f) != 6 {
+		return oauth1.TemporaryCredentials{}, errors.New("redisstore: malformed temporary credentials record")
+	}
+	return oauth1.TemporaryCredentials{
+		Token: str(f[0]), Secret: str(f[1]), ConsumerKey: str(f[2]), Callback: str(f[3]),
+		Expires: time.UnixMilli(ms), User: str(f[4]), Verifier: str(f[5]),
+	}, nil
+}
+
+// Authorize records user and verifier for token, once.
+func (s *TokenStore) Authorize(ctx context.Context, token, user, verifier string) error {
+	if verifier == "" {
+		return errors.New("redisstore: Authorize: empty verifier")
+	}
+	res, err := authorize.Run(ctx, s.client, []string{s.key("temp:", token)}, user, verifier).Text()
+	if err != nil {
+		return fmt.Errorf("redisstore: authorizing temporary credentials: %w", err)
+	}
+	switch res {
+	case "ok":
+		return nil
+	case "notfound":
+		return fmt.Errorf("redisstore: temporary credentials: %w", oauth1.ErrNotFound)
+	case "used":
+		return fmt.Errorf("redisstore: temporary credentials already authorized or exchanged: %w", oauth1.ErrTokenUsed)
+	}
+	return fmt.Errorf("redisstore: Authorize: unexpected reply %q", res)
+}
+
+// TakeTemporary removes and returns the temporary credentials for token.
+// Their token and expiry stay until then, to answer [oauth1.ErrTokenUsed].
+func (s *TokenStore) TakeTemporary(ctx context.Context, token string) (oauth1.TemporaryCredentials, error) {
+	f, err := takeTemporary.Run(ctx, s.client, []string{s.key("temp:", token)}).Slice()
+	if err != nil {
+		return oauth1.TemporaryCredentials{}, fmt.Errorf("redisstore: taking temporary credentials: %w", err)
+	}
+	switch {
+	case len(f) == 1 && f[0] == "notfound":
+		return oauth1.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials: %w", oauth1.ErrNotFound)
+	case len(f) == 1 && f[0] == "used":
+		return oauth1.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials were exchanged: %w", oauth1.ErrTokenUsed)
+	case len(f) == 8 && f[0] == "ok":
+		// t, s, c, cb, then e, then u, v
+		return temporary([]any{f[1], f[2], f[3], f[4], f[6], f[7]}, f[5])
+	}
+	return oauth1.TemporaryCredentials{}, errors.New("redisstore: TakeTemporary: unexpected reply")
+}
+
+// PutToken stores t. It fails if t.Token is empty or already stored.
+func (s *TokenStore) PutToken(ctx context.Context, t oauth1.TokenCredentials) error {
+	if t.Token == "" {
+		return errors.New("redisstore: PutToken: empty token")
+	}
+	n, err := putToken.Run(ctx, s.client, []string{s.key("token:", t.Token)}, t.Token, t.Secret, t.ConsumerKey, t.User).Int()
+	if err != nil {
+		return fmt.Errorf("redisstore: storing token credentials: %w", err)
+	}
+	if n != 1 {
+		return errors.New("redisstore: PutToken: the token is already stored")
+	}
+	return nil
+}
+
+// Token returns the token credentials for token.
+func (s *TokenStore) Token(ctx context.Context, token string) (oauth1.TokenCredentials, error) {
+	f, err := s.client.HMGet(ctx, s.key("token:", token), "t", "s", "c", "u").Result()
+	if err != nil {
+		return oauth1.TokenCredentials{}, fmt.Errorf("redisstore: reading token credentials: %w", err)
+	}
+	if f[0] == nil {
+		return oauth1.TokenCredentials{}, fmt.Errorf("redisstore: token credentials: %w", oauth1.ErrNotFound)
+	}
+	str := func(v any) string { s, _ := v.(string); return s }
+	return oauth1.TokenCredentials{Token: str(f[0]), Secret: str(f[1]), ConsumerKey: str(f[2]), User: str(f[3])}, nil
+}

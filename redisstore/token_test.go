@@ -1,0 +1,167 @@
+package redisstore_test
+
+import (
+	"context"
+	"crypto/rand"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/oauth1test"
+	"github.com/countersign/countersign/redisstore"
+)
+
+func TestTokenStore(t *testing.T) {
+	addr, prefix := sharedAddr(t), testPrefix(t)
+	// Every subtest gets a store with its own client on the same keys, as
+	// another instance would.
+	oauth1test.TestTokenStore(t, func() oauth1.TokenStore {
+		return redisstore.NewTokenStore(newClient(t, addr), prefix)
+	})
+}
+
+// TestTokenStoreKeys checks that records live under the prefix, at keys of
+// fixed length whatever the token, and that temporary credentials carry
+// their expiry as a Redis TTL.
+func TestTokenStoreKeys(t *testing.T) {
+	rdb := newClient(t, sharedAddr(t))
+	prefix := testPrefix(t)
+	s := redisstore.NewTokenStore(rdb, prefix)
+	ctx := context.Background()
+
+	huge := strings.Repeat("t", 1<<20)
+	_, err := s.Temporary(ctx, huge)
+	assert.ErrorIs(t, err, oauth1.ErrNotFound)
+	require.NoError(t, s.PutTemporary(ctx, oauth1.TemporaryCredentials{
+		Token: huge, Secret: "s", ConsumerKey: "c", Callback: "oob", Expires: time.Now().Add(time.Minute),
+	}))
+	require.NoError(t, s.PutToken(ctx, oauth1.TokenCredentials{Token: huge, Secret: "s", ConsumerKey: "c", User: "u"}))
+	got, err := s.Temporary(ctx, huge)
+	require.NoError(t, err)
+	assert.Equal(t, huge, got.Token)
+
+	keys, err := rdb.Keys(ctx, prefix+"*").Result()
+	require.NoError(t, err)
+	require.Len(t, keys, 2)
+	for _, k := range keys {
+		switch {
+		case strings.HasPrefix(k, prefix+"temp:"):
+			assert.Len(t, k, len(prefix)+len("temp:")+64)
+			ttl, err := rdb.PTTL(ctx, k).Result()
+			require.NoError(t, err)
+			assert.InDelta(t, time.Minute, ttl, float64(5*time.Second), "PTTL of temporary credentials")
+		case strings.HasPrefix(k, prefix+"token:"):
+			assert.Len(t, k, len(prefix)+len("token:")+64)
+			ttl, err := rdb.PTTL(ctx, k).Result()
+			require.NoError(t, err)
+			assert.Equal(t, time.Duration(-1), ttl, "token credentials have no TTL")
+		default:
+			t.Errorf("unexpected key %q", k)
+		}
+	}
+
+	// Refusals that never reach Redis, as MemoryTokenStore's.
+	assert.Error(t, s.PutTemporary(ctx, oauth1.TemporaryCredentials{Token: "", Expires: time.Now().Add(time.Minute)}))
+	assert.Error(t, s.PutTemporary(ctx, oauth1.TemporaryCredentials{Token: "x"}))
+	assert.Error(t, s.Authorize(ctx, "x", "u", ""))
+	assert.Error(t, s.PutToken(ctx, oauth1.TokenCredentials{}))
+}
+
+var consumers = oauth1.Consumers{consumerKey: {Secret: consumerSecret}}
+
+// newProvider returns a Provider as one instance of a service would run it:
+// its own Redis client, token store and nonce store, on shared keys.
+func newProvider(t *testing.T, addr, prefix string) *oauth1.Provider {
+	rdb := newClient(t, addr)
+	p := &oauth1.Provider{Consumers: consumers, Tokens: redisstore.NewTokenStore(rdb, prefix)}
+	p.Verifier = &oauth1.Verifier{Credentials: p, Nonces: redisstore.NewNonceStore(rdb, prefix)}
+	return p
+}
+
+// post signs a POST to url with tok and extra, sends it to h, and returns
+// the response.
+func post(t *testing.T, h http.Handler, url string, tok *oauth1.Credentials, extra ...oauth1.Param) *httptest.ResponseRecorder {
+	r := httptest.NewRequest("POST", url, nil)
+	assert.NoError(t, client.SignAt(r, tok, time.Now(), rand.Text(), extra...))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, r)
+	return rec
+}
+
+// TestExchangeAcrossProviders runs the three-legged flow on four instances
+// sharing one Redis, and sends 64 token requests for the same temporary
+// credentials (each signed afresh, so that no nonce is replayed) to all of
+// them at once: exactly one instance issues token credentials, the others
+// answer token_used, and the token credentials work on every instance.
+func TestExchangeAcrossProviders(t *testing.T) {
+	addr, prefix := sharedAddr(t), testPrefix(t)
+	var ps [4]*oauth1.Provider
+	for i := range ps {
+		ps[i] = newProvider(t, addr, prefix)
+	}
+	ctx := context.Background()
+
+	rec := post(t, ps[0].RequestTokenHandler(), "http://provider.example/request_token", nil,
+		oauth1.Param{Name: "oauth_callback", Value: "https://client.example/cb"})
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	form, err := url.ParseQuery(rec.Body.String())
+	require.NoError(t, err)
+	temp := &oauth1.Credentials{Token: form.Get("oauth_token"), Secret: form.Get("oauth_token_secret")}
+
+	// The consent page runs on another instance.
+	_, verifier, err := ps[1].Authorize(ctx, temp.Token, "alice")
+	require.NoError(t, err)
+	_, _, err = ps[2].Authorize(ctx, temp.Token, "mallory")
+	assert.ErrorIs(t, err, oauth1.ErrTokenUsed, "second approval on a third instance")
+
+	var mu sync.Mutex
+	var issued []url.Values
+	status := map[string]int{}
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range 64 {
+		wg.Go(func() {
+			<-start
+			rec := post(t, ps[i%len(ps)].AccessTokenHandler(), "http://provider.example/access_token", temp,
+				oauth1.Param{Name: "oauth_verifier", Value: verifier})
+			mu.Lock()
+			defer mu.Unlock()
+			status[http.StatusText(rec.Code)+" "+rec.Body.String()]++
+			if rec.Code == http.StatusOK {
+				v, err := url.ParseQuery(rec.Body.String())
+				assert.NoError(t, err)
+				issued = append(issued, v)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	require.Len(t, issued, 1, "token credentials issued; answers: %v", status)
+	assert.Equal(t, 63, status["Unauthorized oauth_problem=token_used"], "answers: %v", status)
+
+	n, err := newClient(t, addr).Keys(ctx, prefix+"token:*").Result()
+	require.NoError(t, err)
+	assert.Len(t, n, 1, "token credentials stored")
+
+	tok := &oauth1.Credentials{Token: issued[0].Get("oauth_token"), Secret: issued[0].Get("oauth_token_secret")}
+	for i, p := range ps {
+		var user string
+		api := p.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			v, _ := oauth1.VerificationFrom(r.Context())
+			tc, err := p.Tokens.Token(r.Context(), v.Token)
+			assert.NoError(t, err)
+			user = tc.User
+		}))
+		rec := post(t, api, "http://provider.example/api", tok)
+		assert.Equal(t, http.StatusOK, rec.Code, "instance %d: %s", i, rec.Body)
+		assert.Equal(t, "alice", user, "instance %d", i)
+	}
+}
