@@ -31,80 +31,17 @@ import (
 	"github.com/countersign/countersign/internal/ascii"
 )
 
-// escape[c] is 1 when byte c is outside the RFC 3986 §2.3 unreserved set.
-// It is a byte, not a bool, so that the hot loops can add entries up.
-var escape = func() (t [256]uint8) {
-	for i := range t {
-		if !ascii.Unreserved(byte(i)) {
-			t[i] = 1
-		}
-	}
-	return t
-}()
-
-// escapePairs[x] is the number of bytes among the two bytes of the
-// little-endian uint16 x that must be escaped. Counting two bytes per lookup
-// halves the table loads of countEscapes, which is what it takes to scan
-// unreserved-only text at least twice as fast as [net/url.QueryEscape] does.
-var escapePairs = func() *[1 << 16]uint8 {
-	// Row h holds the pairs whose high byte is h, so it is escape plus
-	// escape[h]: copying one of two precomputed rows, rather than computing
-	// 64 Ki entries, keeps what every importing program pays at start-up
-	// to tens of microseconds.
-	var plusOne [256]uint8
-	for i, e := range escape {
-		plusOne[i] = e + 1
-	}
-	t := new([1 << 16]uint8)
-	for h := range 256 {
-		row := escape[:]
-		if escape[h] != 0 {
-			row = plusOne[:]
-		}
-		copy(t[h<<8:], row)
-	}
-	return t
-}()
-
-// countEscapes returns how many bytes of s must be escaped.
-func countEscapes(s string) int {
-	t := escapePairs
-	n := 0
-	// Sixteen independent loads per iteration keep the load ports busy;
-	// fewer leave the loop bound by its own overhead.
-	for len(s) >= 32 {
-		b := s[:32]
-		n += int(t[pairAt(b, 0)]) + int(t[pairAt(b, 2)]) + int(t[pairAt(b, 4)]) + int(t[pairAt(b, 6)]) +
-			int(t[pairAt(b, 8)]) + int(t[pairAt(b, 10)]) + int(t[pairAt(b, 12)]) + int(t[pairAt(b, 14)]) +
-			int(t[pairAt(b, 16)]) + int(t[pairAt(b, 18)]) + int(t[pairAt(b, 20)]) + int(t[pairAt(b, 22)]) +
-			int(t[pairAt(b, 24)]) + int(t[pairAt(b, 26)]) + int(t[pairAt(b, 28)]) + int(t[pairAt(b, 30)])
-		s = s[32:]
-	}
-	for ; len(s) >= 2; s = s[2:] {
-		n += int(t[pairAt(s, 0)])
-	}
-	if len(s) == 1 {
-		n += int(escape[s[0]])
-	}
-	return n
-}
-
-// pairAt returns s[i] and s[i+1] as the little-endian index into escapePairs.
-func pairAt(s string, i int) uint16 {
-	return uint16(s[i]) | uint16(s[i+1])<<8
-}
-
 // EncodedLen returns the length of Encode(s) without encoding or allocating,
 // so that callers can size a buffer for [AppendEncode].
 func EncodedLen(s string) int {
-	return len(s) + 2*countEscapes(s)
+	return len(s) + 2*ascii.CountEscapes(s)
 }
 
 // Encode returns s percent-encoded as RFC 5849 §3.6 requires. If no byte of s
 // needs escaping, Encode returns s itself and does not allocate; otherwise it
 // allocates exactly once.
 func Encode(s string) string {
-	e := countEscapes(s)
+	e := ascii.CountEscapes(s)
 	if e == 0 {
 		return s
 	}
@@ -129,7 +66,7 @@ const encodeChunk = 128
 // extended buffer. It does not allocate when dst has room for
 // [EncodedLen](s) more bytes.
 func AppendEncode(dst []byte, s string) []byte {
-	e := countEscapes(s)
+	e := ascii.CountEscapes(s)
 	if e == 0 {
 		return append(dst, s...)
 	}
@@ -146,7 +83,7 @@ func AppendEncode(dst []byte, s string) []byte {
 var enc = func() (t [256]uint32) {
 	for i := range t {
 		c := byte(i)
-		if escape[c] == 0 {
+		if ascii.Unreserved(c) {
 			t[i] = uint32(c) | 1<<24
 		} else {
 			t[i] = '%' | uint32(ascii.UpperHex[c>>4])<<8 | uint32(ascii.UpperHex[c&15])<<16 | 3<<24
@@ -179,7 +116,7 @@ func encode(out []byte, s string) int {
 	}
 	for ; i < len(s); i++ {
 		c := s[i]
-		if escape[c] == 0 {
+		if ascii.Unreserved(c) {
 			out[j] = c
 			j++
 		} else {
@@ -426,7 +363,7 @@ func Normalize(s string) (string, error) {
 		if !ok {
 			return "", escapeError(s, i)
 		}
-		if escape[v] == 0 {
+		if ascii.Unreserved(v) {
 			b.WriteByte(v)
 		} else {
 			b.WriteByte('%')
