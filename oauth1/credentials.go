@@ -2,9 +2,40 @@ package oauth1
 
 import (
 	"context"
+	"crypto/rsa"
 	"errors"
 	"fmt"
 )
+
+// ErrNotFound is what a [CredentialStore] returns, possibly wrapped, for a
+// consumer key or token it does not know. The Verifier reports it as the
+// consumer_key_unknown or token_rejected problem; any other lookup error
+// is an internal error.
+var ErrNotFound = errors.New("oauth1: credentials not found")
+
+// A Registration is what a provider registered for a client (RFC 5849
+// §1.1, "client credentials"): the shared secret for
+// the HMAC and PLAINTEXT methods, and the public key for the RSA methods
+// (RFC 5849 §3.4.3, registered with the provider out of band). Either may
+// be empty; a request signed with a method whose key is missing is refused
+// with the signature_method_rejected problem.
+type Registration struct {
+	Secret    string
+	PublicKey *rsa.PublicKey
+}
+
+// A CredentialStore looks up the credentials a [Verifier] needs, by consumer
+// key and by token. Both methods return an error wrapping [ErrNotFound] for
+// an unknown key or token; the token lookup gets the consumer key too, so
+// that a store can refuse a token issued to another client. Token returns
+// the token's shared secret, whether the token is temporary (for the
+// token request of §2.3) or an access token; the handler, which knows
+// which kind the endpoint expects, checks that. Implementations must be safe
+// for concurrent use.
+type CredentialStore interface {
+	Consumer(ctx context.Context, consumerKey string) (Registration, error)
+	TokenSecret(ctx context.Context, consumerKey, token string) (string, error)
+}
 
 // Consumers is a [CredentialStore] of client registrations by consumer
 // key, and no tokens: for two-legged providers and LTI 1.1 tools, whose

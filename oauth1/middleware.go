@@ -1,0 +1,58 @@
+package oauth1
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+)
+
+// quoteEscaper makes a quoted-string of RFC 9110 §5.6.4.
+var quoteEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+
+type verificationKey struct{}
+
+// VerificationFrom returns the Verification that [Verifier.Middleware]
+// stored in the context of the request it passed on.
+func VerificationFrom(ctx context.Context) (*Verification, bool) {
+	v, ok := ctx.Value(verificationKey{}).(*Verification)
+	return v, ok
+}
+
+// Middleware returns a handler that verifies each request and passes it on
+// to next, with the [Verification] in its context (see [VerificationFrom]),
+// or answers it with [Verifier.WriteError]. next can read the body.
+func (v *Verifier) Middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ver, err := v.Verify(r)
+		if err != nil {
+			v.WriteError(w, err)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), verificationKey{}, ver)))
+	})
+}
+
+// WriteError answers a request that Verify refused. A [*ProblemError] gets
+// its StatusCode, a WWW-Authenticate challenge with v.Realm and its Body as
+// application/x-www-form-urlencoded; a body too large gets 413, a nonce
+// store that failed ([ErrNonceStoreUnavailable], [ErrNonceStoreFull]) 503
+// with Retry-After, and any other error 500, with no detail.
+func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
+	var pe *ProblemError
+	status, body := http.StatusInternalServerError, "oauth_problem=internal_error"
+	switch {
+	case errors.As(err, &pe):
+		status, body = pe.StatusCode(), pe.Body()
+		w.Header().Set("WWW-Authenticate", `OAuth realm="`+quoteEscaper.Replace(v.Realm)+`"`)
+	case errors.Is(err, ErrBodyTooLarge):
+		status, body = http.StatusRequestEntityTooLarge, "oauth_problem=parameter_rejected"
+	case errors.Is(err, ErrNonceStoreUnavailable), errors.Is(err, ErrNonceStoreFull):
+		status = http.StatusServiceUnavailable
+		w.Header().Set("Retry-After", "5") // seconds; a store outage or a burst is transient
+	}
+	w.Header().Set("Content-Type", formType)
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write([]byte(body))
+}

@@ -1,0 +1,210 @@
+package oauth1
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/countersign/countersign/percent"
+)
+
+// maxProtocolParams bounds the protocol parameters of one request: §3.1
+// defines eight, and extensions add a few more. More is refused before any
+// lookup, so that hostile requests cost little.
+const maxProtocolParams = 64
+
+// collectProtocol returns the parameters of r's OAuth Authorization header,
+// and the protocol parameters from all three places of §3.5 (with realm),
+// refusing duplicates. It reports whether r has a form body and a body.
+func collectProtocol(s *state, r *http.Request, limit int64) (header, proto []Param, form, hasBody bool, err error) {
+	fail := func(err error) ([]Param, []Param, bool, bool, error) { return nil, nil, false, false, err }
+	seen := false
+	for _, h := range r.Header.Values("Authorization") {
+		if !isOAuthScheme(h) {
+			continue
+		}
+		if seen {
+			return fail(problem(ProblemParameterRejected, errors.New("more than one OAuth Authorization header"), "Authorization"))
+		}
+		seen = true
+		if header, err = ParseAuthHeader(h); err != nil {
+			return fail(problem(ProblemParameterRejected, err, "Authorization"))
+		}
+	}
+	proto = make([]Param, 0, 10)
+	for _, p := range header {
+		if strings.HasPrefix(p.Name, "oauth_") || p.Name == "realm" {
+			proto = append(proto, p)
+		}
+	}
+	if len(proto) > maxProtocolParams {
+		return fail(problem(ProblemParameterRejected, fmt.Errorf("more than %d protocol parameters", maxProtocolParams), "Authorization"))
+	}
+	if proto, err = appendOAuthForm(proto, r.URL.RawQuery, "query"); err != nil {
+		return fail(err)
+	}
+	if form, err = isForm(r.Header.Get("Content-Type")); err != nil {
+		return fail(problem(ProblemParameterRejected, err, "Content-Type"))
+	}
+	hasBody = r.Body != nil && r.Body != http.NoBody
+	if hasBody && form {
+		body, err := s.formBody(r, limit) // kept for receivedBase: one read
+		if err != nil {
+			return fail(err)
+		}
+		if proto, err = appendOAuthForm(proto, body, "body"); err != nil {
+			return fail(err)
+		}
+	}
+	if name, ok := repeatedName(proto); ok {
+		return fail(problem(ProblemParameterRejected, errors.New("duplicated protocol parameter"), name))
+	}
+	return header, proto, form, hasBody, nil
+}
+
+// repeatedName returns a name that occurs more than once in ps, which holds
+// at most maxProtocolParams parameters.
+func repeatedName(ps []Param) (string, bool) {
+	for i, p := range ps {
+		for _, q := range ps[:i] {
+			if p.Name == q.Name {
+				return p.Name, true
+			}
+		}
+	}
+	return "", false
+}
+
+func isOAuthScheme(h string) bool {
+	h = strings.TrimLeft(h, " \t")
+	return len(h) >= 5 && strings.EqualFold(h[:5], "OAuth") && (len(h) == 5 || h[5] == ' ' || h[5] == '\t')
+}
+
+// appendOAuthForm appends the oauth_* parameters of a query or form body,
+// decoded with form rules, as §3.4.1.3.1 reads them. Past maxProtocolParams
+// in all, the request is refused. What it appends is copied out of raw.
+func appendOAuthForm[T string | []byte](dst []Param, raw T, where string) ([]Param, error) {
+	for len(raw) > 0 {
+		if len(dst) > maxProtocolParams {
+			return dst, problem(ProblemParameterRejected, fmt.Errorf("more than %d protocol parameters", maxProtocolParams))
+		}
+		pair := raw
+		raw = raw[len(raw):]
+		if i := index(pair, '&'); i >= 0 {
+			pair, raw = pair[:i], pair[i+1:]
+		}
+		name, value := pair, pair[len(pair):]
+		if i := index(pair, '='); i >= 0 {
+			name, value = pair[:i], pair[i+1:]
+		}
+		// Most names are skipped without decoding; an escaped one, such as
+		// "%6Fauth_nonce", is decoded first.
+		if (len(name) < len("oauth_") || string(name[:6]) != "oauth_") && index(name, '%') < 0 {
+			continue
+		}
+		n, err := percent.DecodeForm(string(name))
+		if err != nil || !strings.HasPrefix(n, "oauth_") {
+			continue // a malformed escape is reported with the base string
+		}
+		val, err := percent.DecodeForm(string(value))
+		if err != nil {
+			return dst, problem(ProblemParameterRejected, fmt.Errorf("malformed %s: %w", where, err), n)
+		}
+		dst = append(dst, Param{Name: n, Value: val})
+	}
+	return dst, nil
+}
+
+// index is strings.IndexByte or bytes.IndexByte.
+func index[T string | []byte](s T, c byte) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// parseTimestamp accepts a positive decimal number of seconds, digits only.
+func parseTimestamp(s string) (int64, error) {
+	if s == "" || len(s) > 18 || strings.Trim(s, "0123456789") != "" {
+		return 0, fmt.Errorf("oauth_timestamp %q is not a positive integer", s)
+	}
+	return strconv.ParseInt(s, 10, 64)
+}
+
+// scheme returns the scheme of r's base string URI. From SchemeHeader it
+// takes the last element of the last line: a proxy that appends to the
+// header rather than replacing it puts its own value after the client's.
+func (v *Verifier) scheme(r *http.Request) string {
+	if v.SchemeHeader != "" {
+		if lines := r.Header.Values(v.SchemeHeader); len(lines) > 0 {
+			h := lines[len(lines)-1]
+			if i := strings.LastIndexByte(h, ','); i >= 0 {
+				h = h[i+1:]
+			}
+			h = strings.ToLower(strings.TrimSpace(h))
+			if h == "http" || h == "https" {
+				return h
+			}
+		}
+	}
+	if v.Scheme != "" {
+		return strings.ToLower(v.Scheme)
+	}
+	if r.TLS != nil {
+		return "https"
+	}
+	return "http"
+}
+
+// baseURI appends the base string URI of a received request: the scheme
+// as configured, the Host header, and the path exactly as it was in the
+// request line (r.RequestURI), which r.URL may have normalized. With
+// v.Host set, a Host header that names another host is an error.
+func (v *Verifier) baseURI(dst []byte, r *http.Request, scheme string) ([]byte, error) {
+	path := r.URL.EscapedPath()
+	if r.URL.Opaque != "" {
+		path = r.URL.Opaque
+	}
+	if ru := r.RequestURI; ru != "" && ru != "*" {
+		p, _, _ := strings.Cut(ru, "?")
+		if !strings.HasPrefix(p, "/") {
+			// absolute-form (RFC 9112 §3.2.2): skip scheme and authority.
+			if _, rest, ok := strings.Cut(p, "://"); ok {
+				p = ""
+				if i := strings.IndexByte(rest, '/'); i >= 0 {
+					p = rest[i:]
+				}
+			}
+		}
+		path = p
+	}
+	host := r.Host
+	if host == "" {
+		host = r.URL.Host
+	}
+	if host == "" {
+		return dst, errors.New("request has no Host")
+	}
+	if v.Host != "" {
+		// Compared as normalized: "API.example.com:443" is api.example.com
+		// over https.
+		var got, want [128]byte
+		g, err := appendURI(got[:0], scheme, host, "/")
+		if err != nil {
+			return dst, err
+		}
+		w, err := appendURI(want[:0], scheme, v.Host, "/")
+		if err != nil {
+			return dst, fmt.Errorf("invalid Verifier.Host %q: %w", v.Host, err)
+		}
+		if !bytes.Equal(g, w) {
+			return dst, fmt.Errorf("the Host header %q is not %q, the host this Verifier serves", host, v.Host)
+		}
+	}
+	return appendURI(dst, scheme, host, path)
+}
