@@ -11,6 +11,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha1"
 	"encoding/base64"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -21,7 +22,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/basestring"
 	"github.com/countersign/countersign/oauth1/rsakey"
 	"github.com/countersign/countersign/percent"
 )
@@ -40,15 +45,12 @@ func (v vector) has(k string) bool { _, ok := v.fields[k]; return ok }
 func readVectors(t *testing.T) []vector {
 	t.Helper()
 	files, err := filepath.Glob("testdata/vectors/*.txt")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no vectors in testdata/vectors: %v", err)
-	}
+	require.NoError(t, err)
+	require.NotEmpty(t, files, "no vectors in testdata/vectors")
 	var vs []vector
 	for _, f := range files {
 		fh, err := os.Open(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		v := vector{file: filepath.Base(f), fields: map[string]string{}}
 		sc := bufio.NewScanner(fh)
 		sc.Buffer(nil, 1<<20)
@@ -58,17 +60,13 @@ func readVectors(t *testing.T) []vector {
 				continue
 			}
 			k, val, ok := strings.Cut(line, ":")
-			if !ok {
-				t.Fatalf("%s: malformed line %q", f, line)
-			}
+			require.True(t, ok, "%s: malformed line %q", f, line)
 			v.fields[k] = strings.TrimPrefix(val, " ")
 		}
 		fh.Close()
-		if err := sc.Err(); err != nil {
-			t.Fatal(err)
-		}
-		if !v.has("source") && !strings.Contains(readFile(t, f), "# source:") {
-			t.Errorf("%s: no # source: line", f)
+		require.NoError(t, sc.Err(), f)
+		if !v.has("source") {
+			assert.Contains(t, readFile(t, f), "# source:", "%s: every vector names its source", f)
 		}
 		vs = append(vs, v)
 	}
@@ -78,9 +76,7 @@ func readVectors(t *testing.T) []vector {
 func readFile(t *testing.T, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return string(b)
 }
 
@@ -99,34 +95,26 @@ func (v vector) config(t *testing.T) *oauth1.Config {
 		c.Signer = oauth1.HMAC{Hash: hashes[hash]}
 	case "RSA":
 		key, err := rsakey.Parse([]byte(readFile(t, v.get("private-key-file"))), "")
-		if err != nil {
-			t.Fatalf("%s: %v", v.file, err)
-		}
+		require.NoError(t, err, "%s: private-key-file", v.file)
 		c.Signer = oauth1.RSA{Key: key, Hash: hashes[hash]}
 	case "PLAINTEXT":
 		c.Signer = oauth1.PlainText{}
 	default:
-		t.Fatalf("%s: unknown signature-method %q", v.file, v.get("signature-method"))
+		require.FailNow(t, "unknown signature-method", "%s: %q", v.file, v.get("signature-method"))
 	}
 	return c
 }
 
 func (v vector) request(t *testing.T) *http.Request {
 	t.Helper()
-	var body *strings.Reader
+	// A nil io.Reader, not a nil *strings.Reader, for a request without a
+	// body: NewRequest would otherwise see a non-nil Body.
+	var body io.Reader
 	if v.get("body") != "" {
 		body = strings.NewReader(v.get("body"))
 	}
-	var r *http.Request
-	var err error
-	if body != nil {
-		r, err = http.NewRequest(v.get("method"), v.get("url"), body)
-	} else {
-		r, err = http.NewRequest(v.get("method"), v.get("url"), nil)
-	}
-	if err != nil {
-		t.Fatalf("%s: %v", v.file, err)
-	}
+	r, err := http.NewRequest(v.get("method"), v.get("url"), body)
+	require.NoError(t, err, v.file)
 	if ct := v.get("content-type"); ct != "" {
 		r.Header.Set("Content-Type", ct)
 	}
@@ -143,9 +131,7 @@ func (v vector) token() *oauth1.Credentials {
 func (v vector) time(t *testing.T) time.Time {
 	t.Helper()
 	ts, err := strconv.ParseInt(v.get("timestamp"), 10, 64)
-	if err != nil {
-		t.Fatalf("%s: timestamp: %v", v.file, err)
-	}
+	require.NoError(t, err, "%s: timestamp", v.file)
 	return time.Unix(ts, 0)
 }
 
@@ -168,47 +154,42 @@ func TestConformance(t *testing.T) {
 			c, tok, ts := v.config(t), v.token(), v.time(t)
 
 			base, err := c.BaseString(v.request(t), tok, ts, v.get("nonce"), v.extra()...)
-			if err != nil {
-				t.Fatalf("BaseString: %v", err)
-			}
-			if want := v.get("base-string"); want != "" && base != want {
-				t.Errorf("BaseString =\n%s\nwant\n%s", base, want)
+			require.NoError(t, err, "BaseString")
+			if want := v.get("base-string"); want != "" {
+				// basestring.Diff names the parameter that differs, which
+				// two long lines printed in full would leave to the reader.
+				if d := basestring.Format(basestring.Diff(want, base)); d != "" {
+					t.Errorf("BaseString: %s", d)
+				}
 			}
 			if want := v.get("parameter-string"); want != "" {
 				// The third part of the base string is the encoded parameter string.
 				parts := strings.Split(base, "&")
 				got, err := percent.Decode(parts[len(parts)-1])
-				if err != nil || got != want {
-					t.Errorf("parameter string = %q, %v\nwant %q", got, err, want)
-				}
+				require.NoError(t, err, "parameter string")
+				assert.Equal(t, want, got, "parameter string")
 			}
 			if key := v.get("signing-key"); key != "" && v.get("base-string") != "" {
 				// Check the published key against the published base
 				// string and signature with crypto/hmac alone.
 				mac := hmac.New(sha1.New, []byte(key))
 				mac.Write([]byte(v.get("base-string")))
-				if got := base64.StdEncoding.EncodeToString(mac.Sum(nil)); got != v.get("signature") {
-					t.Errorf("HMAC-SHA1(signing-key, base-string) = %s, want %s", got, v.get("signature"))
-				}
+				got := base64.StdEncoding.EncodeToString(mac.Sum(nil))
+				assert.Equal(t, v.get("signature"), got, "HMAC-SHA1(signing-key, base-string)")
 			}
 
 			r := v.request(t)
-			if err := c.SignAt(r, tok, ts, v.get("nonce"), v.extra()...); err != nil {
-				t.Fatalf("SignAt: %v", err)
-			}
+			require.NoError(t, c.SignAt(r, tok, ts, v.get("nonce"), v.extra()...), "SignAt")
 			auth := r.Header.Get("Authorization")
-			if want := v.get("authorization"); want != "" && auth != want {
-				t.Errorf("Authorization =\n%s\nwant\n%s", auth, want)
+			if want := v.get("authorization"); want != "" {
+				assert.Equal(t, want, auth, "Authorization header")
 			}
 			if want := v.get("signature"); want != "" {
 				m := sigParam.FindStringSubmatch(auth)
-				if m == nil {
-					t.Fatalf("no oauth_signature in %q", auth)
-				}
+				require.NotNil(t, m, "no oauth_signature in %q", auth)
 				got, err := percent.Decode(m[1])
-				if err != nil || got != want {
-					t.Errorf("oauth_signature = %q, %v, want %q", got, err, want)
-				}
+				require.NoError(t, err, "oauth_signature")
+				assert.Equal(t, want, got, "oauth_signature")
 				checkDeliveries(t, v, want)
 			}
 		})
@@ -224,39 +205,37 @@ func checkDeliveries(t *testing.T, v vector, wantSig string) {
 		if d == oauth1.FormBody && v.get("method") == "GET" {
 			continue
 		}
-		c := v.config(t)
-		c.Delivery = d
-		r := v.request(t)
-		if err := c.SignAt(r, v.token(), v.time(t), v.get("nonce"), v.extra()...); err != nil {
-			t.Fatalf("SignAt with %v delivery: %v", d, err)
-		}
-		if r.Header.Get("Authorization") != "" {
-			t.Errorf("%v delivery set an Authorization header", d)
-		}
-		wire := r.URL.RawQuery
-		if d == oauth1.FormBody {
-			b, err := r.GetBody()
-			if err != nil {
-				t.Fatal(err)
+		t.Run(d.String(), func(t *testing.T) {
+			c := v.config(t)
+			c.Delivery = d
+			r := v.request(t)
+			require.NoError(t, c.SignAt(r, v.token(), v.time(t), v.get("nonce"), v.extra()...), "SignAt")
+			assert.Empty(t, r.Header.Get("Authorization"), "Authorization header")
+			wire := r.URL.RawQuery
+			if d == oauth1.FormBody {
+				b, err := r.GetBody()
+				require.NoError(t, err, "GetBody")
+				body, err := io.ReadAll(b)
+				require.NoError(t, err, "reading the body")
+				wire = string(body)
+				assert.Equal(t, int64(len(wire)), r.ContentLength, "ContentLength")
 			}
-			var sb strings.Builder
-			if _, err := bufio.NewReader(b).WriteTo(&sb); err != nil {
-				t.Fatal(err)
+			vals, err := url.ParseQuery(wire)
+			require.NoError(t, err, "wire form %q", wire)
+			assert.Equal(t, []string{wantSig}, vals["oauth_signature"], "oauth_signature in %q", wire)
+			want := []string{"oauth_consumer_key", "oauth_nonce", "oauth_signature", "oauth_signature_method", "oauth_timestamp"}
+			if v.token() != nil {
+				want = append(want, "oauth_token")
 			}
-			wire = sb.String()
-			if got := r.ContentLength; got != int64(len(wire)) {
-				t.Errorf("%v delivery: ContentLength = %d, want %d", d, got, len(wire))
+			for _, name := range want {
+				assert.Len(t, vals[name], 1, "%s in %q", name, wire)
 			}
-		}
-		vals, err := url.ParseQuery(wire)
-		if err != nil {
-			t.Fatalf("%v delivery: wire form %q: %v", d, wire, err)
-		}
-		if got := vals["oauth_signature"]; len(got) != 1 || got[0] != wantSig {
-			t.Errorf("%v delivery: oauth_signature = %q, want [%q]", d, got, wantSig)
-		}
-		if got := vals["oauth_nonce"]; len(got) != 1 || got[0] != v.get("nonce") {
-			t.Errorf("%v delivery: oauth_nonce = %q, want [%q]", d, got, v.get("nonce"))
-		}
+			for name, got := range vals {
+				if strings.HasPrefix(name, "oauth_") {
+					assert.Len(t, got, 1, "%s in %q", name, wire)
+				}
+			}
+			assert.Equal(t, []string{v.get("nonce")}, vals["oauth_nonce"], "oauth_nonce in %q", wire)
+		})
 	}
 }

@@ -25,29 +25,40 @@ import (
 	"github.com/countersign/countersign/percent"
 )
 
+// The credentials, nonce and time of the X API documentation's example
+// ("Authorizing a request"), which every case here is signed with.
 const (
 	consumerKey    = "xvz1evFS4wEEPTGEFPHBog"
 	consumerSecret = "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw"
 	token          = "370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb"
 	tokenSecret    = "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE"
 	nonce          = "kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg"
+	timestamp      = 1318622958
 	formType       = "application/x-www-form-urlencoded"
 )
 
+// A signCase is a request to sign. The cases are defined here, once, for
+// every benchmark in this module.
 type signCase struct {
 	name, method, url, contentType, body string
 }
 
-var signCases = []signCase{
-	{
+var (
+	// xExample is the example's request, and xHeader the Authorization
+	// header the documentation publishes for it.
+	xExample = signCase{
 		name: "XExample", method: "POST",
 		url:         "https://api.twitter.com/1.1/statuses/update.json?include_entities=true",
 		contentType: formType,
 		body:        "status=Hello%20Ladies%20%2B%20Gentlemen%2C%20a%20signed%20OAuth%20request%21",
-	},
-	{name: "Query20", method: "GET", url: "https://api.example.com/1/search?" + query20()},
-	{name: "Form64KiB", method: "POST", url: "https://api.example.com/1/upload", contentType: formType, body: form64K()},
-}
+	}
+	query20Case   = signCase{name: "Query20", method: "GET", url: "https://api.example.com/1/search?" + query20()}
+	form64KiBCase = signCase{name: "Form64KiB", method: "POST", url: "https://api.example.com/1/upload", contentType: formType, body: form64K()}
+
+	signCases = []signCase{xExample, query20Case, form64KiBCase}
+)
+
+const xHeader = `OAuth oauth_consumer_key="xvz1evFS4wEEPTGEFPHBog", oauth_nonce="kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg", oauth_signature="hCtSmYh%2BiHYCEqBWrE7C7hYmtUk%3D", oauth_signature_method="HMAC-SHA1", oauth_timestamp="1318622958", oauth_token="370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb", oauth_version="1.0"`
 
 // query20 is 20 parameters of mixed content: UTF-8, reserved characters,
 // spaces as "+" and "%20", and repeated names.
@@ -103,7 +114,7 @@ var headerSink string
 var (
 	xConfig = &oauth1.Config{Consumer: oauth1.Credentials{Token: consumerKey, Secret: consumerSecret}}
 	xToken  = &oauth1.Credentials{Token: token, Secret: tokenSecret}
-	xTime   = time.Unix(1318622958, 0)
+	xTime   = time.Unix(timestamp, 0)
 )
 
 // benchFloor is the floor of a case: a fresh hmac.New(sha1.New, key) over
@@ -177,7 +188,7 @@ func BenchmarkSign(b *testing.B) {
 // BenchmarkTransport sends the X example through a Transport whose base
 // does nothing, which keeps its keyed HMAC from request to request.
 func BenchmarkTransport(b *testing.B) {
-	c := signCases[0]
+	c := xExample
 	b.Run("case="+c.name+"/lib=floor", func(b *testing.B) { benchFloor(b, c) })
 	b.Run("case="+c.name+"/lib=countersign", func(b *testing.B) {
 		rt := &capture{}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/countersign/countersign/internal/ascii"
 	"github.com/countersign/countersign/percent"
 )
 
@@ -66,7 +67,7 @@ func ParseAuthHeader(v string) ([]Param, error) {
 			return params, nil
 		}
 		start := i
-		for i < len(v) && isTokenChar(v[i]) {
+		for i < len(v) && ascii.TokenChar(v[i]) {
 			i++
 		}
 		if i == start {
@@ -92,7 +93,8 @@ func ParseAuthHeader(v string) ([]Param, error) {
 				return nil, err
 			}
 		} else {
-			for i < len(v) && isTokenChar(v[i]) {
+			// '%' is a tchar, so an unquoted percent-encoded value is one token.
+			for i < len(v) && ascii.TokenChar(v[i]) {
 				i++
 			}
 			raw = v[valueAt:i]
@@ -151,14 +153,4 @@ func skipSpace(v string, i int) int {
 		i++
 	}
 	return i
-}
-
-// isTokenChar reports whether c is a tchar of RFC 9110 §5.6.2. Percent
-// signs are tchars, so an unquoted percent-encoded value is one token.
-func isTokenChar(c byte) bool {
-	switch {
-	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		return true
-	}
-	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }

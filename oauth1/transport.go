@@ -3,6 +3,7 @@ package oauth1
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -75,7 +76,14 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := req.Context().Err(); err != nil {
 		return nil, err
 	}
-	r2 := req.Clone(req.Context())
+	// A copy whose header map is our own: signing replaces whole header
+	// values and a copy of the URL, never what the caller's request
+	// shares, so a deep req.Clone would copy for nothing.
+	r2 := req.WithContext(req.Context())
+	r2.Header = maps.Clone(req.Header)
+	if r2.Header == nil {
+		r2.Header = make(http.Header)
+	}
 	if !t.maySign(req) {
 		// net/http has already dropped the caller's own Authorization
 		// header for another domain; the hop goes as the caller wrote it.

@@ -22,105 +22,26 @@
 package percent
 
 import (
+	"encoding/binary"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/countersign/countersign/internal/ascii"
 )
-
-const upperhex = "0123456789ABCDEF"
-
-// escape[c] is 1 when byte c is outside the RFC 3986 §2.3 unreserved set.
-// It is a byte, not a bool, so that the hot loops can add entries up.
-var escape = func() (t [256]uint8) {
-	for i := range t {
-		c := byte(i)
-		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' ||
-			c == '-' || c == '.' || c == '_' || c == '~') {
-			t[i] = 1
-		}
-	}
-	return t
-}()
-
-// unhex[c] is the value of hex digit c, or 0xFF when c is not a hex digit.
-var unhex = func() (t [256]uint8) {
-	for i := range t {
-		t[i] = 0xFF
-	}
-	for i := 0; i < 10; i++ {
-		t['0'+i] = uint8(i)
-	}
-	for i := 0; i < 6; i++ {
-		t['A'+i] = uint8(10 + i)
-		t['a'+i] = uint8(10 + i)
-	}
-	return t
-}()
-
-// escapePairs[x] is the number of bytes among the two bytes of the
-// little-endian uint16 x that must be escaped. Counting two bytes per lookup
-// halves the table loads of countEscapes, which is what it takes to scan
-// unreserved-only text at least twice as fast as [net/url.QueryEscape] does.
-var escapePairs = func() *[1 << 16]uint8 {
-	// Row h holds the pairs whose high byte is h, so it is escape plus
-	// escape[h]: copying one of two precomputed rows, rather than computing
-	// 64 Ki entries, keeps what every importing program pays at start-up
-	// to tens of microseconds.
-	var plusOne [256]uint8
-	for i, e := range escape {
-		plusOne[i] = e + 1
-	}
-	t := new([1 << 16]uint8)
-	for h := range 256 {
-		row := escape[:]
-		if escape[h] != 0 {
-			row = plusOne[:]
-		}
-		copy(t[h<<8:], row)
-	}
-	return t
-}()
-
-// countEscapes returns how many bytes of s must be escaped.
-func countEscapes(s string) int {
-	t := escapePairs
-	n := 0
-	// Sixteen independent loads per iteration keep the load ports busy;
-	// fewer leave the loop bound by its own overhead.
-	for len(s) >= 32 {
-		b := s[:32]
-		n += int(t[pairAt(b, 0)]) + int(t[pairAt(b, 2)]) + int(t[pairAt(b, 4)]) + int(t[pairAt(b, 6)]) +
-			int(t[pairAt(b, 8)]) + int(t[pairAt(b, 10)]) + int(t[pairAt(b, 12)]) + int(t[pairAt(b, 14)]) +
-			int(t[pairAt(b, 16)]) + int(t[pairAt(b, 18)]) + int(t[pairAt(b, 20)]) + int(t[pairAt(b, 22)]) +
-			int(t[pairAt(b, 24)]) + int(t[pairAt(b, 26)]) + int(t[pairAt(b, 28)]) + int(t[pairAt(b, 30)])
-		s = s[32:]
-	}
-	for ; len(s) >= 2; s = s[2:] {
-		n += int(t[pairAt(s, 0)])
-	}
-	if len(s) == 1 {
-		n += int(escape[s[0]])
-	}
-	return n
-}
-
-// pairAt returns s[i] and s[i+1] as the little-endian index into escapePairs.
-func pairAt(s string, i int) uint16 {
-	return uint16(s[i]) | uint16(s[i+1])<<8
-}
 
 // EncodedLen returns the length of Encode(s) without encoding or allocating,
 // so that callers can size a buffer for [AppendEncode].
 func EncodedLen(s string) int {
-	return len(s) + 2*countEscapes(s)
+	return len(s) + 2*ascii.CountEscapes(s)
 }
 
 // Encode returns s percent-encoded as RFC 5849 §3.6 requires. If no byte of s
 // needs escaping, Encode returns s itself and does not allocate; otherwise it
 // allocates exactly once.
 func Encode(s string) string {
-	e := countEscapes(s)
+	e := ascii.CountEscapes(s)
 	if e == 0 {
 		return s
 	}
@@ -129,7 +50,7 @@ func Encode(s string) string {
 	// from a stack buffer a chunk at a time.
 	var b strings.Builder
 	b.Grow(len(s) + 2*e)
-	var chunk [3*encodeChunk + 1]byte // + 1: see encodeBlockRoom
+	var chunk [3 * encodeChunk]byte
 	for len(s) > 0 {
 		k := min(len(s), encodeChunk)
 		b.Write(chunk[:encode(chunk[:], s[:k])])
@@ -145,7 +66,7 @@ const encodeChunk = 128
 // extended buffer. It does not allocate when dst has room for
 // [EncodedLen](s) more bytes.
 func AppendEncode(dst []byte, s string) []byte {
-	e := countEscapes(s)
+	e := ascii.CountEscapes(s)
 	if e == 0 {
 		return append(dst, s...)
 	}
@@ -162,38 +83,63 @@ func AppendEncode(dst []byte, s string) []byte {
 var enc = func() (t [256]uint32) {
 	for i := range t {
 		c := byte(i)
-		if escape[c] == 0 {
+		if ascii.Unreserved(c) {
 			t[i] = uint32(c) | 1<<24
 		} else {
-			t[i] = '%' | uint32(upperhex[c>>4])<<8 | uint32(upperhex[c&15])<<16 | 3<<24
+			t[i] = '%' | uint32(ascii.UpperHex[c>>4])<<8 | uint32(ascii.UpperHex[c&15])<<16 | 3<<24
 		}
 	}
 	return t
 }()
 
 // encode writes the encoding of s to out, which must have room for
-// EncodedLen(s) bytes, and returns that length. Blocks of input go through
-// encodeBlockTo, which has no branch per byte: on text that mixes escaped and
-// unreserved bytes a per-byte branch is mispredicted often enough to cost
-// more than the work. The last few input bytes, where out has too little room
-// left for encodeBlockTo's bound, take the plain loop.
+// EncodedLen(s) bytes, and returns that length. Blocks of eight input bytes
+// go through put, which has no branch per byte: on text that mixes escaped
+// and unreserved bytes, a per-byte branch is mispredicted often enough to
+// cost more than the work. The block is unrolled by hand, since the compiler
+// does not unroll loops and a loop's counter and branch cost as much as the
+// work on each byte. The last few bytes, where out has too little room left
+// for a block's spare bytes, take the plain loop.
 func encode(out []byte, s string) int {
 	i, j := 0, 0
-	for len(s)-i >= encodeBlock && len(out)-j >= encodeBlockRoom {
-		j += encodeBlockTo(out[j:j+encodeBlockRoom], s[i:i+encodeBlock])
-		i += encodeBlock
+	for len(s)-i >= 8 && len(out)-j >= blockRoom {
+		o, b := (*[blockRoom]byte)(out[j:]), s[i:i+8]
+		k := put(o, 0, b[0])
+		k = put(o, k, b[1])
+		k = put(o, k, b[2])
+		k = put(o, k, b[3])
+		k = put(o, k, b[4])
+		k = put(o, k, b[5])
+		k = put(o, k, b[6])
+		k = put(o, k, b[7])
+		i, j = i+8, j+k
 	}
 	for ; i < len(s); i++ {
 		c := s[i]
-		if escape[c] == 0 {
+		if ascii.Unreserved(c) {
 			out[j] = c
 			j++
 		} else {
-			out[j], out[j+1], out[j+2] = '%', upperhex[c>>4], upperhex[c&15]
+			out[j], out[j+1], out[j+2] = '%', ascii.UpperHex[c>>4], ascii.UpperHex[c&15]
 			j += 3
 		}
 	}
 	return j
+}
+
+// blockRoom is what one block of encode may write: put masks its offset to
+// below 32 (eight bytes encode to at most 24, so the mask never changes an
+// offset) and stores four bytes there. The mask and the array type let the
+// compiler drop the bounds checks inside a block.
+const blockRoom = 32 + 3
+
+// put stores all four bytes of enc[c] at out[k:], unconditionally, and
+// returns k advanced by the count in the top byte, so that the next store
+// overwrites the spare ones.
+func put(out *[blockRoom]byte, k int, c byte) int {
+	e := enc[c]
+	binary.LittleEndian.PutUint32(out[k&31:], e)
+	return k + int(e>>24)
 }
 
 // An EscapeError reports a malformed "%XX" escape: a '%' that is not
@@ -229,11 +175,7 @@ func Decode(s string) (string, error) {
 	if i < 0 {
 		return s, nil
 	}
-	buf, err := decode(nil, s, i, false)
-	if err != nil {
-		return "", err
-	}
-	return unsafeString(buf), nil
+	return decodeString(s, i, false)
 }
 
 // AppendDecode appends the decoding of s to dst and returns the extended
@@ -251,11 +193,7 @@ func DecodeForm(s string) (string, error) {
 	if i < 0 {
 		return s, nil
 	}
-	buf, err := decode(nil, s, i, true)
-	if err != nil {
-		return "", err
-	}
-	return unsafeString(buf), nil
+	return decodeString(s, i, true)
 }
 
 // AppendDecodeForm is [AppendDecode] under the rules of [DecodeForm].
@@ -301,39 +239,97 @@ func firstInvalid(s string) int {
 // decode appends the decoding of s to dst, copying s[:start] verbatim: the
 // caller has already established that it holds nothing to decode.
 func decode(dst []byte, s string, start int, form bool) ([]byte, error) {
-	// A well-formed escape turns three bytes into one, so for valid input
-	// this grows dst once and to the exact size; the appends below still
-	// check, because a malformed escape can make need too small.
-	if need := len(s) - 2*strings.Count(s[start:], "%"); need > 0 {
-		dst = slices.Grow(dst, need)
-	}
+	// The appends below still check capacity, because a malformed escape
+	// can make decodedLen too small.
+	dst = slices.Grow(dst, decodedLen(s, start))
 	dst = append(dst, s[:start]...)
 	for i := start; i < len(s); {
-		c := s[i]
-		switch {
+		switch c := s[i]; {
 		case c == '%':
-			if i+2 >= len(s) || unhex[s[i+1]]|unhex[s[i+2]] == 0xFF {
+			v, ok := unescape(s, i)
+			if !ok {
 				return dst, escapeError(s, i)
 			}
-			c = unhex[s[i+1]]<<4 | unhex[s[i+2]]
+			dst = append(dst, v)
 			i += 3
 		case c == '+' && form:
-			c = ' '
+			dst = append(dst, ' ')
 			i++
 		default:
-			// Copy a run of plain bytes with one append, not one per byte.
-			j := i + 1
-			for j < len(s) && s[j] != '%' && (s[j] != '+' || !form) {
-				j++
-			}
+			j := plainEnd(s, i+1, form)
 			dst = append(dst, s[i:j]...)
 			i = j
-			continue
 		}
-		dst = append(dst, c)
 	}
 	return dst, nil
 }
+
+// decodeString is decode with a string result: the same loop, into a
+// strings.Builder grown once, whose String does not copy.
+func decodeString(s string, start int, form bool) (string, error) {
+	var b strings.Builder
+	b.Grow(decodedLen(s, start))
+	b.WriteString(s[:start])
+	for i := start; i < len(s); {
+		switch c := s[i]; {
+		case c == '%':
+			v, ok := unescape(s, i)
+			if !ok {
+				return "", escapeError(s, i)
+			}
+			b.WriteByte(v)
+			i += 3
+		case c == '+' && form:
+			b.WriteByte(' ')
+			i++
+		default:
+			j := plainEnd(s, i+1, form)
+			b.WriteString(s[i:j])
+			i = j
+		}
+	}
+	return b.String(), nil
+}
+
+// decodedLen is the length of the decoding of s when every escape in
+// s[start:] is well formed: each one turns three bytes into one.
+func decodedLen(s string, start int) int {
+	return max(0, len(s)-2*strings.Count(s[start:], "%"))
+}
+
+// plainEnd returns the index of the first byte at or after i that decoding
+// changes, or len(s), so that runs of plain bytes are copied at once.
+func plainEnd(s string, i int, form bool) int {
+	for i < len(s) && s[i] != '%' && (s[i] != '+' || !form) {
+		i++
+	}
+	return i
+}
+
+// unescape returns the byte that the escape s[i:i+3] stands for, and false
+// if s[i+1:] does not start with two hex digits.
+func unescape(s string, i int) (byte, bool) {
+	if i+2 >= len(s) {
+		return 0, false
+	}
+	hi, lo := unhex[s[i+1]], unhex[s[i+2]]
+	return hi<<4 | lo, hi|lo != 0xFF
+}
+
+// unhex[c] is the value of hex digit c, or 0xFF when c is not one, so
+// that one comparison checks two digits: hi|lo is 0xFF exactly when either
+// is not a digit. Checking ascii.Unhex's two results instead costs about a
+// tenth more on form data.
+var unhex = func() (t [256]byte) {
+	for i := range t {
+		v, ok := ascii.Unhex(byte(i))
+		if !ok {
+			v = 0xFF
+		}
+		t[i] = v
+	}
+	return t
+}()
 
 func escapeError(s string, i int) *EscapeError {
 	end := min(i+3, len(s))
@@ -353,27 +349,31 @@ func Normalize(s string) (string, error) {
 	if i < 0 {
 		return s, nil
 	}
-	buf := make([]byte, 0, len(s))
-	buf = append(buf, s[:i]...)
+	// Normalizing never lengthens s.
+	var b strings.Builder
+	b.Grow(len(s))
+	b.WriteString(s[:i])
 	for ; i < len(s); i++ {
 		c := s[i]
 		if c != '%' {
-			buf = append(buf, c)
+			b.WriteByte(c)
 			continue
 		}
-		if i+2 >= len(s) || unhex[s[i+1]]|unhex[s[i+2]] == 0xFF {
+		v, ok := unescape(s, i)
+		if !ok {
 			return "", escapeError(s, i)
 		}
-		b := unhex[s[i+1]]<<4 | unhex[s[i+2]]
-		if escape[b] == 0 {
-			buf = append(buf, b)
+		if ascii.Unreserved(v) {
+			b.WriteByte(v)
 		} else {
-			buf = append(buf, '%', upperhex[b>>4], upperhex[b&15])
+			b.WriteByte('%')
+			b.WriteByte(ascii.UpperHex[v>>4])
+			b.WriteByte(ascii.UpperHex[v&15])
 		}
 		i += 2
 	}
-	if string(buf) == s {
-		return s, nil
+	if out := b.String(); out != s {
+		return out, nil
 	}
-	return unsafeString(buf), nil
+	return s, nil
 }

@@ -172,24 +172,7 @@ func TestEncodeAllBytes(t *testing.T) {
 	}
 }
 
-// countEscapes reads two bytes per table load; check every pair against
-// the reference.
-func TestEscapePairs(t *testing.T) {
-	for x := 0; x < 1<<16; x++ {
-		lo, hi := byte(x), byte(x>>8)
-		want := 0
-		for _, c := range []byte{lo, hi} {
-			if strings.IndexByte(refUnreserved, c) < 0 {
-				want++
-			}
-		}
-		if got := int(escapePairs[x]); got != want {
-			t.Fatalf("escapePairs[%#04x] (bytes %q) = %d, want %d", x, []byte{lo, hi}, got, want)
-		}
-	}
-}
-
-// Every length from 0 to 70 crosses the 16-byte block boundaries of the
+// Every length from 0 to 70 crosses the 8-byte block boundaries of the
 // encoder at a different point; each byte mix stresses a different room
 // check.
 func TestEncodeLengths(t *testing.T) {

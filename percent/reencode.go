@@ -27,10 +27,11 @@ func AppendReencodeForm(dst []byte, s string) ([]byte, error) {
 		c := s[i]
 		e := encForm[c]
 		if c == '%' {
-			if i+2 >= len(s) || unhex[s[i+1]]|unhex[s[i+2]] == 0xFF {
+			v, ok := unescape(s, i)
+			if !ok {
 				return dst[:n+j], escapeError(s, i)
 			}
-			e = enc[unhex[s[i+1]]<<4|unhex[s[i+2]]]
+			e = enc[v]
 			i += 2
 		}
 		binary.LittleEndian.PutUint32(out[j:j+4], e) // the top byte is overwritten or spare

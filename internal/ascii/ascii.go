@@ -60,11 +60,23 @@ var token = func() (t [256]bool) {
 func CountEscapes[T string | []byte](s T) int {
 	t := escapePairs
 	n := 0
-	// Two bytes a lookup and eight lookups an iteration keep the loads
-	// independent: this runs over every byte of a form body.
-	for len(s) >= 16 {
-		n += int(t[pair(s, 0)]) + int(t[pair(s, 2)]) + int(t[pair(s, 4)]) + int(t[pair(s, 6)]) +
-			int(t[pair(s, 8)]) + int(t[pair(s, 10)]) + int(t[pair(s, 12)]) + int(t[pair(s, 14)])
+	// Two bytes a lookup and sixteen independent lookups an iteration keep
+	// the load ports busy: this runs over every byte of a form body. One
+	// step of eight then serves the common lengths below 48 (nonces,
+	// tokens, URIs). Slicing b first lets the compiler drop the bounds
+	// checks.
+	for len(s) >= 32 {
+		b := s[:32]
+		n += int(t[pair(b, 0)]) + int(t[pair(b, 2)]) + int(t[pair(b, 4)]) + int(t[pair(b, 6)]) +
+			int(t[pair(b, 8)]) + int(t[pair(b, 10)]) + int(t[pair(b, 12)]) + int(t[pair(b, 14)]) +
+			int(t[pair(b, 16)]) + int(t[pair(b, 18)]) + int(t[pair(b, 20)]) + int(t[pair(b, 22)]) +
+			int(t[pair(b, 24)]) + int(t[pair(b, 26)]) + int(t[pair(b, 28)]) + int(t[pair(b, 30)])
+		s = s[32:]
+	}
+	if len(s) >= 16 {
+		b := s[:16]
+		n += int(t[pair(b, 0)]) + int(t[pair(b, 2)]) + int(t[pair(b, 4)]) + int(t[pair(b, 6)]) +
+			int(t[pair(b, 8)]) + int(t[pair(b, 10)]) + int(t[pair(b, 12)]) + int(t[pair(b, 14)])
 		s = s[16:]
 	}
 	for ; len(s) >= 2; s = s[2:] {
