@@ -9,15 +9,21 @@ import (
 	"testing"
 )
 
-const readme = "../../README.md"
+// readme is the command's manual, cmd/oauth1/README.md; repoRoot is where
+// its commands run, as a reader runs them from a clone.
+const (
+	readme   = "README.md"
+	repoRoot = "../.."
+)
 
 // TestReadme runs the commands of every ```console block in
-// the root README.md and checks the output shown under each, so that the
-// README never shows output the command does not give. With -update it
+// cmd/oauth1/README.md and checks the output shown under each, so that the
+// manual never shows output the command does not give. With -update it
 // rewrites the outputs in place. The blocks use a tiny shell: "$ export
 // NAME=value" and "$ NAME=value" set variables, "$VAR" and "${VAR}" expand,
 // '...' and "..." quote, a trailing backslash continues the line,
-// "< FILE" reads stdin from cmd/oauth1/testdata, and "$ echo $?" prints the
+// "< FILE" reads stdin from FILE relative to the repository root (a file
+// that does not exist there fails the test), and "$ echo $?" prints the
 // last exit status.
 func TestReadme(t *testing.T) {
 	doc, err := os.ReadFile(readme)
@@ -98,8 +104,8 @@ func shell(t *testing.T, line string, vars map[string]string, status *int) strin
 	args := words[1:]
 	if n := len(args); n >= 2 && args[n-2] == "<" {
 		var err error
-		if stdin, err = os.ReadFile(filepath.Join("testdata", args[n-1])); err != nil {
-			t.Fatal(err)
+		if stdin, err = os.ReadFile(filepath.Join(repoRoot, filepath.FromSlash(args[n-1]))); err != nil {
+			t.Fatalf("console block: %q: %v (paths are relative to the repository root)", line, err)
 		}
 		args = args[:n-2]
 	}

@@ -1,0 +1,35 @@
+// Command oauth1 signs HTTP requests with OAuth 1.0a (RFC 5849) exactly as
+// package [github.com/countersign/countersign/oauth1] does, and helps find
+// out why a provider answers "invalid signature".
+//
+// Install it with
+//
+//	go install github.com/countersign/countersign/cmd/oauth1@latest
+//
+// Usage:
+//
+//	oauth1 sign [flags] URL        print the Authorization header (--explain, --curl)
+//	oauth1 sign --json             batch mode: one JSON request per stdin line
+//	oauth1 explain BASE_STRING     break a signature base string into its parts
+//	oauth1 diff WANT GOT           compare two base strings and explain each difference
+//	oauth1 verify [flags] [FILE]   check the signature of a raw HTTP request
+//	oauth1 version                 print the module version (also --version)
+//
+// Credentials come from flags or, so that secrets stay out of shell
+// history, from the environment variables OAUTH1_CONSUMER_KEY,
+// OAUTH1_CONSUMER_SECRET, OAUTH1_TOKEN, OAUTH1_TOKEN_SECRET and
+// OAUTH1_KEY_PASSWORD. Secrets never appear in the output unless
+// --show-secrets is given.
+//
+// A usage error (a missing URL, an unknown flag, an extra argument) is
+// reported in one line that points to the command's -h.
+//
+// Exit status: 0 on success, 1 when a signature is invalid, base strings
+// differ or a batch line failed, 2 on usage and input errors.
+//
+// The manual, README.md in this directory, lists the flags of sign and the
+// JSON fields of batch mode (sign --json), and shows explain, diff and
+// verify taking apart an invalid signature of the X API's published example
+// request. Its console blocks are run by the tests, so the output it shows
+// is the output the command gives.
+package main
