@@ -66,7 +66,7 @@ func (s *state) appendProto(b, sig []byte, eq, sep string) []byte {
 		if !done && (i == len(s.proto) || s.proto[i].Name > "oauth_signature") {
 			b = append(b, "oauth_signature"...)
 			b = append(b, eq...)
-			b = appendEncode(b, sig) // base64 and PLAINTEXT keys hold '+', '/', '=', '%'
+			b = ascii.AppendEncode(b, sig) // base64 and PLAINTEXT keys hold '+', '/', '=', '%'
 			b = append(b, sep...)
 			done = true
 		}
@@ -79,18 +79,6 @@ func (s *state) appendProto(b, sig []byte, eq, sep string) []byte {
 		b = append(b, sep...)
 	}
 	return b
-}
-
-// appendEncode is percent.AppendEncode for bytes.
-func appendEncode(dst, b []byte) []byte {
-	for _, c := range b {
-		if ascii.Unreserved(c) {
-			dst = append(dst, c)
-		} else {
-			dst = append(dst, '%', ascii.UpperHex[c>>4], ascii.UpperHex[c&15])
-		}
-	}
-	return dst
 }
 
 // checkRealm refuses a realm that cannot be written as a quoted-string:

@@ -55,6 +55,20 @@ var token = func() (t [256]bool) {
 	return t
 }()
 
+// AppendEncode appends b percent-encoded (RFC 3986 §2.1, uppercase hex):
+// percent.AppendEncode for bytes, for the few short byte strings that
+// signing encodes.
+func AppendEncode(dst, b []byte) []byte {
+	for _, c := range b {
+		if unreserved[c] {
+			dst = append(dst, c)
+		} else {
+			dst = append(dst, '%', UpperHex[c>>4], UpperHex[c&15])
+		}
+	}
+	return dst
+}
+
 // CountEscapes returns how many bytes of s are not unreserved, that is how
 // many a percent-encoding escapes.
 func CountEscapes[T string | []byte](s T) int {

@@ -52,3 +52,16 @@ func TestCountEscapes(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendEncode(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"", ""},
+		{"abc-._~XYZ019", "abc-._~XYZ019"},
+		{"a b+c/=%", "a%20b%2Bc%2F%3D%25"},
+		{"\x00\xff", "%00%FF"},
+	} {
+		if got := string(AppendEncode([]byte("lead"), []byte(tt.in))); got != "lead"+tt.want {
+			t.Errorf("AppendEncode(%q, %q) = %q, want %q", "lead", tt.in, got, "lead"+tt.want)
+		}
+	}
+}

@@ -324,13 +324,7 @@ func (s *Set) AppendBaseString(dst []byte, method string, uri []byte) []byte {
 		}
 	}
 	dst = append(dst, '&')
-	for _, c := range uri {
-		if ascii.Unreserved(c) {
-			dst = append(dst, c)
-		} else {
-			dst = append(dst, '%', ascii.UpperHex[c>>4], ascii.UpperHex[c&15])
-		}
-	}
+	dst = ascii.AppendEncode(dst, uri)
 	dst = append(dst, '&')
 	for _, p := range s.pairs {
 		dst = append(dst, s.buf[p.name:int(p.end)+len(sepAmp)]...)
