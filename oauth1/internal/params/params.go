@@ -35,7 +35,8 @@ import (
 type Set struct {
 	buf    []byte // the pairs in base-string form, back to back
 	pairs  []pair
-	sorted bool // pairs are in §3.4.1.3.2 order
+	tmp    []pair // radixSort's second buffer
+	sorted bool   // pairs are in §3.4.1.3.2 order
 }
 
 // A pair is buf[name:eq] "%3D" buf[eq+3:end] "%26": offsets, not slices,
@@ -233,17 +234,67 @@ func (s *Set) Sort() {
 		return
 	}
 	s.sorted = true
-	if len(s.pairs) > 48 {
-		slices.SortFunc(s.pairs, s.compare)
+	if len(s.pairs) > 256 {
+		s.radixSort()
 		return
 	}
-	// An insertion sort: a request's usual dozen or two pairs, the
-	// protocol parameters among them already in order.
-	ps := s.pairs
+	s.insertionSort(s.pairs)
+}
+
+// insertionSort sorts a request's usual dozen or two pairs, the protocol
+// parameters among them already in order, and the runs of equal keys that
+// radixSort leaves.
+func (s *Set) insertionSort(ps []pair) {
+	if len(ps) > 48 {
+		slices.SortFunc(ps, s.compare)
+		return
+	}
 	for i := 1; i < len(ps); i++ {
 		for j := i; j > 0 && s.compare(ps[j-1], ps[j]) > 0; j-- {
 			ps[j-1], ps[j] = ps[j], ps[j-1]
 		}
+	}
+}
+
+// radixSort sorts a large set, a form of hundreds of pairs, by the keys of
+// their names, a byte at a time from the last (LSD), skipping the bytes that
+// every key shares ("field" in field1…field499); then each run of equal
+// keys by the whole comparison.
+func (s *Set) radixSort() {
+	ps := s.pairs
+	var same uint64 = ^uint64(0) // the key bits every pair shares
+	first := s.key(ps[0])
+	for _, p := range ps {
+		same &^= s.key(p) ^ first
+	}
+	s.tmp = slices.Grow(s.tmp[:0], len(ps))
+	src, dst := ps, s.tmp[:len(ps)]
+	for shift := uint(0); shift < 64; shift += 8 {
+		if byte(same>>shift) == 0xFF {
+			continue // a byte no key differs in
+		}
+		var start [257]int
+		for _, p := range src {
+			start[byte(s.key(p)>>shift)+1]++
+		}
+		for i := 1; i < len(start); i++ {
+			start[i] += start[i-1]
+		}
+		for _, p := range src {
+			d := byte(s.key(p) >> shift)
+			dst[start[d]] = p
+			start[d]++
+		}
+		src, dst = dst, src
+	}
+	copy(ps, src) // a no-op when src is ps
+	for i := 0; i < len(ps); {
+		j, k := i+1, s.key(ps[i])
+		for j < len(ps) && s.key(ps[j]) == k {
+			j++
+		}
+		s.insertionSort(ps[i:j])
+		i = j
 	}
 }
 

@@ -3,6 +3,7 @@ package params
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -142,6 +143,52 @@ func TestLargeForm(t *testing.T) {
 	want, err := refBaseString("POST", "https://api.example.com/upload", []string{form}, [][2]string{{"oauth_nonce", "n"}})
 	require.NoError(t, err)
 	assert.True(t, got == want, "base strings of a 64 KiB form differ")
+}
+
+// Sets of hundreds of pairs take another sort; run it twice on one Set, so
+// that its buffers are reused, on names that share a prefix, names that
+// differ in every byte, long names with equal first bytes, and repeats.
+func TestLargeSetsSort(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	word := func(n int) string {
+		const chars = "abcXYZ019-._~ %+=&é"
+		b := make([]rune, n)
+		for i := range b {
+			b[i] = []rune(chars)[rnd.IntN(len([]rune(chars)))]
+		}
+		return string(b)
+	}
+	var s Set
+	for round := range 6 {
+		var forms []string
+		var b strings.Builder
+		for i := range 300 + 200*round {
+			if round < 2 { // keys that differ in one byte, then in two: an odd and an even number of passes
+				fmt.Fprintf(&b, "field%d=%d&", rnd.IntN(10+90*round), rnd.IntN(5))
+				continue
+			}
+			switch i % 4 {
+			case 0:
+				fmt.Fprintf(&b, "field%d=%d&", rnd.IntN(50), rnd.IntN(5))
+			case 1:
+				fmt.Fprintf(&b, "%s=%s&", percent.Encode(word(1+rnd.IntN(3))), percent.Encode(word(rnd.IntN(4))))
+			case 2:
+				fmt.Fprintf(&b, "a_very_long_shared_name%d=%s&", rnd.IntN(3), percent.Encode(word(rnd.IntN(3))))
+			default:
+				fmt.Fprintf(&b, "x=%d&", rnd.IntN(3))
+			}
+		}
+		forms = append(forms, b.String())
+		var adds [][2]string
+		if round >= 2 {
+			adds = [][2]string{{"oauth_nonce", "n"}}
+		}
+		got, err := build(&s, "POST", "https://h/", forms, adds)
+		require.NoError(t, err)
+		want, err := refBaseString("POST", "https://h/", forms, adds)
+		require.NoError(t, err)
+		require.True(t, got == want, "round %d: base strings differ", round)
+	}
 }
 
 func FuzzMatchesReference(f *testing.F) {
