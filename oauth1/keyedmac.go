@@ -70,7 +70,8 @@ func (m *macCache) pool(k macKey) *sync.Pool {
 
 // configMACs holds a macCache for each Config that signs with HMAC, keyed
 // weakly: a Config can be copied and changed at will, and its states go
-// with it. At most maxConfigMACs Configs have one; others sign without.
+// with it. At most maxConfigMACs Configs have one: past that, the caches of
+// Configs that are gone are dropped, or else an arbitrary one.
 var configMACs struct {
 	m  sync.Map   // weak.Pointer[Config] → *macCache
 	mu sync.Mutex // held while adding
@@ -79,7 +80,7 @@ var configMACs struct {
 
 const maxConfigMACs = 64
 
-// macs returns c's cache, or nil when too many Configs have one.
+// macs returns c's cache.
 func (c *Config) macs() *macCache {
 	wp := weak.Make(c)
 	if m, ok := configMACs.m.Load(wp); ok {
@@ -98,8 +99,12 @@ func (c *Config) macs() *macCache {
 			}
 			return true
 		})
-		if configMACs.n >= maxConfigMACs {
-			return nil
+		if configMACs.n >= maxConfigMACs { // all alive: make room
+			configMACs.m.Range(func(k, _ any) bool {
+				configMACs.m.Delete(k)
+				configMACs.n--
+				return false
+			})
 		}
 	}
 	m := new(macCache)
