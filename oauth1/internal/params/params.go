@@ -250,9 +250,16 @@ func (s *Set) insertionSort(ps []pair) {
 		return
 	}
 	for i := 1; i < len(ps); i++ {
-		for j := i; j > 0 && s.compare(ps[j-1], ps[j]) > 0; j-- {
-			ps[j-1], ps[j] = ps[j], ps[j-1]
+		x, kx := ps[i], s.key(ps[i])
+		j := i
+		for ; j > 0; j-- {
+			y := ps[j-1]
+			if ky := s.key(y); ky < kx || ky == kx && s.compareTail(y, x) <= 0 {
+				break
+			}
+			ps[j] = y
 		}
+		ps[j] = x
 	}
 }
 
@@ -305,6 +312,11 @@ func (s *Set) compare(a, b pair) int {
 		}
 		return 1
 	}
+	return s.compareTail(a, b)
+}
+
+// compareTail orders a and b, whose keys are equal.
+func (s *Set) compareTail(a, b pair) int {
 	// Equal keys of names of at most eight bytes are equal names.
 	if a.eq-a.name > 8 || b.eq-b.name > 8 {
 		if c := bytes.Compare(s.name(a), s.name(b)); c != 0 {
