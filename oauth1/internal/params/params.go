@@ -44,7 +44,7 @@ type Set struct {
 // would not fit.
 type pair struct{ name, eq, end int32 }
 
-func newPair(_ []byte, name, eq, end int) pair {
+func newPair(name, eq, end int) pair {
 	return pair{int32(name), int32(eq), int32(end)}
 }
 
@@ -95,7 +95,7 @@ func (s *Set) Add(name, value string) error {
 	eq := len(s.buf)
 	s.buf = append(s.buf, sepEq...)
 	s.buf = appendTwice(s.buf, value)
-	s.pairs = append(s.pairs, newPair(s.buf, n, eq, len(s.buf)))
+	s.pairs = append(s.pairs, newPair(n, eq, len(s.buf)))
 	s.buf = append(s.buf, sepAmp...)
 	s.sorted = false
 	return nil
@@ -169,7 +169,7 @@ func addForm[T string | []byte](s *Set, raw T) error {
 			eq = len(buf)
 			buf = append(buf, sepEq...)
 		}
-		s.pairs = append(s.pairs, newPair(buf, name, eq, len(buf)))
+		s.pairs = append(s.pairs, newPair(name, eq, len(buf)))
 		buf = append(buf, sepAmp...)
 	}
 	s.buf = buf
