@@ -73,7 +73,10 @@ type Config struct {
 	Signer Signer
 
 	// Realm, if set, is sent as the realm parameter of the Authorization
-	// header (NetSuite wants the account id). It is never signed (§3.4.1.3.1).
+	// header (NetSuite wants the account id). It is never signed
+	// (§3.4.1.3.1), and is written as a quoted-string, not percent-encoded
+	// (§3.5.1, RFC 2617 §1.2); a realm holding a control character, such as
+	// CR or LF, is refused.
 	Realm string
 
 	// Delivery says where the protocol parameters go; the zero value is
