@@ -10,6 +10,7 @@ import (
 
 	"github.com/countersign/countersign/internal/ascii"
 
+	"github.com/countersign/countersign/oauth1/internal/wire"
 	"github.com/countersign/countersign/percent"
 )
 
@@ -17,13 +18,13 @@ import (
 // sorted order as the RFC's examples are: easier to read and to compare.
 func (s *state) deliver(c *Config, r *http.Request, sig []byte) error {
 	slices.SortFunc(s.proto, func(a, b Param) int { return cmp.Compare(a.Name, b.Name) })
-	b := s.out[:0] // pooled: what r keeps is a copy
+	b := s.Out[:0] // pooled: what r keeps is a copy
 	switch c.Delivery {
 	case AuthHeader:
 		b = append(b, "OAuth "...)
 		if c.Realm != "" {
 			b = append(b, "realm="...)
-			b = appendQuoted(b, c.Realm)
+			b = wire.AppendQuoted(b, c.Realm)
 			b = append(b, ", "...)
 		}
 		b = s.appendProto(b, sig, `="`, `", `)
@@ -40,21 +41,21 @@ func (s *state) deliver(c *Config, r *http.Request, sig []byte) error {
 		u.RawQuery = string(b[:len(b)-1])
 		r.URL = &u
 	case FormBody:
-		if len(s.form) > 0 {
-			b = append(append(b, s.form...), '&')
+		if len(s.Form) > 0 {
+			b = append(append(b, s.Form...), '&')
 		}
 		b = s.appendProto(b, sig, "=", "&")
-		setBody(r, bytes.Clone(b[:len(b)-1]))
+		wire.SetBody(r, bytes.Clone(b[:len(b)-1]))
 		if r.Header == nil {
 			r.Header = make(http.Header)
 		}
 		if r.Header.Get("Content-Type") == "" {
-			r.Header.Set("Content-Type", formType)
+			r.Header.Set("Content-Type", wire.FormType)
 		}
 	default:
 		return fmt.Errorf("oauth1: unknown %v", c.Delivery)
 	}
-	s.out = b
+	s.Out = b
 	return nil
 }
 
@@ -90,18 +91,4 @@ func checkRealm(realm string) error {
 		}
 	}
 	return nil
-}
-
-// appendQuoted appends s as an RFC 9110 §5.6.4 quoted-string, which is how
-// RFC 5849 §3.5.1 carries realm ("added and interpreted per RFC 2617
-// §1.2"): not percent-encoded, with '"' and '\\' escaped.
-func appendQuoted(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == '"' || c == '\\' {
-			b = append(b, '\\')
-		}
-		b = append(b, s[i])
-	}
-	return append(b, '"')
 }

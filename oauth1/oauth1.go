@@ -3,7 +3,7 @@ package oauth1
 import (
 	"crypto"
 	"crypto/rand"
-	"errors"
+	"github.com/countersign/countersign/oauth1/internal/wire"
 	"net/http"
 	"slices"
 	"strconv"
@@ -55,12 +55,12 @@ func (d Delivery) String() string {
 // DefaultMaxBodyBytes is the limit on the body that signing reads when
 // Config.MaxBodyBytes is zero: form bodies are read to collect their
 // parameters and, with Config.BodyHash, other bodies are read to hash them.
-const DefaultMaxBodyBytes = 4 << 20
+const DefaultMaxBodyBytes = wire.DefaultMaxBodyBytes
 
 // ErrBodyTooLarge is returned (wrapped, with the limit) when a body that
 // signing must read is larger than the limit. A request is never signed over
 // a truncated body.
-var ErrBodyTooLarge = errors.New("oauth1: request body exceeds the size limit")
+var ErrBodyTooLarge = wire.ErrBodyTooLarge
 
 // Config holds a client's credentials, its signature method and how
 // requests are signed. A Config is never modified by this package and is
@@ -171,22 +171,13 @@ func (c *Config) Sign(r *http.Request, tok *Credentials) error {
 // When r's context carries a [Trace] (see [WithTrace]), its Signed hook is
 // called once r is signed.
 func (c *Config) SignAt(r *http.Request, tok *Credentials, t time.Time, nonce string, extra ...Param) error {
-	return c.signAt(r, tok, t, nonce, extra, nil)
-}
-
-// signAt is SignAt; macs, if not nil, keeps keyed HMAC states across calls
-// (a Transport's); otherwise c's own are used.
-func (c *Config) signAt(r *http.Request, tok *Credentials, t time.Time, nonce string, extra []Param, macs *macCache) error {
 	extra = c.withParams(extra)
 	s := getState()
 	defer putState(s)
 	if err := s.build(c, r, tok, t, nonce, extra); err != nil {
 		return err
 	}
-	if macs == nil {
-		macs = c.macs()
-	}
-	sig, err := s.sign(c.signer(), c.Consumer.Secret, tok.secret(), macs)
+	sig, err := s.sign(c.signer(), c.Consumer.Secret, tok.secret())
 	if err != nil {
 		return err
 	}
@@ -215,7 +206,7 @@ func (c *Config) BaseString(r *http.Request, tok *Credentials, t time.Time, nonc
 	if err := s.build(c, r, tok, t, nonce, extra); err != nil {
 		return "", err
 	}
-	return string(s.base), nil
+	return string(s.Base), nil
 }
 
 // newNonce returns 26 characters from crypto/rand (130 bits), all
@@ -266,5 +257,3 @@ func (c *Config) signer() Signer {
 	}
 	return HMAC{}
 }
-
-func (c *Config) maxBodyBytes() int64 { return bodyLimit(c.MaxBodyBytes) }

@@ -5,10 +5,10 @@ import (
 	"crypto/rsa"
 	"encoding/json"
 	"fmt"
+	"github.com/countersign/countersign/oauth1/internal/redact"
 	"log/slog"
 	"net/url"
 	"strconv"
-	"strings"
 )
 
 // The types that hold secrets or keys print and log themselves redacted.
@@ -25,8 +25,6 @@ import (
 var (
 	_ fmt.Formatter  = Credentials{}
 	_ slog.LogValuer = Credentials{}
-	_ fmt.Formatter  = Registration{}
-	_ slog.LogValuer = Registration{}
 	_ fmt.Formatter  = Config{}
 	_ slog.LogValuer = Config{}
 	_ fmt.Formatter  = (*Transport)(nil)
@@ -35,82 +33,26 @@ var (
 	_ slog.LogValuer = RSA{}
 )
 
-func redact(secret string) string {
-	if secret == "" {
-		return `""`
-	}
-	return "REDACTED"
-}
-
-// formatRedacted prints s (or gs for %#v) under the verb, flags and width
-// of f, and any other verb as fmt prints a bad one.
-func formatRedacted(f fmt.State, verb rune, typ, s, gs string) {
-	switch verb {
-	case 'v':
-		if f.Flag('#') {
-			s = gs
-		}
-		fmt.Fprintf(f, strings.Replace(fmt.FormatString(f, 's'), "#", "", 1), s)
-	case 's', 'q', 'x', 'X':
-		fmt.Fprintf(f, fmt.FormatString(f, verb), s)
-	default:
-		fmt.Fprintf(f, "%%!%c(%s=%s)", verb, typ, s)
-	}
-}
-
 // String returns the token with the secret redacted. json.Marshal, unlike
 // fmt and slog, writes the secret: storing a token is what it is for.
 func (c Credentials) String() string {
-	return "{Token:" + c.Token + " Secret:" + redact(c.Secret) + "}"
+	return "{Token:" + c.Token + " Secret:" + redact.Secret(c.Secret) + "}"
 }
 
 func (c Credentials) GoString() string {
-	return "oauth1.Credentials{Token:" + strconv.Quote(c.Token) + ", Secret:" + redact(c.Secret) + "}"
+	return "oauth1.Credentials{Token:" + strconv.Quote(c.Token) + ", Secret:" + redact.Secret(c.Secret) + "}"
 }
 
 // Format implements [fmt.Formatter]: every verb prints String or, for %#v,
 // GoString.
 func (c Credentials) Format(f fmt.State, verb rune) {
-	formatRedacted(f, verb, "oauth1.Credentials", c.String(), c.GoString())
+	redact.Format(f, verb, "oauth1.Credentials", c.String(), c.GoString())
 }
 
 // LogValue implements [slog.LogValuer]: a group of Token and the redacted
 // Secret.
 func (c Credentials) LogValue() slog.Value {
-	return slog.GroupValue(slog.String("Token", c.Token), slog.String("Secret", redact(c.Secret)))
-}
-
-// String and GoString redact Secret, as Credentials' do, so that a Registration
-// can be logged with any fmt verb.
-func (c Registration) String() string {
-	return "{Secret:" + redact(c.Secret) + " PublicKey:" + publicKeyText(c.PublicKey) + "}"
-}
-
-func (c Registration) GoString() string {
-	return "oauth1.Registration{Secret:" + redact(c.Secret) + ", PublicKey:" + publicKeyText(c.PublicKey) + "}"
-}
-
-// Format implements [fmt.Formatter], as [Credentials.Format] does.
-func (c Registration) Format(f fmt.State, verb rune) {
-	formatRedacted(f, verb, "oauth1.Registration", c.String(), c.GoString())
-}
-
-// LogValue implements [slog.LogValuer].
-func (c Registration) LogValue() slog.Value {
-	return slog.GroupValue(slog.String("Secret", redact(c.Secret)), slog.String("PublicKey", publicKeyText(c.PublicKey)))
-}
-
-// MarshalJSON writes the redacted form: a Registration is looked up from a
-// store, never stored from its JSON.
-func (c Registration) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct{ Secret, PublicKey string }{redact(c.Secret), publicKeyText(c.PublicKey)})
-}
-
-func publicKeyText(k *rsa.PublicKey) string {
-	if k == nil || k.N == nil {
-		return "nil"
-	}
-	return "RSA-" + strconv.Itoa(k.N.BitLen())
+	return slog.GroupValue(slog.String("Token", c.Token), slog.String("Secret", redact.Secret(c.Secret)))
 }
 
 // signerText names a signature method without its key.
@@ -145,7 +87,7 @@ func signingKeyText(s RSA) string {
 		return "nil"
 	case *rsa.PrivateKey:
 		if k != nil {
-			return publicKeyText(&k.PublicKey)
+			return redact.PublicKey(&k.PublicKey)
 		}
 	}
 	// Public is not called: an HSM's or KMS's key may go to the network.
@@ -154,7 +96,7 @@ func signingKeyText(s RSA) string {
 
 // Format implements [fmt.Formatter]: no verb prints key material.
 func (s RSA) Format(f fmt.State, verb rune) {
-	formatRedacted(f, verb, "oauth1.RSA", s.String(), s.GoString())
+	redact.Format(f, verb, "oauth1.RSA", s.String(), s.GoString())
 }
 
 // LogValue implements [slog.LogValuer].
@@ -184,7 +126,7 @@ func (c Config) GoString() string {
 
 // Format implements [fmt.Formatter], as [Credentials.Format] does.
 func (c Config) Format(f fmt.State, verb rune) {
-	formatRedacted(f, verb, "oauth1.Config", c.String(), c.GoString())
+	redact.Format(f, verb, "oauth1.Config", c.String(), c.GoString())
 }
 
 // LogValue implements [slog.LogValuer].
@@ -207,7 +149,7 @@ func (c Config) MarshalJSON() ([]byte, error) {
 		Signer, Realm, Delivery                       string
 		RequestTokenURL, AuthorizeURL, AccessTokenURL string
 	}{
-		struct{ Token, Secret string }{c.Consumer.Token, redact(c.Consumer.Secret)},
+		struct{ Token, Secret string }{c.Consumer.Token, redact.Secret(c.Consumer.Secret)},
 		signerText(c.Signer), c.Realm, c.Delivery.String(),
 		urlText(c.Endpoint.RequestTokenURL), urlText(c.Endpoint.AuthorizeURL), urlText(c.Endpoint.AccessTokenURL),
 	})
@@ -250,7 +192,7 @@ func (t *Transport) GoString() string {
 
 // Format implements [fmt.Formatter], as [Credentials.Format] does.
 func (t *Transport) Format(f fmt.State, verb rune) {
-	formatRedacted(f, verb, "oauth1.Transport", t.String(), t.GoString())
+	redact.Format(f, verb, "oauth1.Transport", t.String(), t.GoString())
 }
 
 // LogValue implements [slog.LogValuer].

@@ -7,11 +7,9 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/countersign/countersign/oauth1/internal/redact"
 	"github.com/countersign/countersign/percent"
 )
-
-// redactedText replaces a secret wherever one is scrubbed from text.
-const redactedText = "REDACTED"
 
 // stripURLError returns err with the URL of each [*url.Error] in its chain
 // rid of protocol parameters: net/http names the request it sent, and a
@@ -107,7 +105,7 @@ func scrubEcho(text []byte, secrets ...string) []byte {
 		}
 		once := percent.Encode(s)
 		for _, form := range []string{percent.Encode(once), once, url.QueryEscape(s), url.PathEscape(s), s} {
-			out = replaceFold(out, form, redactedText)
+			out = replaceFold(out, form, redact.Text)
 		}
 	}
 	return out
@@ -140,7 +138,7 @@ func scrubParam(b []byte, name string) []byte {
 		}
 		out = append(out, b[:j]...)
 		if k > j {
-			out = append(out, redactedText...)
+			out = append(out, redact.Text...)
 		}
 		b = b[k:]
 	}

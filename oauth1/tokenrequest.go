@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/countersign/countersign/oauth1/internal/wire"
 	"github.com/countersign/countersign/percent"
 )
 
@@ -51,7 +52,7 @@ func newTokenRequest(ctx context.Context, method, rawURL string, p Param, extra 
 	}
 	switch {
 	case body != nil:
-		req.Header.Set("Content-Type", formType)
+		req.Header.Set("Content-Type", wire.FormType)
 	case len(form) > 0:
 		u := *req.URL
 		if u.RawQuery != "" {

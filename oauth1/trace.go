@@ -91,5 +91,5 @@ func (s *state) signInfo(r *http.Request) SignInfo {
 		}
 		return strings.Compare(percent.Encode(a.Value), percent.Encode(b.Value))
 	})
-	return SignInfo{Method: r.Method, URL: u.String(), BaseString: string(s.base), Params: ps}
+	return SignInfo{Method: r.Method, URL: u.String(), BaseString: string(s.Base), Params: ps}
 }

@@ -3,6 +3,7 @@ package oauth1
 import (
 	"errors"
 	"fmt"
+	"github.com/countersign/countersign/oauth1/internal/wire"
 	"maps"
 	"net"
 	"net/http"
@@ -51,8 +52,6 @@ type Transport struct {
 	// redirect from https to http is never signed, listed or not, and
 	// PLAINTEXT requests ignore the list.
 	RedirectHosts []string
-
-	macs macCache
 }
 
 var _ http.RoundTripper = (*Transport)(nil)
@@ -98,22 +97,22 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		if need && r2.GetBody == nil {
-			limit := c.maxBodyBytes()
+			limit := wire.BodyLimit(c.MaxBodyBytes)
 			if r2.ContentLength > limit {
 				return nil, fmt.Errorf("%w: Content-Length %d, limit %d bytes", ErrBodyTooLarge, r2.ContentLength, limit)
 			}
-			b, err := readLimited(nil, req.Body, r2.ContentLength, limit)
+			b, err := wire.ReadLimited(nil, req.Body, r2.ContentLength, limit)
 			if err != nil {
 				return nil, err
 			}
 			owned = false
 			req.Body.Close()
 			// The buffer is what goes out, with a GetBody for replays.
-			setBody(r2, b)
+			wire.SetBody(r2, b)
 			sendsOriginal = false
 		}
 	}
-	if err := c.signAt(r2, t.Token, c.now(), c.nonce(), nil, &t.macs); err != nil {
+	if err := c.SignAt(r2, t.Token, c.now(), c.nonce()); err != nil {
 		return nil, err
 	}
 	if c.Delivery == FormBody {
@@ -206,7 +205,7 @@ func (c *Config) needsBody(r *http.Request) (bool, error) {
 	if c.BodyHash != 0 || c.Delivery == FormBody {
 		return true, nil
 	}
-	return isForm(r.Header.Get("Content-Type"))
+	return wire.IsForm(r.Header.Get("Content-Type"))
 }
 
 // Client returns an HTTP client that signs its requests with c and tok

@@ -1,4 +1,4 @@
-package oauth1
+package server
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/internal/wire"
 	"github.com/countersign/countersign/percent"
 )
 
@@ -19,39 +21,41 @@ const maxProtocolParams = 64
 // collectProtocol returns the parameters of r's OAuth Authorization header,
 // and the protocol parameters from all three places of §3.5 (with realm),
 // refusing duplicates. It reports whether r has a form body and a body.
-func collectProtocol(s *state, r *http.Request, limit int64) (header, proto []Param, form, hasBody bool, err error) {
-	fail := func(err error) ([]Param, []Param, bool, bool, error) { return nil, nil, false, false, err }
+func collectProtocol(s *state, r *http.Request, limit int64) (header, proto []oauth1.Param, form, hasBody bool, err error) {
+	fail := func(err error) ([]oauth1.Param, []oauth1.Param, bool, bool, error) {
+		return nil, nil, false, false, err
+	}
 	seen := false
 	for _, h := range r.Header.Values("Authorization") {
 		if !isOAuthScheme(h) {
 			continue
 		}
 		if seen {
-			return fail(problem(ProblemParameterRejected, errors.New("more than one OAuth Authorization header"), "Authorization"))
+			return fail(problem(oauth1.ProblemParameterRejected, errors.New("more than one OAuth Authorization header"), "Authorization"))
 		}
 		seen = true
-		if header, err = ParseAuthHeader(h); err != nil {
-			return fail(problem(ProblemParameterRejected, err, "Authorization"))
+		if header, err = oauth1.ParseAuthHeader(h); err != nil {
+			return fail(problem(oauth1.ProblemParameterRejected, err, "Authorization"))
 		}
 	}
-	proto = make([]Param, 0, 10)
+	proto = make([]oauth1.Param, 0, 10)
 	for _, p := range header {
 		if strings.HasPrefix(p.Name, "oauth_") || p.Name == "realm" {
 			proto = append(proto, p)
 		}
 	}
 	if len(proto) > maxProtocolParams {
-		return fail(problem(ProblemParameterRejected, fmt.Errorf("more than %d protocol parameters", maxProtocolParams), "Authorization"))
+		return fail(problem(oauth1.ProblemParameterRejected, fmt.Errorf("more than %d protocol parameters", maxProtocolParams), "Authorization"))
 	}
 	if proto, err = appendOAuthForm(proto, r.URL.RawQuery, "query"); err != nil {
 		return fail(err)
 	}
-	if form, err = isForm(r.Header.Get("Content-Type")); err != nil {
-		return fail(problem(ProblemParameterRejected, err, "Content-Type"))
+	if form, err = wire.IsForm(r.Header.Get("Content-Type")); err != nil {
+		return fail(problem(oauth1.ProblemParameterRejected, err, "Content-Type"))
 	}
 	hasBody = r.Body != nil && r.Body != http.NoBody
 	if hasBody && form {
-		body, err := s.formBody(r, limit) // kept for receivedBase: one read
+		body, err := s.FormBody(r, limit) // kept for receivedBase: one read
 		if err != nil {
 			return fail(err)
 		}
@@ -60,14 +64,14 @@ func collectProtocol(s *state, r *http.Request, limit int64) (header, proto []Pa
 		}
 	}
 	if name, ok := repeatedName(proto); ok {
-		return fail(problem(ProblemParameterRejected, errors.New("duplicated protocol parameter"), name))
+		return fail(problem(oauth1.ProblemParameterRejected, errors.New("duplicated protocol parameter"), name))
 	}
 	return header, proto, form, hasBody, nil
 }
 
 // repeatedName returns a name that occurs more than once in ps, which holds
 // at most maxProtocolParams parameters.
-func repeatedName(ps []Param) (string, bool) {
+func repeatedName(ps []oauth1.Param) (string, bool) {
 	for i, p := range ps {
 		for _, q := range ps[:i] {
 			if p.Name == q.Name {
@@ -86,10 +90,10 @@ func isOAuthScheme(h string) bool {
 // appendOAuthForm appends the oauth_* parameters of a query or form body,
 // decoded with form rules, as §3.4.1.3.1 reads them. Past maxProtocolParams
 // in all, the request is refused. What it appends is copied out of raw.
-func appendOAuthForm[T string | []byte](dst []Param, raw T, where string) ([]Param, error) {
+func appendOAuthForm[T string | []byte](dst []oauth1.Param, raw T, where string) ([]oauth1.Param, error) {
 	for len(raw) > 0 {
 		if len(dst) > maxProtocolParams {
-			return dst, problem(ProblemParameterRejected, fmt.Errorf("more than %d protocol parameters", maxProtocolParams))
+			return dst, problem(oauth1.ProblemParameterRejected, fmt.Errorf("more than %d protocol parameters", maxProtocolParams))
 		}
 		pair := raw
 		raw = raw[len(raw):]
@@ -111,9 +115,9 @@ func appendOAuthForm[T string | []byte](dst []Param, raw T, where string) ([]Par
 		}
 		val, err := percent.DecodeForm(string(value))
 		if err != nil {
-			return dst, problem(ProblemParameterRejected, fmt.Errorf("malformed %s: %w", where, err), n)
+			return dst, problem(oauth1.ProblemParameterRejected, fmt.Errorf("malformed %s: %w", where, err), n)
 		}
-		dst = append(dst, Param{Name: n, Value: val})
+		dst = append(dst, oauth1.Param{Name: n, Value: val})
 	}
 	return dst, nil
 }
@@ -194,11 +198,11 @@ func (v *Verifier) baseURI(dst []byte, r *http.Request, scheme string) ([]byte, 
 		// Compared as normalized: "API.example.com:443" is api.example.com
 		// over https.
 		var got, want [128]byte
-		g, err := appendURI(got[:0], scheme, host, "/")
+		g, err := wire.AppendURI(got[:0], scheme, host, "/")
 		if err != nil {
 			return dst, err
 		}
-		w, err := appendURI(want[:0], scheme, v.Host, "/")
+		w, err := wire.AppendURI(want[:0], scheme, v.Host, "/")
 		if err != nil {
 			return dst, fmt.Errorf("invalid Verifier.Host %q: %w", v.Host, err)
 		}
@@ -206,5 +210,27 @@ func (v *Verifier) baseURI(dst []byte, r *http.Request, scheme string) ([]byte, 
 			return dst, fmt.Errorf("the Host header %q is not %q, the host this Verifier serves", host, v.Host)
 		}
 	}
-	return appendURI(dst, scheme, host, path)
+	return wire.AppendURI(dst, scheme, host, path)
+}
+
+// receivedBase writes into s.Base the base string of a request as a
+// provider received it: s.URI is its base string URI, and header holds the
+// protocol parameters read from the Authorization header, decoded.
+// Parameters delivered in the query or body are part of r and are collected
+// with it. oauth_signature and realm are left out wherever they came from
+// (§3.4.1.3.1).
+func (s *state) receivedBase(r *http.Request, header []oauth1.Param, limit int64) error {
+	if _, _, err := s.Collect(r, limit); err != nil {
+		return err
+	}
+	s.Params.Delete("oauth_signature")
+	for _, p := range header {
+		if p.Name != "realm" && p.Name != "oauth_signature" {
+			if err := s.Params.Add(p.Name, p.Value); err != nil {
+				return err
+			}
+		}
+	}
+	s.Base = s.Params.AppendBaseString(s.Base[:0], r.Method, s.URI)
+	return nil
 }

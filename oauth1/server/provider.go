@@ -1,4 +1,4 @@
-package oauth1
+package server
 
 import (
 	"context"
@@ -15,14 +15,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/internal/wire"
 	"github.com/countersign/countersign/percent"
-)
-
-// Problem codes a [Provider] answers besides the Verifier's.
-const (
-	ProblemTokenUsed         Problem = "token_used"         // temporary credentials already exchanged
-	ProblemPermissionUnknown Problem = "permission_unknown" // exchanged before the resource owner approved
-	ProblemPermissionDenied  Problem = "permission_denied"  // the resource owner refused (sent to the callback)
 )
 
 // DefaultTemporaryTTL is how long temporary credentials live when
@@ -72,10 +67,10 @@ type Provider struct {
 	// service with several instances needs a shared store.
 	Tokens TokenStore
 
-	// Verifier verifies the requests; its Credentials must be the Provider
+	// Verifier verifies the requests; its Store must be the Provider
 	// (or a store that asks the Provider for tokens), and its RequireToken
 	// false, since the temporary credential request has no token. Nil
-	// means a Verifier with the defaults and the Provider as Credentials,
+	// means a Verifier with the defaults and the Provider as Store,
 	// made on first use. Its clock, Now, also dates the temporary
 	// credentials: a TokenStore must decide expiry on a clock that agrees.
 	Verifier *Verifier
@@ -117,7 +112,7 @@ func (p *Provider) verifier() *Verifier {
 	if p.Verifier != nil {
 		return p.Verifier
 	}
-	p.once.Do(func() { p.ver = &Verifier{Credentials: p} })
+	p.once.Do(func() { p.ver = &Verifier{Store: p} })
 	return p.ver
 }
 
@@ -162,7 +157,7 @@ func (p *Provider) TokenSecret(ctx context.Context, consumerKey, token string) (
 func (p *Provider) verify(w http.ResponseWriter, r *http.Request, check func(*Verification) error) *Verification {
 	v, err := p.verifier().Verify(r)
 	if errors.Is(err, ErrTokenUsed) {
-		err = problem(ProblemTokenUsed, err)
+		err = problem(oauth1.ProblemTokenUsed, err)
 	}
 	if err == nil && check != nil {
 		err = check(v)
@@ -180,7 +175,7 @@ func (p *Provider) verify(w http.ResponseWriter, r *http.Request, check func(*Ve
 // writeError is the Verifier's WriteError, with 503 for a full store.
 func (p *Provider) writeError(w http.ResponseWriter, err error) {
 	if errors.Is(err, ErrTokenStoreFull) {
-		w.Header().Set("Content-Type", formType)
+		w.Header().Set("Content-Type", wire.FormType)
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Set("Retry-After", "60")
 		w.WriteHeader(http.StatusServiceUnavailable)
@@ -218,7 +213,7 @@ func (p *Provider) RequestTokenHandler() http.Handler {
 			return err
 		})
 		if v != nil {
-			writeForm(w, []Param{{"oauth_token", t.Token}, {"oauth_token_secret", t.Secret}, {"oauth_callback_confirmed", "true"}})
+			writeForm(w, []oauth1.Param{{"oauth_token", t.Token}, {"oauth_token_secret", t.Secret}, {"oauth_callback_confirmed", "true"}})
 		}
 	})
 }
@@ -227,7 +222,7 @@ func (p *Provider) RequestTokenHandler() http.Handler {
 // stores new temporary credentials for it.
 func (p *Provider) issueTemporary(ctx context.Context, v *Verification) (TemporaryCredentials, error) {
 	if v.Token != "" {
-		return TemporaryCredentials{}, problem(ProblemParameterRejected, errors.New("a temporary credential request carries no token"), "oauth_token")
+		return TemporaryCredentials{}, problem(oauth1.ProblemParameterRejected, errors.New("a temporary credential request carries no token"), "oauth_token")
 	}
 	if err := p.checkCallback(ctx, v); err != nil {
 		return TemporaryCredentials{}, err
@@ -252,14 +247,14 @@ func (p *Provider) issueTemporary(ctx context.Context, v *Verification) (Tempora
 func (p *Provider) checkCallback(ctx context.Context, v *Verification) error {
 	cb := v.Get("oauth_callback")
 	if cb == "" {
-		return problem(ProblemParameterAbsent, nil, "oauth_callback")
+		return problem(oauth1.ProblemParameterAbsent, nil, "oauth_callback")
 	}
 	if err := validCallback(cb); err != nil {
-		return problem(ProblemParameterRejected, err, "oauth_callback")
+		return problem(oauth1.ProblemParameterRejected, err, "oauth_callback")
 	}
 	if p.CheckCallback != nil {
 		if err := p.CheckCallback(ctx, v.ConsumerKey, cb); err != nil {
-			return problem(ProblemParameterRejected, err, "oauth_callback")
+			return problem(oauth1.ProblemParameterRejected, err, "oauth_callback")
 		}
 	}
 	return nil
@@ -323,13 +318,13 @@ func (p *Provider) Authorize(ctx context.Context, token, user string) (redirect,
 	if t.Callback == "oob" {
 		return "", verifier, nil
 	}
-	return appendQuery(t.Callback, Param{"oauth_token", token}, Param{"oauth_verifier", verifier}), verifier, nil
+	return appendQuery(t.Callback, oauth1.Param{"oauth_token", token}, oauth1.Param{"oauth_verifier", verifier}), verifier, nil
 }
 
 // Deny records that the resource owner refused the temporary credentials
 // token: they are used up. The consent page sends the owner to redirect,
 // the callback URL with oauth_token and oauth_problem=permission_denied
-// added, which [ParseCallback] reports as [ErrDenied]; for "oob", redirect
+// added, which [oauth1.ParseCallback] reports as [oauth1.ErrDenied]; for "oob", redirect
 // is empty. Errors are those of Authorize.
 func (p *Provider) Deny(ctx context.Context, token string) (redirect string, err error) {
 	if p.Tokens == nil {
@@ -342,7 +337,7 @@ func (p *Provider) Deny(ctx context.Context, token string) (redirect string, err
 	if t.Callback == "oob" {
 		return "", nil
 	}
-	return appendQuery(t.Callback, Param{"oauth_token", token}, Param{"oauth_problem", string(ProblemPermissionDenied)}), nil
+	return appendQuery(t.Callback, oauth1.Param{"oauth_token", token}, oauth1.Param{"oauth_problem", string(oauth1.ProblemPermissionDenied)}), nil
 }
 
 // pin returns eight random decimal digits. The modulo bias, below 10^-11,
@@ -356,7 +351,7 @@ func pin() string {
 }
 
 // appendQuery adds ps to the query of rawURL, before any fragment.
-func appendQuery(rawURL string, ps ...Param) string {
+func appendQuery(rawURL string, ps ...oauth1.Param) string {
 	u, frag, hasFrag := strings.Cut(rawURL, "#")
 	b := []byte(u)
 	switch {
@@ -406,7 +401,7 @@ func (p *Provider) AccessTokenHandler() http.Handler {
 		if v == nil {
 			return
 		}
-		ps := []Param{{"oauth_token", tok.Token}, {"oauth_token_secret", tok.Secret}}
+		ps := []oauth1.Param{{"oauth_token", tok.Token}, {"oauth_token_secret", tok.Secret}}
 		keys := make([]string, 0, len(extra))
 		for k := range extra {
 			keys = append(keys, k)
@@ -414,7 +409,7 @@ func (p *Provider) AccessTokenHandler() http.Handler {
 		slices.Sort(keys)
 		for _, k := range keys {
 			for _, val := range extra[k] {
-				ps = append(ps, Param{k, val})
+				ps = append(ps, oauth1.Param{k, val})
 			}
 		}
 		writeForm(w, ps)
@@ -432,7 +427,7 @@ func (p *Provider) exchange(ctx context.Context, v *Verification) (TokenCredenti
 		absent = append(absent, "oauth_verifier")
 	}
 	if len(absent) > 0 {
-		return TokenCredentials{}, nil, problem(ProblemParameterAbsent, nil, absent...)
+		return TokenCredentials{}, nil, problem(oauth1.ProblemParameterAbsent, nil, absent...)
 	}
 	if p.Tokens == nil {
 		return TokenCredentials{}, nil, errors.New("oauth1: Provider.Tokens is nil")
@@ -440,17 +435,17 @@ func (p *Provider) exchange(ctx context.Context, v *Verification) (TokenCredenti
 	t, err := p.Tokens.TakeTemporary(ctx, v.Token)
 	switch {
 	case errors.Is(err, ErrTokenUsed):
-		return TokenCredentials{}, nil, problem(ProblemTokenUsed, err)
+		return TokenCredentials{}, nil, problem(oauth1.ProblemTokenUsed, err)
 	case errors.Is(err, ErrNotFound):
-		return TokenCredentials{}, nil, problem(ProblemTokenRejected, err)
+		return TokenCredentials{}, nil, problem(oauth1.ProblemTokenRejected, err)
 	case err != nil:
 		return TokenCredentials{}, nil, fmt.Errorf("oauth1: taking temporary credentials: %w", err)
 	case t.ConsumerKey != v.ConsumerKey:
-		return TokenCredentials{}, nil, problem(ProblemTokenRejected, errors.New("temporary credentials of another client"))
+		return TokenCredentials{}, nil, problem(oauth1.ProblemTokenRejected, errors.New("temporary credentials of another client"))
 	case t.Verifier == "":
-		return TokenCredentials{}, nil, problem(ProblemPermissionUnknown, errors.New("the resource owner has not approved"))
+		return TokenCredentials{}, nil, problem(oauth1.ProblemPermissionUnknown, errors.New("the resource owner has not approved"))
 	case subtle.ConstantTimeCompare([]byte(t.Verifier), []byte(verifier)) != 1:
-		return TokenCredentials{}, nil, problem(ProblemParameterRejected, errors.New("wrong verifier"), "oauth_verifier")
+		return TokenCredentials{}, nil, problem(oauth1.ProblemParameterRejected, errors.New("wrong verifier"), "oauth_verifier")
 	}
 	tok := TokenCredentials{Token: rand.Text(), Secret: rand.Text(), ConsumerKey: t.ConsumerKey, User: t.User}
 	var extra url.Values
@@ -470,7 +465,7 @@ func (p *Provider) exchange(ctx context.Context, v *Verification) (TokenCredenti
 
 // writeForm answers 200 with ps, application/x-www-form-urlencoded. The
 // answer holds a secret: no cache may keep it.
-func writeForm(w http.ResponseWriter, ps []Param) {
+func writeForm(w http.ResponseWriter, ps []oauth1.Param) {
 	var b []byte
 	for i, p := range ps {
 		if i > 0 {
@@ -480,7 +475,7 @@ func writeForm(w http.ResponseWriter, ps []Param) {
 		b = append(b, '=')
 		b = percent.AppendEncode(b, p.Value)
 	}
-	w.Header().Set("Content-Type", formType)
+	w.Header().Set("Content-Type", wire.FormType)
 	w.Header().Set("Cache-Control", "no-store")
 	w.Write(b)
 }

@@ -1,4 +1,4 @@
-package oauth1
+package server
 
 import (
 	"crypto"
@@ -7,39 +7,41 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/internal/mac"
 	"net/http"
 )
 
 // checkSignature compares sig with the signature of base in constant time.
 // Its error never says what the expected signature was.
-func (s *state) checkSignature(method string, base []byte, sig string, c Registration, tokenSecret string, macs *macCache) *ProblemError {
-	invalid := func(err error) *ProblemError { return problem(ProblemSignatureInvalid, err) }
-	rejected := func(err error) *ProblemError { return problem(ProblemSignatureMethodRejected, err) }
+func (s *state) checkSignature(method string, base []byte, sig string, c Registration, tokenSecret string) *ProblemError {
+	invalid := func(err error) *ProblemError { return problem(oauth1.ProblemSignatureInvalid, err) }
+	rejected := func(err error) *ProblemError { return problem(oauth1.ProblemSignatureMethodRejected, err) }
 	if method == "PLAINTEXT" {
 		if c.Secret == "" {
 			return rejected(errors.New("no shared secret registered for the consumer")) // "&" would do
 		}
-		s.key = appendKey(s.key[:0], c.Secret, tokenSecret)
-		ok := hmac.Equal(s.key, []byte(sig))
-		clear(s.key)
+		s.Key = mac.AppendKey(s.Key[:0], c.Secret, tokenSecret)
+		ok := hmac.Equal(s.Key, []byte(sig))
+		clear(s.Key)
 		if !ok {
 			return invalid(nil)
 		}
 		return nil
 	}
-	h, isRSA, ok := methodHash(method)
+	h, isRSA, ok := mac.MethodHash(method)
 	if !ok {
 		return rejected(fmt.Errorf("method %q is not supported", method))
 	}
 	if isRSA {
 		if c.PublicKey == nil {
-			return rejected(errors.New("no RSA public key registered for the consumer"))
+			return rejected(errors.New("no oauth1.RSA public key registered for the consumer"))
 		}
 		raw, err := base64.StdEncoding.DecodeString(sig)
 		if err != nil {
 			return invalid(errors.New("oauth_signature is not base64"))
 		}
-		if err := checkHash(h); err != nil {
+		if err := mac.CheckHash(h); err != nil {
 			return rejected(err)
 		}
 		d := h.New()
@@ -51,15 +53,15 @@ func (s *state) checkSignature(method string, base []byte, sig string, c Registr
 		return nil
 	}
 	if c.Secret == "" {
-		// An empty secret would make an HMAC anybody can compute.
+		// An empty secret would make an oauth1.HMAC anybody can compute.
 		return rejected(errors.New("no shared secret registered for the consumer"))
 	}
 	var err error
-	if s.sig, err = macs.appendSign(s.sig[:0], s.key, s.sum[:], HMAC{Hash: h}, base, c.Secret, tokenSecret); err != nil {
+	if s.Sig, err = mac.AppendSign(s.Sig[:0], s.Key, s.Sum[:], h, base, c.Secret, tokenSecret); err != nil {
 		return rejected(err)
 	}
-	ok = hmac.Equal(s.sig, []byte(sig))
-	clear(s.sig)
+	ok = hmac.Equal(s.Sig, []byte(sig))
+	clear(s.Sig)
 	if !ok {
 		return invalid(nil)
 	}
@@ -70,7 +72,7 @@ func (s *state) checkSignature(method string, base []byte, sig string, c Registr
 func (v *Verifier) checkBodyHash(s *state, r *http.Request, hasBody bool, got string, limit int64) error {
 	raw, err := base64.StdEncoding.DecodeString(got)
 	if err != nil {
-		return problem(ProblemParameterRejected, errors.New("oauth_body_hash is not base64"), "oauth_body_hash")
+		return problem(oauth1.ProblemParameterRejected, errors.New("oauth_body_hash is not base64"), "oauth_body_hash")
 	}
 	h := v.BodyHash
 	if h == 0 {
@@ -82,18 +84,18 @@ func (v *Verifier) checkBodyHash(s *state, r *http.Request, hasBody bool, got st
 		case 64:
 			h = crypto.SHA512
 		default:
-			return problem(ProblemParameterRejected, errors.New("oauth_body_hash has an unknown length"), "oauth_body_hash")
+			return problem(oauth1.ProblemParameterRejected, errors.New("oauth_body_hash has an unknown length"), "oauth_body_hash")
 		}
 	}
 	if !h.Available() || h.Size() != len(raw) {
-		return problem(ProblemParameterRejected, errors.New("oauth_body_hash is not a "+hashName(h)+" hash"), "oauth_body_hash")
+		return problem(oauth1.ProblemParameterRejected, errors.New("oauth_body_hash is not a "+mac.HashName(h)+" hash"), "oauth_body_hash")
 	}
-	if err := checkHash(h); err != nil {
-		return problem(ProblemParameterRejected, err, "oauth_body_hash")
+	if err := mac.CheckHash(h); err != nil {
+		return problem(oauth1.ProblemParameterRejected, err, "oauth_body_hash")
 	}
 	var body []byte
 	if hasBody {
-		if body, err = s.readBody(r, limit); err != nil {
+		if body, err = s.ReadBody(r, limit); err != nil {
 			return err
 		}
 	}
@@ -101,7 +103,7 @@ func (v *Verifier) checkBodyHash(s *state, r *http.Request, hasBody bool, got st
 	d.Write(body)
 	var sum [64]byte
 	if !hmac.Equal(d.Sum(sum[:0]), raw) {
-		return &ProblemError{Problem: ProblemSignatureInvalid, Params: []string{"oauth_body_hash"}, Err: errors.New("the body does not match oauth_body_hash")}
+		return &ProblemError{Problem: oauth1.ProblemSignatureInvalid, Params: []string{"oauth_body_hash"}, Err: errors.New("the body does not match oauth_body_hash")}
 	}
 	return nil
 }

@@ -1,9 +1,10 @@
-package oauth1
+package server
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/countersign/countersign/oauth1/internal/redact"
 	"sync"
 	"time"
 )
@@ -22,12 +23,12 @@ type TemporaryCredentials struct {
 
 func (t TemporaryCredentials) String() string {
 	return fmt.Sprintf("{Token:%s Secret:%s ConsumerKey:%s Callback:%s Expires:%s User:%s Verifier:%s}",
-		t.Token, redact(t.Secret), t.ConsumerKey, t.Callback, t.Expires.Format(time.RFC3339), t.User, redact(t.Verifier))
+		t.Token, redact.Secret(t.Secret), t.ConsumerKey, t.Callback, t.Expires.Format(time.RFC3339), t.User, redact.Secret(t.Verifier))
 }
 
 func (t TemporaryCredentials) GoString() string {
 	return fmt.Sprintf("oauth1.TemporaryCredentials{Token:%q, Secret:%s, ConsumerKey:%q, Callback:%q, Expires:%q, User:%q, Verifier:%s}",
-		t.Token, redact(t.Secret), t.ConsumerKey, t.Callback, t.Expires.Format(time.RFC3339), t.User, redact(t.Verifier))
+		t.Token, redact.Secret(t.Secret), t.ConsumerKey, t.Callback, t.Expires.Format(time.RFC3339), t.User, redact.Secret(t.Verifier))
 }
 
 // TokenCredentials is a provider's record of token credentials (§2.3): the
@@ -40,12 +41,12 @@ type TokenCredentials struct {
 }
 
 func (t TokenCredentials) String() string {
-	return "{Token:" + t.Token + " Secret:" + redact(t.Secret) + " ConsumerKey:" + t.ConsumerKey + " User:" + t.User + "}"
+	return "{Token:" + t.Token + " Secret:" + redact.Secret(t.Secret) + " ConsumerKey:" + t.ConsumerKey + " User:" + t.User + "}"
 }
 
 func (t TokenCredentials) GoString() string {
 	return fmt.Sprintf("oauth1.TokenCredentials{Token:%q, Secret:%s, ConsumerKey:%q, User:%q}",
-		t.Token, redact(t.Secret), t.ConsumerKey, t.User)
+		t.Token, redact.Secret(t.Secret), t.ConsumerKey, t.User)
 }
 
 // ErrTokenUsed is returned, wrapped, by a [TokenStore] for temporary

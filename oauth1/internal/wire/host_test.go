@@ -1,4 +1,4 @@
-package oauth1
+package wire
 
 import (
 	"strings"
@@ -26,8 +26,8 @@ var punycodeTests = []struct{ name, in, want string }{
 func TestWireHostPunycode(t *testing.T) {
 	for _, tt := range punycodeTests {
 		in, want := tt.in+".example:8080", "xn--"+tt.want+".example:8080"
-		if got, err := wireHost(in); err != nil || got != want {
-			t.Errorf("%s: wireHost(%q) = %q, %v; want %q", tt.name, in, got, err, want)
+		if got, err := Host(in); err != nil || got != want {
+			t.Errorf("%s: Host(%q) = %q, %v; want %q", tt.name, in, got, err, want)
 		}
 	}
 }
@@ -47,8 +47,8 @@ func TestWireHost(t *testing.T) {
 		{"[fe80::1%en0]", "[fe80::1]"},
 	}
 	for _, tt := range tests {
-		if got, err := wireHost(tt.in); err != nil || got != tt.want {
-			t.Errorf("wireHost(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		if got, err := Host(tt.in); err != nil || got != tt.want {
+			t.Errorf("Host(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
 		}
 	}
 }
@@ -70,16 +70,16 @@ func TestWireHostLongLabel(t *testing.T) {
 		"[fe80::1%" + long + "]",
 	} {
 		start := time.Now()
-		got, err := wireHost(host)
+		got, err := Host(host)
 		if d := time.Since(start); d > 100*time.Millisecond {
-			t.Errorf("wireHost(%d bytes) took %v", len(host), d)
+			t.Errorf("Host(%d bytes) took %v", len(host), d)
 		}
 		if err == nil {
-			t.Errorf("wireHost(%d bytes) = %.40q..., want an error", len(host), got)
+			t.Errorf("Host(%d bytes) = %.40q..., want an error", len(host), got)
 		}
 	}
 	// 59 characters may still fit: net/http's answer is the signer's.
-	if _, err := wireHost(strings.Repeat("ü", 59) + ".example"); err != nil {
-		t.Errorf("wireHost(59 × ü) = %v", err)
+	if _, err := Host(strings.Repeat("ü", 59) + ".example"); err != nil {
+		t.Errorf("Host(59 × ü) = %v", err)
 	}
 }

@@ -1,8 +1,10 @@
-package oauth1
+package server
 
 import (
 	"context"
 	"errors"
+	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/internal/wire"
 	"net/http"
 	"strings"
 )
@@ -45,13 +47,13 @@ func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
 	case errors.As(err, &pe):
 		status, body = pe.StatusCode(), pe.Body()
 		w.Header().Set("WWW-Authenticate", `OAuth realm="`+quoteEscaper.Replace(v.Realm)+`"`)
-	case errors.Is(err, ErrBodyTooLarge):
+	case errors.Is(err, oauth1.ErrBodyTooLarge):
 		status, body = http.StatusRequestEntityTooLarge, "oauth_problem=parameter_rejected"
 	case errors.Is(err, ErrNonceStoreUnavailable), errors.Is(err, ErrNonceStoreFull):
 		status = http.StatusServiceUnavailable
 		w.Header().Set("Retry-After", "5") // seconds; a store outage or a burst is transient
 	}
-	w.Header().Set("Content-Type", formType)
+	w.Header().Set("Content-Type", wire.FormType)
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	w.Write([]byte(body))

@@ -1,4 +1,4 @@
-package oauth1
+package wire
 
 import (
 	"fmt"
@@ -6,13 +6,15 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/http/httpguts"
+
+	"github.com/countersign/countersign/internal/ascii"
 )
 
 // maxLabelBytes is the most a DNS label holds (RFC 1035 §2.3.4), and so
 // the most an IDNA A-label does (RFC 5890 §2.3.2.1).
 const maxLabelBytes = 63
 
-// wireHost returns host as net/http writes it into the Host header (and
+// Host returns host as net/http writes it into the Host header (and
 // HTTP/2's :authority), which is what a provider puts into its base string:
 // httpguts.PunycodeHostPort, the very function net/http calls, turns a
 // host that is not ASCII into Punycode with the Punycode profile of
@@ -28,9 +30,9 @@ const maxLabelBytes = 63
 // ASCII and has more than 59 characters, which in Punycode ("xn--" and at
 // least a byte a character) is longer than the 63 bytes a DNS label holds,
 // and which the Punycode encoder takes time quadratic in its length to
-// encode (48 KB took seconds).
-func wireHost(host string) (string, error) {
-	if !isASCII(host) {
+// encode.
+func Host(host string) (string, error) {
+	if !ascii.IsASCII(host) {
 		if err := checkLabels(host); err != nil {
 			return "", err
 		}
@@ -50,7 +52,7 @@ func wireHost(host string) (string, error) {
 // label in Punycode, before encoding it.
 func checkLabels(host string) error {
 	for label := range strings.SplitSeq(host, ".") {
-		if isASCII(label) {
+		if ascii.IsASCII(label) {
 			continue
 		}
 		if n := utf8.RuneCountInString(label); len("xn--")+n > maxLabelBytes {
@@ -74,13 +76,4 @@ func removeZone(host string) string {
 		return host
 	}
 	return host[:j] + host[i:]
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }

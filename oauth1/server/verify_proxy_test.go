@@ -1,7 +1,8 @@
-package oauth1
+package server
 
 import (
 	"errors"
+	"github.com/countersign/countersign/oauth1"
 	"net/http"
 	"slices"
 	"testing"
@@ -13,7 +14,7 @@ import (
 // PLAINTEXT accepted over plain http.
 func TestVerifySchemeHeaderNearest(t *testing.T) {
 	plain := xConfig()
-	plain.Signer = PlainText{}
+	plain.Signer = oauth1.PlainText{}
 	for _, tt := range []struct {
 		name   string
 		lines  []string // X-Forwarded-Proto header lines, as received
@@ -41,7 +42,7 @@ func TestVerifySchemeHeaderNearest(t *testing.T) {
 				t.Errorf("Verify with X-Forwarded-Proto %q = %v, want ok=%v", tt.lines, err, tt.ok)
 			}
 			var pe *ProblemError
-			if err != nil && !(errors.As(err, &pe) && pe.Problem == ProblemSignatureMethodRejected) {
+			if err != nil && !(errors.As(err, &pe) && pe.Problem == oauth1.ProblemSignatureMethodRejected) {
 				t.Errorf("Verify with X-Forwarded-Proto %q = %v, want signature_method_rejected (PLAINTEXT over http)", tt.lines, err)
 			}
 		})
@@ -93,7 +94,7 @@ func TestVerifyHost(t *testing.T) {
 				return
 			}
 			var pe *ProblemError
-			if !errors.As(err, &pe) || pe.Problem != ProblemParameterRejected || !slices.Equal(pe.Params, []string{"Host"}) {
+			if !errors.As(err, &pe) || pe.Problem != oauth1.ProblemParameterRejected || !slices.Equal(pe.Params, []string{"Host"}) {
 				t.Fatalf("Verify(Host %q) with Verifier.Host %q = %v, want parameter_rejected (Host)", r.Host, tt.host, err)
 			}
 			if pe.StatusCode() != http.StatusBadRequest {
@@ -116,10 +117,10 @@ func TestVerifyHostSharedName(t *testing.T) {
 	if _, err := b.Verify(signed(t, xConfig(), "GET", url, "", "", "n")); err != nil {
 		t.Fatalf("instance b, own store: %v, want accepted (the reason for a shared store)", err)
 	}
-	_, err := (&Verifier{Credentials: b.Credentials, Nonces: a.Nonces, Now: b.Now, Host: b.Host}).
+	_, err := (&Verifier{Store: b.Store, Nonces: a.Nonces, Now: b.Now, Host: b.Host}).
 		Verify(signed(t, xConfig(), "GET", url, "", "", "n"))
 	var pe *ProblemError
-	if !errors.As(err, &pe) || pe.Problem != ProblemNonceUsed {
+	if !errors.As(err, &pe) || pe.Problem != oauth1.ProblemNonceUsed {
 		t.Errorf("instance b, shared store: %v, want nonce_used", err)
 	}
 }

@@ -1,4 +1,4 @@
-package oauth1
+package server
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/internal/wire"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -79,7 +81,7 @@ func (m *memCredentials) TokenSecret(_ context.Context, key, token string) (stri
 }
 
 var testRSAKey = func() *rsa.PrivateKey {
-	b, err := os.ReadFile("../testdata/keys/rsa2048-pkcs1.pem")
+	b, err := os.ReadFile("../../testdata/keys/rsa2048-pkcs1.pem")
 	if err != nil {
 		panic(err)
 	}
@@ -104,9 +106,9 @@ func xCredentials() *memCredentials {
 
 func xVerifier() *Verifier {
 	return &Verifier{
-		Credentials: xCredentials(),
-		Nonces:      new(MemoryNonceStore),
-		Now:         func() time.Time { return time.Unix(xTimestamp+100, 0) },
+		Store:  xCredentials(),
+		Nonces: new(MemoryNonceStore),
+		Now:    func() time.Time { return time.Unix(xTimestamp+100, 0) },
 	}
 }
 
@@ -124,7 +126,7 @@ func TestVerifyXExample(t *testing.T) {
 		}
 		want := &Verification{
 			ConsumerKey: xConsumerKey, Token: xToken, Method: tt.method, BaseString: tt.base,
-			Params: []Param{
+			Params: []oauth1.Param{
 				{"oauth_consumer_key", xConsumerKey}, {"oauth_nonce", xNonce},
 				{"oauth_signature_method", tt.method}, {"oauth_timestamp", "1318622958"},
 				{"oauth_token", xToken}, {"oauth_version", "1.0"},
@@ -139,7 +141,7 @@ func TestVerifyXExample(t *testing.T) {
 		// The same request again is a replay.
 		_, err = v.Verify(xRequest(xHeader(tt.method, tt.sig)))
 		var pe *ProblemError
-		if !errors.As(err, &pe) || pe.Problem != ProblemNonceUsed {
+		if !errors.As(err, &pe) || pe.Problem != oauth1.ProblemNonceUsed {
 			t.Errorf("Verify(replayed X example) = %v, want nonce_used", err)
 		}
 	}
@@ -170,7 +172,7 @@ func received(t testing.TB, c *http.Request) *http.Request {
 }
 
 // signed returns a request signed by c with the X example's token.
-func signed(t testing.TB, c *Config, method, url, ctype, body string, nonce string, extra ...Param) *http.Request {
+func signed(t testing.TB, c *oauth1.Config, method, url, ctype, body string, nonce string, extra ...oauth1.Param) *http.Request {
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
@@ -182,21 +184,21 @@ func signed(t testing.TB, c *Config, method, url, ctype, body string, nonce stri
 	if ctype != "" {
 		r.Header.Set("Content-Type", ctype)
 	}
-	if err := c.SignAt(r, &Credentials{Token: xToken, Secret: xTokenSecret}, time.Unix(xTimestamp, 0), nonce, extra...); err != nil {
+	if err := c.SignAt(r, &oauth1.Credentials{Token: xToken, Secret: xTokenSecret}, time.Unix(xTimestamp, 0), nonce, extra...); err != nil {
 		t.Fatal(err)
 	}
 	return received(t, r)
 }
 
-func xConfig() *Config {
-	return &Config{Consumer: Credentials{Token: xConsumerKey, Secret: xConsumerSecret}}
+func xConfig() *oauth1.Config {
+	return &oauth1.Config{Consumer: oauth1.Credentials{Token: xConsumerKey, Secret: xConsumerSecret}}
 }
 
 // TestVerifySigned verifies what the signer produces, in every delivery,
 // method and body combination, and checks that changing the request or
 // the secret makes it fail.
 func TestVerifySigned(t *testing.T) {
-	signers := []Signer{HMAC{}, HMAC{Hash: crypto.SHA256}, HMAC{Hash: crypto.SHA512}, RSA{Key: testRSAKey}, RSA{Key: testRSAKey, Hash: crypto.SHA256}, PlainText{}}
+	signers := []oauth1.Signer{oauth1.HMAC{}, oauth1.HMAC{Hash: crypto.SHA256}, oauth1.HMAC{Hash: crypto.SHA512}, oauth1.RSA{Key: testRSAKey}, oauth1.RSA{Key: testRSAKey, Hash: crypto.SHA256}, oauth1.PlainText{}}
 	bodies := []struct{ ctype, body string }{
 		{"", ""},
 		{"application/x-www-form-urlencoded; charset=utf-8", "a=1&b=x+y&c=%E2%98%83&empty="},
@@ -204,10 +206,10 @@ func TestVerifySigned(t *testing.T) {
 	}
 	n := 0
 	for _, sg := range signers {
-		for _, d := range []Delivery{AuthHeader, QueryString, FormBody} {
+		for _, d := range []oauth1.Delivery{oauth1.AuthHeader, oauth1.QueryString, oauth1.FormBody} {
 			for _, b := range bodies {
 				for _, bh := range []crypto.Hash{0, crypto.SHA1, crypto.SHA256} {
-					if d == FormBody && b.ctype == "application/json" {
+					if d == oauth1.FormBody && b.ctype == "application/json" {
 						continue
 					}
 					n++
@@ -240,20 +242,20 @@ func TestVerifySigned(t *testing.T) {
 					wrong := xConfig()
 					wrong.Signer, wrong.Delivery, wrong.BodyHash = sg, d, bh
 					wrong.Consumer.Secret = "not the secret"
-					if _, isRSA := sg.(RSA); isRSA {
-						wrong.Signer = RSA{Key: otherRSAKey(t), Hash: sg.(RSA).Hash}
+					if _, isRSA := sg.(oauth1.RSA); isRSA {
+						wrong.Signer = oauth1.RSA{Key: otherRSAKey(t), Hash: sg.(oauth1.RSA).Hash}
 					}
-					mustProblem(t, name+" wrong secret", v, signed(t, wrong, method, url, b.ctype, b.body, nonce+"w"), ProblemSignatureInvalid)
+					mustProblem(t, name+" wrong secret", v, signed(t, wrong, method, url, b.ctype, b.body, nonce+"w"), oauth1.ProblemSignatureInvalid)
 					if sg.Method() == "PLAINTEXT" {
 						continue // it signs nothing but the secrets
 					}
 					r := signed(t, c, method, url, b.ctype, b.body, nonce+"q")
 					r.URL.RawQuery += "&x=2"
 					r.RequestURI += "&x=2"
-					mustProblem(t, name+" changed query", v, r, ProblemSignatureInvalid)
+					mustProblem(t, name+" changed query", v, r, oauth1.ProblemSignatureInvalid)
 					r = signed(t, c, method, url, b.ctype, b.body, nonce+"p")
 					r.RequestURI = strings.Replace(r.RequestURI, "a%2Fb", "a/b", 1)
-					mustProblem(t, name+" changed path", v, r, ProblemSignatureInvalid)
+					mustProblem(t, name+" changed path", v, r, oauth1.ProblemSignatureInvalid)
 				}
 			}
 		}
@@ -270,7 +272,7 @@ var otherKey = sync.OnceValue(func() *rsa.PrivateKey {
 
 func otherRSAKey(testing.TB) *rsa.PrivateKey { return otherKey() }
 
-func mustProblem(t *testing.T, name string, v *Verifier, r *http.Request, want Problem) *ProblemError {
+func mustProblem(t *testing.T, name string, v *Verifier, r *http.Request, want oauth1.Problem) *ProblemError {
 	t.Helper()
 	got, err := v.Verify(r)
 	var pe *ProblemError
@@ -286,7 +288,7 @@ func mustProblem(t *testing.T, name string, v *Verifier, r *http.Request, want P
 	return pe
 }
 
-// refHMACSHA1 computes an HMAC-SHA1 signature with crypto/hmac, apart
+// refHMACSHA1 computes an oauth1.HMAC-SHA1 signature with crypto/hmac, apart
 // from the package's own code; the secrets used in these tests need no
 // escaping beyond spaces.
 func refHMACSHA1(base, consumerSecret, tokenSecret string) string {
@@ -298,7 +300,7 @@ func refHMACSHA1(base, consumerSecret, tokenSecret string) string {
 func percentLike(s string) string { return strings.ReplaceAll(s, " ", "%20") }
 
 type methodSigner struct {
-	Signer
+	oauth1.Signer
 	name string
 }
 
@@ -314,82 +316,82 @@ func TestVerifyProblems(t *testing.T) {
 	omit := xConfig()
 	omit.OmitVersion = true
 	http1 := xConfig()
-	http1.Signer = PlainText{}
+	http1.Signer = oauth1.PlainText{}
 	http1.AllowInsecurePlainText = true
 	unknown := xConfig()
 	unknown.Consumer.Token = "who"
 	md5 := xConfig()
-	md5.Signer = methodSigner{HMAC{}, "HMAC-MD5"}
+	md5.Signer = methodSigner{oauth1.HMAC{}, "HMAC-MD5"}
 	rsaOnly := xConfig()
-	rsaOnly.Consumer = Credentials{Token: "rsa-only", Secret: "x"}
+	rsaOnly.Consumer = oauth1.Credentials{Token: "rsa-only", Secret: "x"}
 
 	tests := []struct {
 		name   string
 		v      func(*Verifier)
 		r      *http.Request
-		want   Problem
+		want   oauth1.Problem
 		params []string
 	}{
-		{"no parameters", nil, httptest.NewRequest("GET", url, nil), ProblemParameterAbsent,
+		{"no parameters", nil, httptest.NewRequest("GET", url, nil), oauth1.ProblemParameterAbsent,
 			[]string{"oauth_consumer_key", "oauth_signature_method", "oauth_signature", "oauth_timestamp", "oauth_nonce"}},
-		{"bearer only", nil, hdr(func(r *http.Request) { r.Header.Set("Authorization", "Bearer x") }), ProblemParameterAbsent, nil},
-		{"malformed header", nil, hdr(func(r *http.Request) { r.Header.Set("Authorization", `OAuth a="`) }), ProblemParameterRejected, []string{"Authorization"}},
-		{"two headers", nil, hdr(func(r *http.Request) { r.Header.Add("Authorization", r.Header.Get("Authorization")) }), ProblemParameterRejected, []string{"Authorization"}},
-		{"duplicate in query", nil, hdr(func(r *http.Request) { r.URL.RawQuery += "&oauth_nonce=n2"; r.RequestURI += "&oauth_nonce=n2" }), ProblemParameterRejected, []string{"oauth_nonce"}},
+		{"bearer only", nil, hdr(func(r *http.Request) { r.Header.Set("Authorization", "Bearer x") }), oauth1.ProblemParameterAbsent, nil},
+		{"malformed header", nil, hdr(func(r *http.Request) { r.Header.Set("Authorization", `OAuth a="`) }), oauth1.ProblemParameterRejected, []string{"Authorization"}},
+		{"two headers", nil, hdr(func(r *http.Request) { r.Header.Add("Authorization", r.Header.Get("Authorization")) }), oauth1.ProblemParameterRejected, []string{"Authorization"}},
+		{"duplicate in query", nil, hdr(func(r *http.Request) { r.URL.RawQuery += "&oauth_nonce=n2"; r.RequestURI += "&oauth_nonce=n2" }), oauth1.ProblemParameterRejected, []string{"oauth_nonce"}},
 		{"duplicate in header", nil, hdr(func(r *http.Request) {
 			r.Header.Set("Authorization", r.Header.Get("Authorization")+`, oauth_version="1.0"`)
-		}), ProblemParameterRejected, []string{"oauth_version"}},
-		{"version 2.0", nil, signed(t, omit, "GET", url, "", "", "n1", Param{"oauth_version", "2.0"}), ProblemVersionRejected, nil},
-		{"method not accepted", nil, signed(t, md5, "GET", url, "", "", "n1"), ProblemSignatureMethodRejected, nil},
-		{"method not listed", func(v *Verifier) { v.Methods = []string{"RSA-SHA256"} }, hdr(func(*http.Request) {}), ProblemSignatureMethodRejected, nil},
-		{"PLAINTEXT over http", func(v *Verifier) { v.Methods = []string{"PLAINTEXT"} }, signed(t, http1, "GET", "http://api.example.com/r", "", "", "n1"), ProblemSignatureMethodRejected, nil},
-		{"PLAINTEXT for an RSA-only consumer", func(v *Verifier) { v.Methods = []string{"PLAINTEXT"} }, func() *http.Request {
-			c := &Config{Consumer: Credentials{Token: "rsa-only"}, Signer: PlainText{}}
+		}), oauth1.ProblemParameterRejected, []string{"oauth_version"}},
+		{"version 2.0", nil, signed(t, omit, "GET", url, "", "", "n1", oauth1.Param{"oauth_version", "2.0"}), oauth1.ProblemVersionRejected, nil},
+		{"method not accepted", nil, signed(t, md5, "GET", url, "", "", "n1"), oauth1.ProblemSignatureMethodRejected, nil},
+		{"method not listed", func(v *Verifier) { v.Methods = []string{"RSA-SHA256"} }, hdr(func(*http.Request) {}), oauth1.ProblemSignatureMethodRejected, nil},
+		{"PLAINTEXT over http", func(v *Verifier) { v.Methods = []string{"PLAINTEXT"} }, signed(t, http1, "GET", "http://api.example.com/r", "", "", "n1"), oauth1.ProblemSignatureMethodRejected, nil},
+		{"PLAINTEXT for an oauth1.RSA-only consumer", func(v *Verifier) { v.Methods = []string{"PLAINTEXT"} }, func() *http.Request {
+			c := &oauth1.Config{Consumer: oauth1.Credentials{Token: "rsa-only"}, Signer: oauth1.PlainText{}}
 			r, _ := http.NewRequest("GET", url, nil)
 			c.SignAt(r, nil, time.Unix(xTimestamp, 0), "n1")
 			return received(t, r)
-		}(), ProblemSignatureMethodRejected, nil},
-		{"HMAC for an RSA-only consumer", nil, func() *http.Request {
+		}(), oauth1.ProblemSignatureMethodRejected, nil},
+		{"HMAC for an oauth1.RSA-only consumer", nil, func() *http.Request {
 			r, _ := http.NewRequest("GET", url, nil)
 			rsaOnly.SignAt(r, nil, time.Unix(xTimestamp, 0), "n1")
 			return received(t, r)
-		}(), ProblemSignatureMethodRejected, nil},
-		{"old timestamp", func(v *Verifier) { v.Now = func() time.Time { return time.Unix(xTimestamp+301, 0) } }, hdr(func(*http.Request) {}), ProblemTimestampRefused, nil},
+		}(), oauth1.ProblemSignatureMethodRejected, nil},
+		{"old timestamp", func(v *Verifier) { v.Now = func() time.Time { return time.Unix(xTimestamp+301, 0) } }, hdr(func(*http.Request) {}), oauth1.ProblemTimestampRefused, nil},
 		{"future timestamp", func(v *Verifier) {
 			v.Now = func() time.Time { return time.Unix(xTimestamp-31, 0) }
 			v.Window = 30 * time.Second
-		}, hdr(func(*http.Request) {}), ProblemTimestampRefused, nil},
+		}, hdr(func(*http.Request) {}), oauth1.ProblemTimestampRefused, nil},
 		{"bad timestamp", nil, hdr(func(r *http.Request) {
 			r.Header.Set("Authorization", strings.Replace(r.Header.Get("Authorization"), `oauth_timestamp="`, `oauth_timestamp="-`, 1))
-		}), ProblemParameterRejected, []string{"oauth_timestamp"}},
-		{"unknown consumer", nil, signed(t, unknown, "GET", url, "", "", "n1"), ProblemConsumerKeyUnknown, nil},
+		}), oauth1.ProblemParameterRejected, []string{"oauth_timestamp"}},
+		{"unknown consumer", nil, signed(t, unknown, "GET", url, "", "", "n1"), oauth1.ProblemConsumerKeyUnknown, nil},
 		{"unknown token", nil, hdr(func(r *http.Request) {
 			r.Header.Set("Authorization", strings.Replace(r.Header.Get("Authorization"), xToken, "other", 1))
-		}), ProblemTokenRejected, nil},
+		}), oauth1.ProblemTokenRejected, nil},
 		{"token required", func(v *Verifier) { v.RequireToken = true }, func() *http.Request {
 			r, _ := http.NewRequest("GET", url, nil)
 			xConfig().SignAt(r, nil, time.Unix(xTimestamp, 0), "n1")
 			return received(t, r)
-		}(), ProblemParameterAbsent, []string{"oauth_token"}},
-		{"body hash required", func(v *Verifier) { v.BodyHash = crypto.SHA256 }, signed(t, xConfig(), "POST", url, "application/json", "{}", "n1"), ProblemParameterAbsent, []string{"oauth_body_hash"}},
-		{"body hash on a form", nil, signed(t, xConfig(), "POST", url, "application/x-www-form-urlencoded", "a=1", "n1", Param{"oauth_body_hash", "2jmj7l5rSw0yVb/vlWAYkK/YBwk="}), ProblemParameterRejected, []string{"oauth_body_hash"}},
+		}(), oauth1.ProblemParameterAbsent, []string{"oauth_token"}},
+		{"body hash required", func(v *Verifier) { v.BodyHash = crypto.SHA256 }, signed(t, xConfig(), "POST", url, "application/json", "{}", "n1"), oauth1.ProblemParameterAbsent, []string{"oauth_body_hash"}},
+		{"body hash on a form", nil, signed(t, xConfig(), "POST", url, "application/x-www-form-urlencoded", "a=1", "n1", oauth1.Param{"oauth_body_hash", "2jmj7l5rSw0yVb/vlWAYkK/YBwk="}), oauth1.ProblemParameterRejected, []string{"oauth_body_hash"}},
 		{"body hash of another hash", func(v *Verifier) { v.BodyHash = crypto.SHA256 }, func() *http.Request {
 			c := xConfig()
 			c.BodyHash = crypto.SHA1
 			return signed(t, c, "POST", url, "application/json", "{}", "n1")
-		}(), ProblemParameterRejected, []string{"oauth_body_hash"}},
+		}(), oauth1.ProblemParameterRejected, []string{"oauth_body_hash"}},
 		{"body changed", nil, func() *http.Request {
 			c := xConfig()
 			c.BodyHash = crypto.SHA1
 			r := signed(t, c, "POST", url, "application/json", "{}", "n1")
 			r.Body = io.NopCloser(strings.NewReader("[]"))
 			return r
-		}(), ProblemSignatureInvalid, []string{"oauth_body_hash"}},
+		}(), oauth1.ProblemSignatureInvalid, []string{"oauth_body_hash"}},
 		{"signature not base64", nil, hdr(func(r *http.Request) {
 			r.Header.Set("Authorization", strings.Replace(r.Header.Get("Authorization"), `oauth_signature="`, `oauth_signature="%21`, 1))
-		}), ProblemSignatureInvalid, nil},
-		{"host changed", nil, hdr(func(r *http.Request) { r.Host = "api.example.com:8443" }), ProblemSignatureInvalid, nil},
-		{"scheme changed", nil, hdr(func(r *http.Request) { r.TLS = nil }), ProblemSignatureInvalid, nil},
+		}), oauth1.ProblemSignatureInvalid, nil},
+		{"host changed", nil, hdr(func(r *http.Request) { r.Host = "api.example.com:8443" }), oauth1.ProblemSignatureInvalid, nil},
+		{"scheme changed", nil, hdr(func(r *http.Request) { r.TLS = nil }), oauth1.ProblemSignatureInvalid, nil},
 	}
 	for _, tt := range tests {
 		v := xVerifier()
@@ -403,7 +405,7 @@ func TestVerifyProblems(t *testing.T) {
 		if tt.params != nil && !reflect.DeepEqual(pe.Params, tt.params) {
 			t.Errorf("%s: Params = %q, want %q", tt.name, pe.Params, tt.params)
 		}
-		if tt.want == ProblemTimestampRefused {
+		if tt.want == oauth1.ProblemTimestampRefused {
 			now := v.Now().Unix()
 			w := int64(v.window() / time.Second)
 			if pe.MinTimestamp != now-w || pe.MaxTimestamp != now+w {
@@ -454,7 +456,7 @@ func TestVerifyBodyHash(t *testing.T) {
 			}
 			cr, _ := http.NewRequest("PUT", "https://api.example.com/r", rd)
 			cr.Header.Set("Content-Type", "application/json")
-			if err := c.SignAt(cr, nil, time.Unix(xTimestamp, 0), "n"+h, Param{"oauth_body_hash", h}); err != nil {
+			if err := c.SignAt(cr, nil, time.Unix(xTimestamp, 0), "n"+h, oauth1.Param{"oauth_body_hash", h}); err != nil {
 				t.Fatal(err)
 			}
 			v := xVerifier()
@@ -476,12 +478,12 @@ func TestVerifyFailureKeepsNonce(t *testing.T) {
 	v := xVerifier()
 	bad := xConfig()
 	bad.Consumer.Secret = "wrong"
-	mustProblem(t, "wrong secret", v, signed(t, bad, "GET", "https://a.example/", "", "", "N"), ProblemSignatureInvalid)
+	mustProblem(t, "wrong secret", v, signed(t, bad, "GET", "https://a.example/", "", "", "N"), oauth1.ProblemSignatureInvalid)
 	if _, err := v.Verify(signed(t, xConfig(), "GET", "https://a.example/", "", "", "N")); err != nil {
 		t.Fatalf("Verify after a refused request with the same nonce = %v", err)
 	}
-	mustProblem(t, "replay", v, signed(t, xConfig(), "GET", "https://a.example/", "", "", "N"), ProblemNonceUsed)
-	mustProblem(t, "replay, other URL", v, signed(t, xConfig(), "GET", "https://a.example/other", "", "", "N"), ProblemNonceUsed)
+	mustProblem(t, "replay", v, signed(t, xConfig(), "GET", "https://a.example/", "", "", "N"), oauth1.ProblemNonceUsed)
+	mustProblem(t, "replay, other URL", v, signed(t, xConfig(), "GET", "https://a.example/other", "", "", "N"), oauth1.ProblemNonceUsed)
 	r, _ := http.NewRequest("GET", "https://a.example/", nil)
 	xConfig().SignAt(r, nil, time.Unix(xTimestamp, 0), "N") // same nonce, no token
 	if _, err := v.Verify(received(t, r)); err != nil {
@@ -512,7 +514,7 @@ func TestVerifyConcurrentReplays(t *testing.T) {
 				switch {
 				case err == nil:
 					accepted.Add(1)
-				case errors.As(err, &pe) && pe.Problem == ProblemNonceUsed:
+				case errors.As(err, &pe) && pe.Problem == oauth1.ProblemNonceUsed:
 					replays.Add(1)
 				default:
 					other.Add(1)
@@ -551,7 +553,7 @@ func TestMiddleware(t *testing.T) {
 	}{
 		{httptest.NewRequest("GET", "/r", nil), 400, "oauth_problem=parameter_absent&oauth_parameters_absent=oauth_consumer_key%26oauth_signature_method%26oauth_signature%26oauth_timestamp%26oauth_nonce"},
 		{signed(t, xConfig(), "POST", "https://api.example.com/r", "application/x-www-form-urlencoded", "a=1&b=2", "m1"), 401, "oauth_problem=nonce_used"},
-		{signed(t, &Config{Consumer: Credentials{Token: xConsumerKey, Secret: "x"}}, "GET", "https://api.example.com/r", "", "", "m2"), 401, "oauth_problem=signature_invalid"},
+		{signed(t, &oauth1.Config{Consumer: oauth1.Credentials{Token: xConsumerKey, Secret: "x"}}, "GET", "https://api.example.com/r", "", "", "m2"), 401, "oauth_problem=signature_invalid"},
 	} {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, tt.r)
@@ -574,7 +576,7 @@ func TestMiddleware(t *testing.T) {
 // TestMiddlewareServer runs the middleware on a real loopback server, so
 // that the base string URI comes from what net/http parsed.
 func TestMiddlewareServer(t *testing.T) {
-	v := &Verifier{Credentials: xCredentials()}
+	v := &Verifier{Store: xCredentials()}
 	srv := httptest.NewServer(v.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ver, _ := VerificationFrom(r.Context())
 		io.WriteString(w, ver.BaseString)
@@ -582,7 +584,7 @@ func TestMiddlewareServer(t *testing.T) {
 	defer srv.Close()
 	for _, path := range []string{"/", "/a%2Fb/%7Euser/c%20d", "//double", "/x?q=a+b&q=%2B&r"} {
 		r, _ := http.NewRequest("GET", srv.URL+path, nil)
-		if err := xConfig().Sign(r, &Credentials{Token: xToken, Secret: xTokenSecret}); err != nil {
+		if err := xConfig().Sign(r, &oauth1.Credentials{Token: xToken, Secret: xTokenSecret}); err != nil {
 			t.Fatal(err)
 		}
 		resp, err := http.DefaultClient.Do(r)
@@ -598,10 +600,10 @@ func TestMiddlewareServer(t *testing.T) {
 }
 
 func TestProblemErrorStatus(t *testing.T) {
-	for code, want := range map[Problem]int{
-		ProblemVersionRejected: 400, ProblemParameterAbsent: 400, ProblemParameterRejected: 400,
-		ProblemSignatureMethodRejected: 400, ProblemTimestampRefused: 401, ProblemNonceUsed: 401,
-		ProblemSignatureInvalid: 401, ProblemConsumerKeyUnknown: 401, ProblemTokenRejected: 401,
+	for code, want := range map[oauth1.Problem]int{
+		oauth1.ProblemVersionRejected: 400, oauth1.ProblemParameterAbsent: 400, oauth1.ProblemParameterRejected: 400,
+		oauth1.ProblemSignatureMethodRejected: 400, oauth1.ProblemTimestampRefused: 401, oauth1.ProblemNonceUsed: 401,
+		oauth1.ProblemSignatureInvalid: 401, oauth1.ProblemConsumerKeyUnknown: 401, oauth1.ProblemTokenRejected: 401,
 	} {
 		if got := (&ProblemError{Problem: code}).StatusCode(); got != want {
 			t.Errorf("ProblemError{%s}.StatusCode() = %d, want %d", code, got, want)
@@ -611,8 +613,8 @@ func TestProblemErrorStatus(t *testing.T) {
 
 // FuzzVerify sends arbitrary requests. None may panic, and none may be
 // accepted unless it was signed with the right secrets: the fuzzer can
-// change anything, but it cannot compute an HMAC with a secret it does not
-// know, so an accepted request must carry the HMAC computed here.
+// change anything, but it cannot compute an oauth1.HMAC with a secret it does not
+// know, so an accepted request must carry the oauth1.HMAC computed here.
 func FuzzVerify(f *testing.F) {
 	f.Add("POST", "/1.1/statuses/update.json?include_entities=true", "api.twitter.com", "application/x-www-form-urlencoded", xBody,
 		xHeader("HMAC-SHA1", "hCtSmYh%2BiHYCEqBWrE7C7hYmtUk%3D"))
@@ -645,9 +647,9 @@ func FuzzVerify(f *testing.F) {
 			}
 		}
 		// The signature, wherever it was sent: Verify refuses duplicates.
-		ps, _ := ParseAuthHeader(auth)
+		ps, _ := oauth1.ParseAuthHeader(auth)
 		ps, _ = appendOAuthForm(ps, r.URL.RawQuery, "query")
-		if form, _ := isForm(ctype); form {
+		if form, _ := wire.IsForm(ctype); form {
 			ps, _ = appendOAuthForm(ps, body, "body")
 		}
 		for _, p := range ps {
@@ -670,7 +672,7 @@ func FuzzVerify(f *testing.F) {
 			d := sha1.Sum([]byte(got.BaseString))
 			raw, _ := base64.StdEncoding.DecodeString(sig)
 			if rsa.VerifyPKCS1v15(&testRSAKey.PublicKey, crypto.SHA1, d[:], raw) != nil {
-				t.Fatalf("accepted an RSA-SHA1 request with a bad signature: %+v", got)
+				t.Fatalf("accepted an oauth1.RSA-SHA1 request with a bad signature: %+v", got)
 			}
 			return
 		}
@@ -708,7 +710,7 @@ func TestMiddlewareErrors(t *testing.T) {
 	}{
 		{"store full", func(v *Verifier) { v.Nonces = failingStore{ErrNonceStoreFull} }, nil, 503, "5"},
 		{"store down", func(v *Verifier) { v.Nonces = failingStore{errors.New("redis: connection refused")} }, nil, 503, "5"},
-		{"database down", func(v *Verifier) { v.Credentials = failingCredentials{} }, nil, 500, ""},
+		{"database down", func(v *Verifier) { v.Store = failingCredentials{} }, nil, 500, ""},
 		{"body too large", func(v *Verifier) { v.MaxBodyBytes = 10 }, signed(t, xConfig(), "POST", "https://api.example.com/r", "application/x-www-form-urlencoded", "a=1&b=2&c=3&d=4", "e4"), 413, ""},
 	} {
 		v := xVerifier()
@@ -760,7 +762,7 @@ func TestVerifyReceivedForms(t *testing.T) {
 	// Protocol parameters in the query with encoded names, which decode
 	// like any other query parameter.
 	c := xConfig()
-	c.Delivery = QueryString
+	c.Delivery = oauth1.QueryString
 	r = signed(t, c, "GET", "https://api.example.com/r", "", "", "enc")
 	r.URL.RawQuery = strings.ReplaceAll(r.URL.RawQuery, "oauth_nonce", "oauth%5Fnonce")
 	r.RequestURI = r.URL.RequestURI()
@@ -787,8 +789,8 @@ func TestVerifyReceivedForms(t *testing.T) {
 // as the client did (RFC 5849 §3.4.1.3.1 takes every header parameter but
 // realm), whichever delivery carries them.
 func TestVerifyExtraHeaderParams(t *testing.T) {
-	extra := []Param{{"oauth_callback", "https://client.example/cb?a=1&b=x y"}, {"xoauth_requestor id", "ü/☃"}}
-	for i, d := range []Delivery{AuthHeader, QueryString} {
+	extra := []oauth1.Param{{"oauth_callback", "https://client.example/cb?a=1&b=x y"}, {"xoauth_requestor id", "ü/☃"}}
+	for i, d := range []oauth1.Delivery{oauth1.AuthHeader, oauth1.QueryString} {
 		c := xConfig()
 		c.Delivery = d
 		r := signed(t, c, "GET", "https://api.example.com/r?q=1", "", "", fmt.Sprintf("extra%d", i), extra...)

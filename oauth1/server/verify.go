@@ -1,9 +1,11 @@
-package oauth1
+package server
 
 import (
 	"crypto"
 	"errors"
 	"fmt"
+	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/internal/wire"
 	"net/http"
 	"slices"
 	"sync"
@@ -19,7 +21,7 @@ type Verification struct {
 	// Params holds every protocol parameter of the request except
 	// oauth_signature, decoded, wherever it was sent: oauth_callback and
 	// oauth_verifier, for the endpoints of §2, are read from here.
-	Params []Param
+	Params []oauth1.Param
 
 	BaseString string // the signature base string that was verified
 }
@@ -47,7 +49,7 @@ var defaultMethods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SH
 // code that signs requests, and comparing in constant time), the timestamp
 // window and, through a [NonceStore], that the request is not a replay.
 //
-// Only Credentials is required. A Verifier is safe for concurrent use; it
+// Only Store is required. A Verifier is safe for concurrent use; it
 // must not be copied or modified after first use.
 //
 // # The base string URI behind a proxy
@@ -78,16 +80,16 @@ var defaultMethods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SH
 // NonceStore: with a store per instance, each instance accepts a request
 // once.
 type Verifier struct {
-	// Credentials looks up consumer secrets, public keys and token secrets.
-	Credentials CredentialStore
+	// Store looks up consumer secrets, public keys and token secrets.
+	Store CredentialStore
 
 	// Nonces records nonces for replay protection. Nil means an internal
 	// MemoryNonceStore of DefaultMaxNonces, private to this Verifier; a
 	// service with several instances needs a shared store.
 	Nonces NonceStore
 
-	// Methods lists the accepted signature methods; nil means every HMAC
-	// and RSA method (HMAC-SHA1/256/512, RSA-SHA1/256/512). PLAINTEXT, if listed, is accepted only over https
+	// Methods lists the accepted signature methods; nil means every oauth1.HMAC
+	// and oauth1.RSA method (oauth1.HMAC-SHA1/256/512, oauth1.RSA-SHA1/256/512). PLAINTEXT, if listed, is accepted only over https
 	// (RFC 5849 §3.4.4) unless AllowInsecurePlainText is set.
 	Methods                []string
 	AllowInsecurePlainText bool
@@ -134,7 +136,7 @@ type Verifier struct {
 	BodyHash crypto.Hash
 
 	// MaxBodyBytes limits how much of a body is read, for form parameters
-	// and body hashes; zero means DefaultMaxBodyBytes, and no limit goes
+	// and body hashes; zero means oauth1.DefaultMaxBodyBytes, and no limit goes
 	// above 256 MiB.
 	MaxBodyBytes int64
 
@@ -143,7 +145,6 @@ type Verifier struct {
 
 	nonceOnce sync.Once
 	nonces    NonceStore
-	macs      macCache // keyed HMAC states of the clients seen last
 }
 
 func (v *Verifier) now() time.Time {
@@ -168,19 +169,19 @@ func (v *Verifier) nonceStore() NonceStore {
 	return v.nonces
 }
 
-func (v *Verifier) maxBodyBytes() int64 { return bodyLimit(v.MaxBodyBytes) }
+func (v *Verifier) maxBodyBytes() int64 { return wire.BodyLimit(v.MaxBodyBytes) }
 
 // Verify checks the OAuth signature of r and returns what it found. A
 // refused request is a [*ProblemError]; other errors come from the
-// CredentialStore or the NonceStore, or are [ErrBodyTooLarge].
+// CredentialStore or the NonceStore, or are [oauth1.ErrBodyTooLarge].
 //
 // Verify reads a form-encoded body (and, for oauth_body_hash, any body) and
 // replaces r.Body with an in-memory copy, so that the handler can still
 // read it. The nonce is recorded only once everything else checks out: a
 // refused request never uses up its nonce.
 func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
-	if v.Credentials == nil {
-		return nil, errors.New("oauth1: Verifier.Credentials is nil")
+	if v.Store == nil {
+		return nil, errors.New("oauth1: Verifier.Store is nil")
 	}
 	if r == nil || r.URL == nil {
 		return nil, errors.New("oauth1: Verify: nil request or URL")
@@ -203,7 +204,7 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 
 	// Cheap checks first, then the lookups, the signature and the nonce.
 	if ver, ok := get("oauth_version"); ok && ver != "1.0" {
-		return nil, problem(ProblemVersionRejected, fmt.Errorf("oauth_version %q", ver))
+		return nil, problem(oauth1.ProblemVersionRejected, fmt.Errorf("oauth_version %q", ver))
 	}
 	method, _ := get("oauth_signature_method")
 	plain := method == "PLAINTEXT"
@@ -222,74 +223,74 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 	}
 	bodyHash, hasBodyHash := get("oauth_body_hash")
 	if hasBodyHash && form {
-		return nil, problem(ProblemParameterRejected, errors.New("oauth_body_hash on a form-encoded body"), "oauth_body_hash")
+		return nil, problem(oauth1.ProblemParameterRejected, errors.New("oauth_body_hash on a form-encoded body"), "oauth_body_hash")
 	}
 	if v.BodyHash != 0 && !form && !hasBodyHash {
 		absent = append(absent, "oauth_body_hash")
 	}
 	if len(absent) > 0 {
-		return nil, problem(ProblemParameterAbsent, nil, absent...)
+		return nil, problem(oauth1.ProblemParameterAbsent, nil, absent...)
 	}
 	methods := v.Methods
 	if methods == nil {
 		methods = defaultMethods
 	}
 	if !slices.Contains(methods, method) {
-		return nil, problem(ProblemSignatureMethodRejected, fmt.Errorf("method %q is not accepted", method))
+		return nil, problem(oauth1.ProblemSignatureMethodRejected, fmt.Errorf("method %q is not accepted", method))
 	}
 	scheme := v.scheme(r)
 	if plain && !v.AllowInsecurePlainText && scheme != "https" {
-		return nil, problem(ProblemSignatureMethodRejected, errors.New("PLAINTEXT needs https (RFC 5849 §3.4.4)"))
+		return nil, problem(oauth1.ProblemSignatureMethodRejected, errors.New("PLAINTEXT needs https (RFC 5849 §3.4.4)"))
 	}
 	now := v.now()
 	tsText, hasTS := get("oauth_timestamp")
 	var ts int64
 	if hasTS {
 		if ts, err = parseTimestamp(tsText); err != nil {
-			return nil, problem(ProblemParameterRejected, err, "oauth_timestamp")
+			return nil, problem(oauth1.ProblemParameterRejected, err, "oauth_timestamp")
 		}
 		w := v.window()
 		lo, hi := now.Add(-w).Unix(), now.Add(w).Unix()
 		if ts < lo || ts > hi {
-			return nil, &ProblemError{Problem: ProblemTimestampRefused, MinTimestamp: lo, MaxTimestamp: hi}
+			return nil, &ProblemError{Problem: oauth1.ProblemTimestampRefused, MinTimestamp: lo, MaxTimestamp: hi}
 		}
 	}
 	nonce, _ := get("oauth_nonce")
 	if hasTS && nonce == "" {
-		return nil, problem(ProblemParameterRejected, errors.New("empty nonce"), "oauth_nonce")
+		return nil, problem(oauth1.ProblemParameterRejected, errors.New("empty nonce"), "oauth_nonce")
 	}
 
 	ctx := r.Context()
 	consumerKey, _ := get("oauth_consumer_key")
-	consumer, err := v.Credentials.Consumer(ctx, consumerKey)
+	consumer, err := v.Store.Consumer(ctx, consumerKey)
 	if errors.Is(err, ErrNotFound) {
-		return nil, problem(ProblemConsumerKeyUnknown, nil)
+		return nil, problem(oauth1.ProblemConsumerKeyUnknown, nil)
 	} else if err != nil {
 		return nil, fmt.Errorf("oauth1: looking up the consumer key: %w", err)
 	}
 	token, hasToken := get("oauth_token")
 	var tokenSecret string
 	if hasToken && token != "" {
-		tokenSecret, err = v.Credentials.TokenSecret(ctx, consumerKey, token)
+		tokenSecret, err = v.Store.TokenSecret(ctx, consumerKey, token)
 		if errors.Is(err, ErrNotFound) {
-			return nil, problem(ProblemTokenRejected, nil)
+			return nil, problem(oauth1.ProblemTokenRejected, nil)
 		} else if err != nil {
 			return nil, fmt.Errorf("oauth1: looking up the token: %w", err)
 		}
 	}
 
-	if s.uri, err = v.baseURI(s.uri[:0], r, scheme); err != nil {
-		return nil, problem(ProblemParameterRejected, err, "Host")
+	if s.URI, err = v.baseURI(s.URI[:0], r, scheme); err != nil {
+		return nil, problem(oauth1.ProblemParameterRejected, err, "Host")
 	}
 	if err := s.receivedBase(r, header, limit); err != nil {
-		if errors.Is(err, ErrBodyTooLarge) {
+		if errors.Is(err, oauth1.ErrBodyTooLarge) {
 			return nil, err
 		}
-		return nil, problem(ProblemParameterRejected, err)
+		return nil, problem(oauth1.ProblemParameterRejected, err)
 	}
-	base := s.base // pooled: what outlives Verify is a copy
+	base := s.Base // pooled: what outlives Verify is a copy
 	sig, _ := get("oauth_signature")
-	if err := s.checkSignature(method, base, sig, consumer, tokenSecret, &v.macs); err != nil {
+	if err := s.checkSignature(method, base, sig, consumer, tokenSecret); err != nil {
 		return nil, &ProblemError{Problem: err.Problem, Err: err.Err, BaseString: string(base)}
 	}
 	if hasBodyHash || (v.BodyHash != 0 && !form) {
@@ -309,7 +310,7 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 			return nil, fmt.Errorf("%w: %w", ErrNonceStoreUnavailable, err)
 		}
 		if !fresh {
-			return nil, &ProblemError{Problem: ProblemNonceUsed, BaseString: string(base)}
+			return nil, &ProblemError{Problem: oauth1.ProblemNonceUsed, BaseString: string(base)}
 		}
 	}
 
@@ -321,4 +322,17 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 		}
 	}
 	return out, nil
+}
+
+// state is the scratch space of one verification, pooled.
+type state struct{ wire.State }
+
+var statePool = sync.Pool{New: func() any { return new(state) }}
+
+func getState() *state { return statePool.Get().(*state) }
+
+func putState(s *state) {
+	if s.Reset() {
+		statePool.Put(s)
+	}
 }

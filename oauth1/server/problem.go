@@ -1,0 +1,99 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/percent"
+)
+
+// A ProblemError is a refused request, described with a code of the OAuth
+// Problem Reporting extension. Its message and fields never hold a secret or
+// the signature the Verifier expected.
+type ProblemError struct {
+	Problem oauth1.Problem // one of the Problem* codes
+
+	// Params names the absent or rejected parameters, for parameter_absent
+	// and parameter_rejected (and oauth_body_hash for signature_invalid
+	// when the body does not match its hash).
+	Params []string
+
+	// MinTimestamp and MaxTimestamp are the acceptable oauth_timestamp
+	// values at the time of a timestamp_refused problem.
+	MinTimestamp, MaxTimestamp int64
+
+	// BaseString is the signature base string the Verifier computed, when
+	// it got that far. It is what the client should have signed; it holds
+	// no secret, and comparing it with the client's is how a
+	// signature_invalid problem is diagnosed. It is not sent to the client.
+	BaseString string
+
+	Err error // the underlying error, if any, such as a *oauth1.HeaderError
+}
+
+func (e *ProblemError) Error() string {
+	var b strings.Builder
+	b.WriteString("oauth1: request refused: ")
+	b.WriteString(string(e.Problem))
+	if len(e.Params) > 0 {
+		b.WriteString(" (")
+		b.WriteString(strings.Join(e.Params, ", "))
+		b.WriteString(")")
+	}
+	if e.Problem == oauth1.ProblemTimestampRefused {
+		fmt.Fprintf(&b, " (acceptable %d-%d)", e.MinTimestamp, e.MaxTimestamp)
+	}
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+func (e *ProblemError) Unwrap() error { return e.Err }
+
+// StatusCode is the HTTP status for the problem (RFC 5849 §3.2): 400 Bad
+// Request for malformed requests, with missing, duplicated or unsupported
+// parameters or methods, and 401 Unauthorized for bad credentials,
+// signatures, timestamps and nonces.
+func (e *ProblemError) StatusCode() int {
+	switch e.Problem {
+	case oauth1.ProblemVersionRejected, oauth1.ProblemParameterAbsent, oauth1.ProblemParameterRejected, oauth1.ProblemSignatureMethodRejected:
+		return http.StatusBadRequest
+	}
+	return http.StatusUnauthorized
+}
+
+// Body returns the application/x-www-form-urlencoded problem report:
+// oauth_problem and, where they apply, oauth_parameters_absent,
+// oauth_parameters_rejected, oauth_acceptable_timestamps and
+// oauth_acceptable_versions.
+func (e *ProblemError) Body() string {
+	b := []byte("oauth_problem=")
+	b = percent.AppendEncode(b, string(e.Problem))
+	list := func(name string) {
+		b = append(b, "&"+name+"="...)
+		b = percent.AppendEncode(b, strings.Join(e.Params, "&"))
+	}
+	switch e.Problem {
+	case oauth1.ProblemParameterAbsent:
+		list("oauth_parameters_absent")
+	case oauth1.ProblemParameterRejected:
+		list("oauth_parameters_rejected")
+	case oauth1.ProblemTimestampRefused:
+		b = append(b, "&oauth_acceptable_timestamps="...)
+		b = strconv.AppendInt(b, e.MinTimestamp, 10)
+		b = append(b, "%2D"...)
+		b = strconv.AppendInt(b, e.MaxTimestamp, 10)
+	case oauth1.ProblemVersionRejected:
+		b = append(b, "&oauth_acceptable_versions=1.0%2D1.0"...)
+	}
+	return string(b)
+}
+
+func problem(code oauth1.Problem, err error, params ...string) *ProblemError {
+	return &ProblemError{Problem: code, Params: params, Err: err}
+}
