@@ -13,14 +13,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/server"
 )
 
 // xStore knows the one consumer and token of the cases in sign_test.go.
 type xStore struct{}
 
-func (xStore) Consumer(context.Context, string) (oauth1.Registration, error) {
-	return oauth1.Registration{Secret: consumerSecret}, nil
+func (xStore) Consumer(context.Context, string) (server.Registration, error) {
+	return server.Registration{Secret: consumerSecret}, nil
 }
 
 func (xStore) TokenSecret(context.Context, string, string) (string, error) {
@@ -31,7 +31,7 @@ func (xStore) TokenSecret(context.Context, string, string) (string, error) {
 // verified over and over; BenchmarkMemoryNonceStoreUse measures the store.
 type freshNonces struct{}
 
-func (freshNonces) Use(context.Context, oauth1.Nonce, time.Time, time.Time) (bool, error) {
+func (freshNonces) Use(context.Context, server.Nonce, time.Time, time.Time) (bool, error) {
 	return true, nil
 }
 
@@ -44,10 +44,10 @@ func BenchmarkVerify(b *testing.B) {
 }
 
 func benchVerify(b *testing.B) {
-	v := &oauth1.Verifier{
-		Credentials: xStore{},
-		Nonces:      freshNonces{},
-		Now:         func() time.Time { return time.Unix(timestamp, 0) },
+	v := &server.Verifier{
+		Store:  xStore{},
+		Nonces: freshNonces{},
+		Now:    func() time.Time { return time.Unix(timestamp, 0) },
 	}
 	r := received(b, xExample)
 	r.Header.Set("Authorization", xHeader)
@@ -85,10 +85,10 @@ func received(tb testing.TB, c signCase) *http.Request {
 // raised so that a long run, which records more than the default million
 // within one window, measures recording rather than refusals.
 func BenchmarkMemoryNonceStoreUse(b *testing.B) {
-	m := oauth1.MemoryNonceStore{MaxNonces: 1 << 24}
+	m := server.MemoryNonceStore{MaxNonces: 1 << 24}
 	now := time.Unix(timestamp, 0)
 	ctx := context.Background()
-	n := oauth1.Nonce{ConsumerKey: consumerKey, Token: token, Timestamp: now.Unix()}
+	n := server.Nonce{ConsumerKey: consumerKey, Token: token, Timestamp: now.Unix()}
 	buf := make([]byte, 0, 32)
 	i := 0
 	b.ReportAllocs()
@@ -113,8 +113,8 @@ func BenchmarkMemoryNonceStore1M(b *testing.B) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		m := &oauth1.MemoryNonceStore{MaxNonces: 2 * count}
-		n := oauth1.Nonce{ConsumerKey: consumerKey, Timestamp: now.Unix()}
+		m := &server.MemoryNonceStore{MaxNonces: 2 * count}
+		n := server.Nonce{ConsumerKey: consumerKey, Timestamp: now.Unix()}
 		buf := make([]byte, 0, 32)
 		for i := range count {
 			buf = strconv.AppendInt(buf[:0], int64(i), 36)

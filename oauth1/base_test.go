@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/server"
 	"github.com/countersign/countersign/percent"
 )
 
@@ -530,7 +531,7 @@ func TestVerifyAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
 	}
-	v := &oauth1.Verifier{Credentials: acceptAll{}, Nonces: acceptNonces{}, Now: func() time.Time { return time.Unix(1318622958, 0) }}
+	v := &server.Verifier{Store: acceptAll{}, Nonces: acceptNonces{}, Now: func() time.Time { return time.Unix(1318622958, 0) }}
 	const body = "status=Hello%20Ladies%20%2B%20Gentlemen%2C%20a%20signed%20OAuth%20request%21"
 	r := httptest.NewRequest("POST", "/1.1/statuses/update.json?include_entities=true", nil)
 	r.Host = "api.twitter.com"
@@ -553,7 +554,7 @@ func TestVerifyAllocs(t *testing.T) {
 // acceptNonces takes every nonce as new.
 type acceptNonces struct{}
 
-func (acceptNonces) Use(context.Context, oauth1.Nonce, time.Time, time.Time) (bool, error) {
+func (acceptNonces) Use(context.Context, server.Nonce, time.Time, time.Time) (bool, error) {
 	return true, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/basestring"
 	"github.com/countersign/countersign/oauth1/oauth1test"
+	"github.com/countersign/countersign/oauth1/server"
 )
 
 // addSource is a Base transport with a bug: it changes the query after the
@@ -74,25 +75,25 @@ type exampleStore struct {
 	tokens   map[string]string // token → secret
 }
 
-func (s exampleStore) Consumer(_ context.Context, key string) (oauth1.Registration, error) {
+func (s exampleStore) Consumer(_ context.Context, key string) (server.Registration, error) {
 	if key != s.consumer.Token {
-		return oauth1.Registration{}, oauth1.ErrNotFound
+		return server.Registration{}, server.ErrNotFound
 	}
-	return oauth1.Registration{Secret: s.consumer.Secret}, nil
+	return server.Registration{Secret: s.consumer.Secret}, nil
 }
 
 func (s exampleStore) TokenSecret(_ context.Context, _, token string) (string, error) {
 	if secret, ok := s.tokens[token]; ok {
 		return secret, nil
 	}
-	return "", oauth1.ErrNotFound
+	return "", server.ErrNotFound
 }
 
 // exampleProvider verifies every request before handing it to answer.
-func exampleProvider(store exampleStore, answer func(http.ResponseWriter, *http.Request, *oauth1.Verification)) *httptest.Server {
-	v := &oauth1.Verifier{Credentials: store}
+func exampleProvider(store exampleStore, answer func(http.ResponseWriter, *http.Request, *server.Verification)) *httptest.Server {
+	v := &server.Verifier{Store: store}
 	return httptest.NewServer(v.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ver, _ := oauth1.VerificationFrom(r.Context())
+		ver, _ := server.VerificationFrom(r.Context())
 		answer(w, r, ver)
 	})))
 }
@@ -105,7 +106,7 @@ func exampleProvider(store exampleStore, answer func(http.ResponseWriter, *http.
 // signed like any form parameter.
 func ExampleConfig_AccessToken_xAuth() {
 	consumer := oauth1.Credentials{Token: "key", Secret: "secret"}
-	provider := exampleProvider(exampleStore{consumer: consumer}, func(w http.ResponseWriter, r *http.Request, v *oauth1.Verification) {
+	provider := exampleProvider(exampleStore{consumer: consumer}, func(w http.ResponseWriter, r *http.Request, v *server.Verification) {
 		if v.Token != "" || r.PostFormValue("x_auth_mode") != "client_auth" ||
 			r.PostFormValue("x_auth_username") != "jane" || r.PostFormValue("x_auth_password") != "correct horse" {
 			http.Error(w, "oauth_problem=permission_denied", http.StatusUnauthorized)
@@ -139,7 +140,7 @@ func ExampleConfig_AccessToken_xAuth() {
 func ExampleConfig_AccessToken_renewal() {
 	consumer := oauth1.Credentials{Token: "key", Secret: "secret"}
 	store := exampleStore{consumer: consumer, tokens: map[string]string{"token-1": "secret-1"}}
-	provider := exampleProvider(store, func(w http.ResponseWriter, r *http.Request, v *oauth1.Verification) {
+	provider := exampleProvider(store, func(w http.ResponseWriter, r *http.Request, v *server.Verification) {
 		if v.Token != "token-1" || v.Get("oauth_session_handle") != "session-42" {
 			http.Error(w, "oauth_problem=token_rejected", http.StatusUnauthorized)
 			return

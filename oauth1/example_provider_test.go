@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/server"
 )
 
 // A provider issues credentials with the Provider's two handlers and a
@@ -18,10 +19,10 @@ import (
 // Middleware. The client side runs the flow with Config, as against any
 // provider.
 func ExampleProvider() {
-	p := &oauth1.Provider{
-		Consumers: oauth1.Consumers{"dpf43f3p2l4k3l03": {Secret: "kd94hf93k423kf44"}},
-		Tokens:    new(oauth1.MemoryTokenStore),
-		TokenValues: func(_ context.Context, t oauth1.TokenCredentials) (url.Values, error) {
+	p := &server.Provider{
+		Consumers: server.Consumers{"dpf43f3p2l4k3l03": {Secret: "kd94hf93k423kf44"}},
+		Tokens:    new(server.MemoryTokenStore),
+		TokenValues: func(_ context.Context, t server.TokenCredentials) (url.Values, error) {
 			return url.Values{"user_id": {t.User}}, nil
 		},
 	}
@@ -44,7 +45,7 @@ func ExampleProvider() {
 		}
 	})
 	mux.Handle("/photos", p.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		v, _ := oauth1.VerificationFrom(r.Context())
+		v, _ := server.VerificationFrom(r.Context())
 		tok, err := p.Tokens.Token(r.Context(), v.Token)
 		if err != nil { // a two-legged request: no user
 			http.Error(w, "sign in first", http.StatusForbidden)
@@ -106,9 +107,9 @@ func ExampleProvider() {
 // query (RFC 5849 §2.2); the consent page redirects there.
 func ExampleProvider_Authorize() {
 	ctx := context.Background()
-	p := &oauth1.Provider{Tokens: new(oauth1.MemoryTokenStore)}
+	p := &server.Provider{Tokens: new(server.MemoryTokenStore)}
 	// What the temporary credential request stored (RFC 5849 §1.2).
-	err := p.Tokens.PutTemporary(ctx, oauth1.TemporaryCredentials{
+	err := p.Tokens.PutTemporary(ctx, server.TemporaryCredentials{
 		Token: "hh5s93j4hdidpola", Secret: "hdhd0244k9j7ao03", ConsumerKey: "dpf43f3p2l4k3l03",
 		Callback: "http://printer.example.com/ready?job=42", Expires: time.Now().Add(time.Minute),
 	})
@@ -131,8 +132,8 @@ func ExampleProvider_Authorize() {
 // its callback, that the user refused.
 func ExampleProvider_Deny() {
 	ctx := context.Background()
-	p := &oauth1.Provider{Tokens: new(oauth1.MemoryTokenStore)}
-	err := p.Tokens.PutTemporary(ctx, oauth1.TemporaryCredentials{
+	p := &server.Provider{Tokens: new(server.MemoryTokenStore)}
+	err := p.Tokens.PutTemporary(ctx, server.TemporaryCredentials{
 		Token: "hh5s93j4hdidpola", ConsumerKey: "dpf43f3p2l4k3l03",
 		Callback: "http://printer.example.com/ready", Expires: time.Now().Add(time.Minute),
 	})
@@ -157,11 +158,11 @@ func ExampleProvider_Deny() {
 // A two-legged provider, such as an LTI 1.1 tool, knows only consumers:
 // Consumers is its whole CredentialStore.
 func ExampleConsumers() {
-	v := &oauth1.Verifier{Credentials: oauth1.Consumers{
+	v := &server.Verifier{Store: server.Consumers{
 		"lms.example.edu": {Secret: "tool-secret"},
 	}}
 	launch := v.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ver, _ := oauth1.VerificationFrom(r.Context())
+		ver, _ := server.VerificationFrom(r.Context())
 		r.ParseForm()
 		fmt.Fprintf(w, "launch from %s for %s", ver.ConsumerKey, r.PostForm.Get("user_id"))
 	}))

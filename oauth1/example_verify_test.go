@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/server"
 )
 
 // clients is a CredentialStore over maps; a real one queries a database.
@@ -19,18 +20,18 @@ type clients struct {
 	tokens    map[string]string // token → secret
 }
 
-func (c clients) Consumer(ctx context.Context, key string) (oauth1.Registration, error) {
+func (c clients) Consumer(ctx context.Context, key string) (server.Registration, error) {
 	secret, ok := c.consumers[key]
 	if !ok {
-		return oauth1.Registration{}, oauth1.ErrNotFound
+		return server.Registration{}, server.ErrNotFound
 	}
-	return oauth1.Registration{Secret: secret}, nil
+	return server.Registration{Secret: secret}, nil
 }
 
 func (c clients) TokenSecret(ctx context.Context, key, token string) (string, error) {
 	secret, ok := c.tokens[token]
 	if !ok {
-		return "", oauth1.ErrNotFound
+		return "", server.ErrNotFound
 	}
 	return secret, nil
 }
@@ -43,9 +44,9 @@ func ExampleVerifier_Middleware() {
 		consumers: map[string]string{"dpf43f3p2l4k3l03": "kd94hf93k423kf44"},
 		tokens:    map[string]string{"nnch734d00sl2jdk": "pfkkdhi9sl3r4s00"},
 	}
-	v := &oauth1.Verifier{Credentials: store, Realm: "Photos", RequireToken: true}
+	v := &server.Verifier{Store: store, Realm: "Photos", RequireToken: true}
 	api := v.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ver, _ := oauth1.VerificationFrom(r.Context())
+		ver, _ := server.VerificationFrom(r.Context())
 		body, _ := io.ReadAll(r.Body)
 		fmt.Fprintf(w, "hello %s, token %s, you sent %s", ver.ConsumerKey, ver.Token, body)
 	}))
@@ -80,8 +81,8 @@ func ExampleVerifier_Middleware() {
 // API documentation's example request, verified at a fixed time, behind a
 // proxy that terminates TLS.
 func ExampleVerifier_Verify() {
-	v := &oauth1.Verifier{
-		Credentials: clients{
+	v := &server.Verifier{
+		Store: clients{
 			consumers: map[string]string{"xvz1evFS4wEEPTGEFPHBog": "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw"},
 			tokens:    map[string]string{"370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb": "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE"},
 		},
@@ -101,7 +102,7 @@ func ExampleVerifier_Verify() {
 	fmt.Println(ver.ConsumerKey, ver.Method, err)
 
 	_, err = v.Verify(request()) // the same request again
-	var pe *oauth1.ProblemError
+	var pe *server.ProblemError
 	if errors.As(err, &pe) {
 		fmt.Println(pe.StatusCode(), pe.Problem)
 	}

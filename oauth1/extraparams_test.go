@@ -13,6 +13,7 @@ import (
 
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/oauth1test"
+	"github.com/countersign/countersign/oauth1/server"
 )
 
 // Config.Params reach every request of a Client, signed: the fake
@@ -149,7 +150,7 @@ func TestTokenRequestExtrasVerified(t *testing.T) {
 		for _, method := range []string{"POST", "GET"} {
 			t.Run(d.String()+"/"+method, func(t *testing.T) {
 				store := exampleStore{consumer: rfcClient, tokens: map[string]string{rfcToken.Token: rfcToken.Secret}}
-				srv := exampleProvider(store, func(w http.ResponseWriter, r *http.Request, v *oauth1.Verification) {
+				srv := exampleProvider(store, func(w http.ResponseWriter, r *http.Request, v *server.Verification) {
 					if r.FormValue("x_auth_username") != "jane" || v.Get("oauth_session_handle") != "h" {
 						http.Error(w, "oauth_problem=parameter_absent", http.StatusBadRequest)
 						return

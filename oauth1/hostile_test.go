@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/server"
 	"github.com/countersign/countersign/percent"
 )
 
@@ -52,11 +53,11 @@ func TestVerifyManyProtocolParameters(t *testing.T) {
 			}
 			r.Header.Set("Authorization", h.String())
 		}
-		v := &oauth1.Verifier{Credentials: acceptAll{}}
+		v := &server.Verifier{Store: acceptAll{}}
 		start := time.Now()
 		_, err := v.Verify(r)
 		elapsed := time.Since(start)
-		var pe *oauth1.ProblemError
+		var pe *server.ProblemError
 		require.ErrorAs(t, err, &pe, where)
 		assert.Equal(t, oauth1.ProblemParameterRejected, pe.Problem, where)
 		assert.Contains(t, pe.Error(), "more than 64 protocol parameters", where)
@@ -68,8 +69,8 @@ func TestVerifyManyProtocolParameters(t *testing.T) {
 // acceptAll knows every consumer and token, with long secrets.
 type acceptAll struct{}
 
-func (acceptAll) Consumer(context.Context, string) (oauth1.Registration, error) {
-	return oauth1.Registration{Secret: "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw"}, nil
+func (acceptAll) Consumer(context.Context, string) (server.Registration, error) {
+	return server.Registration{Secret: "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw"}, nil
 }
 
 func (acceptAll) TokenSecret(context.Context, string, string) (string, error) {
@@ -125,7 +126,7 @@ func TestMaxBodyBytesCapped(t *testing.T) {
 	assert.True(t, strings.HasPrefix(base, "POST&https%3A%2F%2Fapi.example.com%2Fr&%2521%2521"))
 	assert.Greater(t, len(base), 5*maxLimit)
 
-	v := &oauth1.Verifier{Credentials: acceptAll{}, MaxBodyBytes: 1 << 40}
+	v := &server.Verifier{Store: acceptAll{}, MaxBodyBytes: 1 << 40}
 	r = httptest.NewRequest("POST", "/r", io.LimitReader(bangs{}, maxLimit+1))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	r.Header.Set("Authorization", `OAuth oauth_consumer_key="k"`)
@@ -233,9 +234,9 @@ func fipsChild(t *testing.T) {
 
 	// Verify: an HMAC-SHA1 request is refused with a problem, not a panic.
 	r := xRequestFIPS()
-	v := &oauth1.Verifier{Credentials: acceptAll{}, Now: func() time.Time { return time.Unix(1318622958, 0) }}
+	v := &server.Verifier{Store: acceptAll{}, Now: func() time.Time { return time.Unix(1318622958, 0) }}
 	_, err = v.Verify(r)
-	var pe *oauth1.ProblemError
+	var pe *server.ProblemError
 	require.ErrorAs(t, err, &pe)
 	assert.Equal(t, oauth1.ProblemSignatureMethodRejected, pe.Problem)
 	assert.ErrorContains(t, err, "FIPS 140-only")

@@ -27,6 +27,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/server"
 )
 
 // The JSON the helper reads and writes; see oauthlib_helper.py.
@@ -195,23 +196,23 @@ func interopJob(pubPEM string) pyJob {
 	}
 }
 
-func interopVerifier(pub *rsa.PublicKey) *oauth1.Verifier {
-	return &oauth1.Verifier{
-		Credentials: interopStore{pub},
-		Methods:     []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SHA1", "RSA-SHA256", "PLAINTEXT"},
-		Now:         func() time.Time { return time.Unix(interopTimestamp+30, 0) },
+func interopVerifier(pub *rsa.PublicKey) *server.Verifier {
+	return &server.Verifier{
+		Store:   interopStore{pub},
+		Methods: []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SHA1", "RSA-SHA256", "PLAINTEXT"},
+		Now:     func() time.Time { return time.Unix(interopTimestamp+30, 0) },
 	}
 }
 
 type interopStore struct{ pub *rsa.PublicKey }
 
-func (s interopStore) Consumer(_ context.Context, key string) (oauth1.Registration, error) {
+func (s interopStore) Consumer(_ context.Context, key string) (server.Registration, error) {
 	for _, c := range []oauth1.Credentials{interopClient, trickyClient} {
 		if c.Token == key {
-			return oauth1.Registration{Secret: c.Secret, PublicKey: s.pub}, nil
+			return server.Registration{Secret: c.Secret, PublicKey: s.pub}, nil
 		}
 	}
-	return oauth1.Registration{}, oauth1.ErrNotFound
+	return server.Registration{}, server.ErrNotFound
 }
 
 func (s interopStore) TokenSecret(_ context.Context, key, token string) (string, error) {
@@ -221,7 +222,7 @@ func (s interopStore) TokenSecret(_ context.Context, key, token string) (string,
 	case key == trickyClient.Token && token == trickyToken.Token:
 		return trickyToken.Secret, nil
 	}
-	return "", oauth1.ErrNotFound
+	return "", server.ErrNotFound
 }
 
 // serverRequest turns w into the request a server reads off the wire: the
@@ -419,10 +420,10 @@ func tampered(w pyWire, method string) map[string]pyWire {
 }
 
 // wantSignatureInvalid checks that countersign refused r for its signature.
-func wantSignatureInvalid(t *testing.T, v *oauth1.Verifier, r *http.Request, what string) {
+func wantSignatureInvalid(t *testing.T, v *server.Verifier, r *http.Request, what string) {
 	t.Helper()
 	_, err := v.Verify(r)
-	var pe *oauth1.ProblemError
+	var pe *server.ProblemError
 	if assert.True(t, errors.As(err, &pe), "%s: Verify = %v, want a *ProblemError", what, err) {
 		assert.Equal(t, oauth1.ProblemSignatureInvalid, pe.Problem, "%s: Verify = %v", what, err)
 	}

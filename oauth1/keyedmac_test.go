@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/countersign/countersign/oauth1"
-	"github.com/countersign/countersign/oauth1/internal/mac"
 	"github.com/countersign/countersign/percent"
 )
 

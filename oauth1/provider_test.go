@@ -18,15 +18,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/server"
 )
 
 // countingTokens counts the token credentials a TokenStore stores.
 type countingTokens struct {
-	oauth1.TokenStore
+	server.TokenStore
 	issued atomic.Int64
 }
 
-func (c *countingTokens) PutToken(ctx context.Context, t oauth1.TokenCredentials) error {
+func (c *countingTokens) PutToken(ctx context.Context, t server.TokenCredentials) error {
 	c.issued.Add(1)
 	return c.TokenStore.PutToken(ctx, t)
 }
@@ -35,7 +36,7 @@ func (c *countingTokens) PutToken(ctx context.Context, t oauth1.TokenCredentials
 // endpoints, a consent page that approves for "alice" (or denies with
 // ?deny=1) and an API that answers the user of the token.
 type testProvider struct {
-	*oauth1.Provider
+	*server.Provider
 	srv    *httptest.Server
 	tokens *countingTokens
 	offset atomic.Int64 // added to the real clock, for expiry
@@ -48,24 +49,24 @@ func (tp *testProvider) now() time.Time { return time.Now().Add(time.Duration(tp
 
 func newTestProvider(t *testing.T) *testProvider {
 	tp := &testProvider{}
-	tp.tokens = &countingTokens{TokenStore: &oauth1.MemoryTokenStore{Now: tp.now}}
-	tp.Provider = &oauth1.Provider{
-		Consumers: oauth1.Consumers{
+	tp.tokens = &countingTokens{TokenStore: &server.MemoryTokenStore{Now: tp.now}}
+	tp.Provider = &server.Provider{
+		Consumers: server.Consumers{
 			"key":   {Secret: "secret"},
 			"other": {Secret: "other-secret"},
 		},
 		Tokens:       tp.tokens,
 		TemporaryTTL: time.Minute,
-		TokenValues: func(_ context.Context, t oauth1.TokenCredentials) (url.Values, error) {
+		TokenValues: func(_ context.Context, t server.TokenCredentials) (url.Values, error) {
 			return url.Values{"user_id": {t.User}, "screen_name": {"Alice A."}}, nil
 		},
-		Observe: func(_ *http.Request, _ *oauth1.Verification, err error) {
+		Observe: func(_ *http.Request, _ *server.Verification, err error) {
 			tp.mu.Lock()
 			tp.observed = append(tp.observed, err)
 			tp.mu.Unlock()
 		},
 	}
-	tp.Verifier = &oauth1.Verifier{Credentials: tp.Provider, Now: tp.now}
+	tp.Verifier = &server.Verifier{Store: tp.Provider, Now: tp.now}
 	mux := http.NewServeMux()
 	mux.Handle("POST /request_token", tp.RequestTokenHandler())
 	mux.Handle("POST /access_token", tp.AccessTokenHandler())
@@ -91,7 +92,7 @@ func newTestProvider(t *testing.T) *testProvider {
 		}
 	})
 	mux.Handle("/api/", tp.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		v, _ := oauth1.VerificationFrom(r.Context())
+		v, _ := server.VerificationFrom(r.Context())
 		tok, err := tp.Tokens.Token(r.Context(), v.Token)
 		if err != nil {
 			http.Error(w, "no token", http.StatusUnauthorized)
@@ -254,7 +255,7 @@ func TestProviderRequestTokenRefusals(t *testing.T) {
 	}
 	cfg := tp.config("key", "secret", "")
 	issued := oauth1.Credentials{Token: "issued-token", Secret: "issued-secret"}
-	require.NoError(t, tp.Tokens.PutToken(context.Background(), oauth1.TokenCredentials{Token: issued.Token, Secret: issued.Secret, ConsumerKey: "key"}))
+	require.NoError(t, tp.Tokens.PutToken(context.Background(), server.TokenCredentials{Token: issued.Token, Secret: issued.Secret, ConsumerKey: "key"}))
 	for _, tc := range []struct {
 		name   string
 		tok    *oauth1.Credentials
@@ -333,7 +334,7 @@ func TestProviderAccessTokenRefusals(t *testing.T) {
 		tp.offset.Store(int64(61 * time.Second)) // TemporaryTTL is a minute
 		_, _, err := cfg.AccessToken(ctx, temp, verifier)
 		wantProblem(t, "expired", err, 401, oauth1.ProblemTokenRejected)
-		if _, _, err := tp.Authorize(ctx, temp.Token, "alice"); !errors.Is(err, oauth1.ErrNotFound) {
+		if _, _, err := tp.Authorize(ctx, temp.Token, "alice"); !errors.Is(err, server.ErrNotFound) {
 			t.Errorf("Authorize of expired credentials: %v, want ErrNotFound", err)
 		}
 	})
@@ -357,11 +358,11 @@ func TestProviderAccessTokenRefusals(t *testing.T) {
 		wantProblem(t, "token credentials at the token endpoint", err, 401, oauth1.ProblemTokenRejected)
 	})
 	t.Run("TokenValues", func(t *testing.T) {
-		for _, values := range []func(context.Context, oauth1.TokenCredentials) (url.Values, error){
-			func(context.Context, oauth1.TokenCredentials) (url.Values, error) {
+		for _, values := range []func(context.Context, server.TokenCredentials) (url.Values, error){
+			func(context.Context, server.TokenCredentials) (url.Values, error) {
 				return url.Values{"oauth_token_secret": {"x"}}, nil
 			},
-			func(context.Context, oauth1.TokenCredentials) (url.Values, error) { return nil, errors.New("db down") },
+			func(context.Context, server.TokenCredentials) (url.Values, error) { return nil, errors.New("db down") },
 		} {
 			tp := newTestProvider(t)
 			tp.TokenValues = values
@@ -381,10 +382,10 @@ func TestProviderAuthorizeAndDeny(t *testing.T) {
 	tp := newTestProvider(t)
 	cfg := tp.config("key", "secret", "https://client.example/cb")
 	temp, _ := tp.approve(t, cfg)
-	if _, _, err := tp.Authorize(ctx, temp.Token, "mallory"); !errors.Is(err, oauth1.ErrTokenUsed) {
+	if _, _, err := tp.Authorize(ctx, temp.Token, "mallory"); !errors.Is(err, server.ErrTokenUsed) {
 		t.Errorf("second Authorize: %v, want ErrTokenUsed", err)
 	}
-	if _, _, err := tp.Authorize(ctx, "unknown", "alice"); !errors.Is(err, oauth1.ErrNotFound) {
+	if _, _, err := tp.Authorize(ctx, "unknown", "alice"); !errors.Is(err, server.ErrNotFound) {
 		t.Errorf("Authorize of an unknown token: %v, want ErrNotFound", err)
 	}
 
@@ -399,7 +400,7 @@ func TestProviderAuthorizeAndDeny(t *testing.T) {
 	if _, _, err := oauth1.ParseCallback(&http.Request{URL: u}, temp); !errors.Is(err, oauth1.ErrDenied) {
 		t.Errorf("ParseCallback of the denial: %v, want ErrDenied", err)
 	}
-	if _, _, err := tp.Authorize(ctx, temp.Token, "alice"); !errors.Is(err, oauth1.ErrTokenUsed) {
+	if _, _, err := tp.Authorize(ctx, temp.Token, "alice"); !errors.Is(err, server.ErrTokenUsed) {
 		t.Errorf("Authorize after Deny: %v, want ErrTokenUsed", err)
 	}
 	_, _, err = cfg.AccessToken(ctx, temp, "x")
@@ -447,37 +448,37 @@ func TestProviderConcurrentExchange(t *testing.T) {
 
 func TestCredentialHelpers(t *testing.T) {
 	ctx := context.Background()
-	c := oauth1.Consumers{"key": {Secret: "secret"}}
+	c := server.Consumers{"key": {Secret: "secret"}}
 	if r, err := c.Consumer(ctx, "key"); err != nil || r.Secret != "secret" {
 		t.Errorf("Consumers.Consumer(key) = %v, %v", r, err)
 	}
-	if _, err := c.Consumer(ctx, "nobody"); !errors.Is(err, oauth1.ErrNotFound) {
+	if _, err := c.Consumer(ctx, "nobody"); !errors.Is(err, server.ErrNotFound) {
 		t.Errorf("Consumers.Consumer(nobody): %v, want ErrNotFound", err)
 	}
-	if _, err := c.TokenSecret(ctx, "key", "tok"); !errors.Is(err, oauth1.ErrNotFound) {
+	if _, err := c.TokenSecret(ctx, "key", "tok"); !errors.Is(err, server.ErrNotFound) {
 		t.Errorf("Consumers.TokenSecret: %v, want ErrNotFound", err)
 	}
-	f := oauth1.CredentialFuncs{ConsumerFunc: c.Consumer}
-	if _, err := f.TokenSecret(ctx, "key", "tok"); !errors.Is(err, oauth1.ErrNotFound) {
+	f := server.CredentialFuncs{ConsumerFunc: c.Consumer}
+	if _, err := f.TokenSecret(ctx, "key", "tok"); !errors.Is(err, server.ErrNotFound) {
 		t.Errorf("CredentialFuncs.TokenSecret without a func: %v, want ErrNotFound", err)
 	}
 	f.TokenSecretFunc = func(_ context.Context, key, token string) (string, error) { return key + token, nil }
 	if s, err := f.TokenSecret(ctx, "a", "b"); s != "ab" || err != nil {
 		t.Errorf("CredentialFuncs.TokenSecret = %q, %v", s, err)
 	}
-	if _, err := (oauth1.CredentialFuncs{}).Consumer(ctx, "key"); err == nil || errors.Is(err, oauth1.ErrNotFound) {
+	if _, err := (server.CredentialFuncs{}).Consumer(ctx, "key"); err == nil || errors.Is(err, server.ErrNotFound) {
 		t.Errorf("CredentialFuncs{}.Consumer: %v, want a configuration error", err)
 	}
 
 	// A two-legged request verifies against Consumers; one with a token is
 	// token_rejected.
-	v := &oauth1.Verifier{Credentials: c}
+	v := &server.Verifier{Store: c}
 	cfg := &oauth1.Config{Consumer: oauth1.Credentials{Token: "key", Secret: "secret"}}
 	for _, tok := range []*oauth1.Credentials{nil, {Token: "t", Secret: "s"}} {
 		req := httptest.NewRequest("GET", "http://tool.example/launch", nil)
 		require.NoError(t, cfg.Sign(req, tok))
 		_, err := v.Verify(req)
-		var pe *oauth1.ProblemError
+		var pe *server.ProblemError
 		if tok == nil && err != nil || tok != nil && (!errors.As(err, &pe) || pe.Problem != oauth1.ProblemTokenRejected) {
 			t.Errorf("Verify with token %v: %v", tok, err)
 		}
@@ -485,7 +486,7 @@ func TestCredentialHelpers(t *testing.T) {
 }
 
 func TestProviderMisconfigured(t *testing.T) {
-	p := &oauth1.Provider{Consumers: oauth1.Consumers{"key": {Secret: "secret"}}}
+	p := &server.Provider{Consumers: server.Consumers{"key": {Secret: "secret"}}}
 	srv := httptest.NewServer(p.RequestTokenHandler())
 	defer srv.Close()
 	cfg := &oauth1.Config{Consumer: oauth1.Credentials{Token: "key", Secret: "secret"},
@@ -500,22 +501,22 @@ func TestProviderMisconfigured(t *testing.T) {
 // failingTokens fails the methods named in fail, as a store whose server
 // went away does.
 type failingTokens struct {
-	oauth1.MemoryTokenStore
+	server.MemoryTokenStore
 	fail string
 }
 
 var errStoreDown = errors.New("store down")
 
-func (f *failingTokens) PutTemporary(ctx context.Context, t oauth1.TemporaryCredentials) error {
+func (f *failingTokens) PutTemporary(ctx context.Context, t server.TemporaryCredentials) error {
 	if f.fail == "PutTemporary" {
 		return errStoreDown
 	}
 	return f.MemoryTokenStore.PutTemporary(ctx, t)
 }
 
-func (f *failingTokens) TakeTemporary(ctx context.Context, token string) (oauth1.TemporaryCredentials, error) {
+func (f *failingTokens) TakeTemporary(ctx context.Context, token string) (server.TemporaryCredentials, error) {
 	if f.fail == "TakeTemporary" {
-		return oauth1.TemporaryCredentials{}, errStoreDown
+		return server.TemporaryCredentials{}, errStoreDown
 	}
 	return f.MemoryTokenStore.TakeTemporary(ctx, token)
 }
@@ -550,7 +551,7 @@ func TestProviderStoreFailure(t *testing.T) {
 // TestProviderStoreFull checks that a full store is answered 503.
 func TestProviderStoreFull(t *testing.T) {
 	tp := newTestProvider(t)
-	tp.Tokens = &oauth1.MemoryTokenStore{MaxTemporary: 1}
+	tp.Tokens = &server.MemoryTokenStore{MaxTemporary: 1}
 	cfg := tp.config("key", "secret", "oob")
 	_, _, err := cfg.RequestToken(context.Background())
 	require.NoError(t, err)

@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/server"
 )
 
 const (
@@ -82,7 +83,7 @@ func redactValues(t *testing.T) map[string]any {
 	// A Transport is never copied (go vet's copylocks): it goes by pointer.
 	tr := &oauth1.Transport{Config: &cfg, Token: &tok}
 	htr := &oauth1.Transport{Config: &hcfg, Token: &tok}
-	reg := oauth1.Registration{Secret: rConsumerSecret, PublicKey: &key.PublicKey}
+	reg := server.Registration{Secret: rConsumerSecret, PublicKey: &key.PublicKey}
 	rsaSigner := oauth1.RSA{Key: key}
 	base := map[string]any{
 		"Credentials": tok, "Registration": reg, "Config": cfg, "Config HMAC": hcfg,
@@ -100,7 +101,7 @@ func redactValues(t *testing.T) map[string]any {
 	vals["[]Credentials"] = []oauth1.Credentials{cons, tok}
 	vals["struct{*Credentials}"] = struct{ C *oauth1.Credentials }{&tok}
 	vals["*Registration"] = &reg
-	vals["[]*Registration"] = []*oauth1.Registration{&reg}
+	vals["[]*Registration"] = []*server.Registration{&reg}
 	vals["*Config"] = &cfg
 	vals["struct{Config}"] = struct{ C oauth1.Config }{cfg}
 	vals["struct{*Transport}"] = struct{ T *oauth1.Transport }{tr}

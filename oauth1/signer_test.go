@@ -16,7 +16,6 @@ import (
 	"testing"
 
 	"github.com/countersign/countersign/oauth1"
-	"github.com/countersign/countersign/oauth1/internal/mac"
 	"github.com/countersign/countersign/percent"
 )
 

@@ -10,12 +10,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/oauth1test"
+	"github.com/countersign/countersign/oauth1/server"
 )
 
 func TestMemoryTokenStore(t *testing.T) {
-	oauth1test.TestTokenStore(t, func() oauth1.TokenStore { return new(oauth1.MemoryTokenStore) })
+	oauth1test.TestTokenStore(t, func() server.TokenStore { return new(server.MemoryTokenStore) })
 }
 
 // TestMemoryTokenStoreClock checks expiry on the store's own clock, and
@@ -23,20 +23,20 @@ func TestMemoryTokenStore(t *testing.T) {
 func TestMemoryTokenStoreClock(t *testing.T) {
 	ctx := context.Background()
 	clock := oauth1test.NewClock(time.Unix(1_700_000_000, 0))
-	s := &oauth1.MemoryTokenStore{Now: clock.Now}
+	s := &server.MemoryTokenStore{Now: clock.Now}
 	for i := range 100 {
-		tc := oauth1.TemporaryCredentials{Token: fmt.Sprint("t", i), Expires: clock.Now().Add(time.Minute)}
+		tc := server.TemporaryCredentials{Token: fmt.Sprint("t", i), Expires: clock.Now().Add(time.Minute)}
 		require.NoError(t, s.PutTemporary(ctx, tc))
 	}
 	if _, err := s.Temporary(ctx, "t99"); err != nil {
 		t.Fatalf("Temporary before expiry: %v", err)
 	}
 	clock.Advance(time.Minute)
-	if _, err := s.Temporary(ctx, "t98"); !errors.Is(err, oauth1.ErrNotFound) {
+	if _, err := s.Temporary(ctx, "t98"); !errors.Is(err, server.ErrNotFound) {
 		t.Fatalf("Temporary at Expires: %v, want ErrNotFound", err)
 	}
 	// A used token cannot be stored again while it is remembered as used.
-	fresh := oauth1.TemporaryCredentials{Token: "fresh", Expires: clock.Now().Add(time.Minute)}
+	fresh := server.TemporaryCredentials{Token: "fresh", Expires: clock.Now().Add(time.Minute)}
 	require.NoError(t, s.PutTemporary(ctx, fresh))
 	if _, err := s.TakeTemporary(ctx, "fresh"); err != nil {
 		t.Fatal(err)
@@ -44,19 +44,19 @@ func TestMemoryTokenStoreClock(t *testing.T) {
 	if err := s.PutTemporary(ctx, fresh); err == nil {
 		t.Error("PutTemporary of a used token succeeded")
 	}
-	for _, bad := range []oauth1.TemporaryCredentials{{Expires: clock.Now().Add(time.Minute)}, {Token: "x"}} {
+	for _, bad := range []server.TemporaryCredentials{{Expires: clock.Now().Add(time.Minute)}, {Token: "x"}} {
 		if err := s.PutTemporary(ctx, bad); err == nil {
 			t.Errorf("PutTemporary(%v) succeeded", bad)
 		}
 	}
-	if err := s.Authorize(ctx, "t0", "u", ""); err == nil || errors.Is(err, oauth1.ErrNotFound) {
+	if err := s.Authorize(ctx, "t0", "u", ""); err == nil || errors.Is(err, server.ErrNotFound) {
 		t.Errorf("Authorize with an empty verifier = %v, want an argument error", err)
 	}
 }
 
 func TestTemporaryCredentialsRedacted(t *testing.T) {
-	tc := oauth1.TemporaryCredentials{Token: "tok", Secret: "s3cret", Verifier: "v3rifier", User: "alice"}
-	tok := oauth1.TokenCredentials{Token: "tok", Secret: "s3cret", User: "alice"}
+	tc := server.TemporaryCredentials{Token: "tok", Secret: "s3cret", Verifier: "v3rifier", User: "alice"}
+	tok := server.TokenCredentials{Token: "tok", Secret: "s3cret", User: "alice"}
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
 		for _, v := range []any{tc, tok, &tc, &tok} {
 			out := fmt.Sprintf(verb, v)
@@ -72,20 +72,20 @@ func TestTemporaryCredentialsRedacted(t *testing.T) {
 func TestMemoryTokenStoreFull(t *testing.T) {
 	ctx := context.Background()
 	clock := oauth1test.NewClock(time.Unix(1_700_000_000, 0))
-	s := &oauth1.MemoryTokenStore{Now: clock.Now, MaxTemporary: 3}
+	s := &server.MemoryTokenStore{Now: clock.Now, MaxTemporary: 3}
 	put := func(token string, ttl time.Duration) error {
-		return s.PutTemporary(ctx, oauth1.TemporaryCredentials{Token: token, Expires: clock.Now().Add(ttl)})
+		return s.PutTemporary(ctx, server.TemporaryCredentials{Token: token, Expires: clock.Now().Add(ttl)})
 	}
 	require.NoError(t, put("a", time.Minute))
 	require.NoError(t, put("b", 2*time.Minute))
 	require.NoError(t, put("c", 2*time.Minute))
 	_, err := s.TakeTemporary(ctx, "a")
 	require.NoError(t, err)
-	if err := put("d", time.Minute); !errors.Is(err, oauth1.ErrTokenStoreFull) {
+	if err := put("d", time.Minute); !errors.Is(err, server.ErrTokenStoreFull) {
 		t.Fatalf("PutTemporary into a full store: %v, want ErrTokenStoreFull", err)
 	}
 	clock.Advance(59 * time.Second)
-	if err := put("d", time.Minute); !errors.Is(err, oauth1.ErrTokenStoreFull) {
+	if err := put("d", time.Minute); !errors.Is(err, server.ErrTokenStoreFull) {
 		t.Fatalf("PutTemporary before anything expired: %v, want ErrTokenStoreFull", err)
 	}
 	clock.Advance(time.Second) // "a", exchanged, expires

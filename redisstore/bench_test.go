@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/server"
 	"github.com/countersign/countersign/redisstore"
 )
 
@@ -23,14 +24,14 @@ import (
 
 func benchStores(b *testing.B) []struct {
 	name  string
-	store func() oauth1.NonceStore
+	store func() server.NonceStore
 } {
 	return []struct {
 		name  string
-		store func() oauth1.NonceStore
+		store func() server.NonceStore
 	}{
-		{"store=memory", func() oauth1.NonceStore { return new(oauth1.MemoryNonceStore) }},
-		{"store=redis", func() oauth1.NonceStore {
+		{"store=memory", func() server.NonceStore { return new(server.MemoryNonceStore) }},
+		{"store=redis", func() server.NonceStore {
 			return redisstore.NewNonceStore(newClient(b, sharedAddr(b)), testPrefix(b))
 		}},
 	}
@@ -48,7 +49,7 @@ func signedRequest(b *testing.B, n int64) *http.Request {
 func BenchmarkVerify(b *testing.B) {
 	for _, bs := range benchStores(b) {
 		b.Run(bs.name, func(b *testing.B) {
-			v := &oauth1.Verifier{Credentials: credentials{}, Nonces: bs.store()}
+			v := &server.Verifier{Store: credentials{}, Nonces: bs.store()}
 			var batch [256]*http.Request
 			var n int64
 			b.ReportAllocs()
@@ -86,8 +87,8 @@ func BenchmarkNonceStoreParallel(b *testing.B) {
 				ctx := context.Background()
 				for pb.Next() {
 					now := time.Now()
-					nonce := oauth1.Nonce{ConsumerKey: consumerKey, Token: token, Nonce: strconv.FormatInt(n.Add(1), 10), Timestamp: now.Unix()}
-					if fresh, err := s.Use(ctx, nonce, now, now.Add(oauth1.DefaultWindow)); err != nil || !fresh {
+					nonce := server.Nonce{ConsumerKey: consumerKey, Token: token, Nonce: strconv.FormatInt(n.Add(1), 10), Timestamp: now.Unix()}
+					if fresh, err := s.Use(ctx, nonce, now, now.Add(server.DefaultWindow)); err != nil || !fresh {
 						b.Errorf("Use = %v, %v; want true", fresh, err)
 						return
 					}

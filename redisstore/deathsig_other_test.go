@@ -2,7 +2,9 @@
 
 package redisstore_test
 
-import "os/exec"
+import (
+	"os/exec"
+)
 
 // setDeathSignal does nothing here: only Linux has a parent-death signal.
 func setDeathSignal(*exec.Cmd) {}

@@ -12,22 +12,22 @@
 // Wiring a Verifier on each instance to one Redis:
 //
 //	rdb := redis.NewUniversalClient(&redis.UniversalOptions{Addrs: []string{"redis:6379"}})
-//	v := &oauth1.Verifier{
-//		Credentials: creds,
+//	v := &server.Verifier{
+//		Store:  creds,
 //		Nonces:      redisstore.NewNonceStore(rdb, "myapp:oauth:"),
 //	}
 //	http.Handle("/api/", v.Middleware(api))
 //
 // and a Provider, which issues credentials:
 //
-//	p := &oauth1.Provider{Consumers: consumers, Tokens: redisstore.NewTokenStore(rdb, "myapp:oauth:")}
-//	p.Verifier = &oauth1.Verifier{Credentials: p, Nonces: redisstore.NewNonceStore(rdb, "myapp:oauth:")}
+//	p := &server.Provider{Consumers: consumers, Tokens: redisstore.NewTokenStore(rdb, "myapp:oauth:")}
+//	p.Verifier = &server.Verifier{Store: p, Nonces: redisstore.NewNonceStore(rdb, "myapp:oauth:")}
 //
 // # Failure
 //
 // When Redis cannot be reached, the stores return errors and never guess:
-// [oauth1.Verifier.Verify] refuses the request with an error wrapping
-// [oauth1.ErrNonceStoreUnavailable], which [oauth1.Verifier.Middleware]
+// [server.Verifier.Verify] refuses the request with an error wrapping
+// [server.ErrNonceStoreUnavailable], which [server.Verifier.Middleware]
 // answers with 503 Service Unavailable (a TokenStore error is refused too,
 // with 500). Requests wait for Redis as long as
 // the client's timeouts and retries (and the request's context) allow; set

@@ -5,7 +5,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/server"
 	"github.com/countersign/countersign/redisstore"
 )
 
@@ -16,12 +16,12 @@ func ExampleNewNonceStore() {
 	rdb := redis.NewUniversalClient(&redis.UniversalOptions{
 		Addrs: []string{"redis.internal:6379"}, // several addresses for a Cluster; MasterName for Sentinel
 	})
-	v := &oauth1.Verifier{
-		Credentials: oauth1.Consumers{"dpf43f3p2l4k3l03": {Secret: "kd94hf93k423kf44"}},
-		Nonces:      redisstore.NewNonceStore(rdb, "photos:oauth:"),
+	v := &server.Verifier{
+		Store:  server.Consumers{"dpf43f3p2l4k3l03": {Secret: "kd94hf93k423kf44"}},
+		Nonces: redisstore.NewNonceStore(rdb, "photos:oauth:"),
 	}
 	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ver, _ := oauth1.VerificationFrom(r.Context())
+		ver, _ := server.VerificationFrom(r.Context())
 		w.Write([]byte("hello, " + ver.ConsumerKey))
 	})
 	http.Handle("/api/", v.Middleware(api)) // 503 while Redis is unreachable
@@ -33,11 +33,11 @@ func ExampleNewNonceStore() {
 // needs a Redis.)
 func ExampleNewTokenStore() {
 	rdb := redis.NewUniversalClient(&redis.UniversalOptions{Addrs: []string{"redis.internal:6379"}})
-	p := &oauth1.Provider{
-		Consumers: oauth1.Consumers{"dpf43f3p2l4k3l03": {Secret: "kd94hf93k423kf44"}},
+	p := &server.Provider{
+		Consumers: server.Consumers{"dpf43f3p2l4k3l03": {Secret: "kd94hf93k423kf44"}},
 		Tokens:    redisstore.NewTokenStore(rdb, "photos:oauth:"),
 	}
-	p.Verifier = &oauth1.Verifier{Credentials: p, Nonces: redisstore.NewNonceStore(rdb, "photos:oauth:")}
+	p.Verifier = &server.Verifier{Store: p, Nonces: redisstore.NewNonceStore(rdb, "photos:oauth:")}
 	http.Handle("POST /oauth/request_token", p.RequestTokenHandler())
 	http.Handle("POST /oauth/access_token", p.AccessTokenHandler())
 	// The consent page at /oauth/authorize calls p.Authorize or p.Deny.

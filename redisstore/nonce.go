@@ -11,10 +11,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/server"
 )
 
-// NonceStore is an [oauth1.NonceStore] kept in Redis, shared by every
+// NonceStore is an [server.NonceStore] kept in Redis, shared by every
 // Verifier that uses the same Redis and prefix. It is safe for concurrent
 // use.
 type NonceStore struct {
@@ -22,7 +22,7 @@ type NonceStore struct {
 	prefix string
 }
 
-var _ oauth1.NonceStore = (*NonceStore)(nil)
+var _ server.NonceStore = (*NonceStore)(nil)
 
 // NewNonceStore returns a NonceStore that keeps its nonces in client under
 // keys that start with prefix (such as "myapp:oauth:"); Verifiers that must
@@ -41,7 +41,7 @@ func NewNonceStore(client redis.UniversalClient, prefix string) *NonceStore {
 // the Verifier's clock to agree with Redis's: a Verifier whose clock runs
 // behind Redis's, or a test with a fixed clock, would see its nonces expire
 // at once and accept replays.
-func (s *NonceStore) Use(ctx context.Context, n oauth1.Nonce, now, expires time.Time) (bool, error) {
+func (s *NonceStore) Use(ctx context.Context, n server.Nonce, now, expires time.Time) (bool, error) {
 	ttl := max(expires.Sub(now).Milliseconds(), 1) // PX 0 is an error in Redis
 	res, err := s.client.Do(ctx, "SET", s.key(n), "1", "NX", "PX", ttl).Result()
 	switch {
@@ -58,7 +58,7 @@ func (s *NonceStore) Use(ctx context.Context, n oauth1.Nonce, now, expires time.
 // key returns the Redis key for n: the prefix, "nonce:", and the hex SHA-256
 // of the length-prefixed fields, so that a key is short whatever the client
 // sent, and ("ab", "c") and ("a", "bc") stay apart.
-func (s *NonceStore) key(n oauth1.Nonce) string {
+func (s *NonceStore) key(n server.Nonce) string {
 	h := sha256.New()
 	var num [8]byte
 	for _, f := range [...]string{n.ConsumerKey, n.Token, n.Nonce} {

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/server"
 	"github.com/countersign/countersign/redisstore"
 )
 
@@ -27,16 +28,16 @@ const (
 	token, tokenSecret          = "nnch734d00sl2jdk", "pfkkdhi9sl3r4s00"
 )
 
-func (credentials) Consumer(_ context.Context, key string) (oauth1.Registration, error) {
+func (credentials) Consumer(_ context.Context, key string) (server.Registration, error) {
 	if key != consumerKey {
-		return oauth1.Registration{}, oauth1.ErrNotFound
+		return server.Registration{}, server.ErrNotFound
 	}
-	return oauth1.Registration{Secret: consumerSecret}, nil
+	return server.Registration{Secret: consumerSecret}, nil
 }
 
 func (credentials) TokenSecret(_ context.Context, key, tok string) (string, error) {
 	if key != consumerKey || tok != token {
-		return "", oauth1.ErrNotFound
+		return "", server.ErrNotFound
 	}
 	return tokenSecret, nil
 }
@@ -55,7 +56,7 @@ func signedHeader(t testing.TB, at time.Time, nonce string) string {
 
 // serve sends a request with the Authorization header auth through the
 // middleware of v, and returns the response and whether the handler ran.
-func serve(v *oauth1.Verifier, auth string) (*httptest.ResponseRecorder, bool) {
+func serve(v *server.Verifier, auth string) (*httptest.ResponseRecorder, bool) {
 	r := httptest.NewRequest("GET", "http://api.example.com/photos?size=original", nil)
 	r.Header.Set("Authorization", auth)
 	rec := httptest.NewRecorder()
@@ -74,9 +75,9 @@ func TestNonceStoreUse(t *testing.T) {
 	ctx := context.Background()
 	now := time.Now()
 	exp := now.Add(10 * time.Minute)
-	n := oauth1.Nonce{ConsumerKey: "key", Token: "tok", Nonce: "abc", Timestamp: now.Unix()}
+	n := server.Nonce{ConsumerKey: "key", Token: "tok", Nonce: "abc", Timestamp: now.Unix()}
 
-	use := func(s *redisstore.NonceStore, n oauth1.Nonce) bool {
+	use := func(s *redisstore.NonceStore, n server.Nonce) bool {
 		t.Helper()
 		fresh, err := s.Use(ctx, n, now, exp)
 		require.NoError(t, err)
@@ -86,7 +87,7 @@ func TestNonceStoreUse(t *testing.T) {
 	assert.False(t, use(s, n), "replay")
 
 	// Each field counts, and the fields are kept apart.
-	for _, other := range []oauth1.Nonce{
+	for _, other := range []server.Nonce{
 		{ConsumerKey: "key2", Token: "tok", Nonce: "abc", Timestamp: n.Timestamp},
 		{ConsumerKey: "key", Token: "", Nonce: "abc", Timestamp: n.Timestamp},
 		{ConsumerKey: "key", Token: "tok", Nonce: "abd", Timestamp: n.Timestamp},
@@ -102,7 +103,7 @@ func TestNonceStoreUse(t *testing.T) {
 
 	// A hostile nonce of a megabyte makes a key of fixed size, kept as long
 	// as the Verifier asked.
-	huge := oauth1.Nonce{ConsumerKey: "key", Nonce: strings.Repeat("x", 1<<20), Timestamp: n.Timestamp}
+	huge := server.Nonce{ConsumerKey: "key", Nonce: strings.Repeat("x", 1<<20), Timestamp: n.Timestamp}
 	assert.True(t, use(s, huge))
 	keys, err := rdb.Keys(ctx, prefix+"*").Result()
 	require.NoError(t, err)
@@ -125,7 +126,7 @@ func TestNonceStoreClock(t *testing.T) {
 	s := redisstore.NewNonceStore(rdb, testPrefix(t))
 	ctx := context.Background()
 	past := time.Unix(1318622958, 0) // the X API example's timestamp
-	n := oauth1.Nonce{ConsumerKey: "key", Nonce: "kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg", Timestamp: past.Unix()}
+	n := server.Nonce{ConsumerKey: "key", Nonce: "kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg", Timestamp: past.Unix()}
 	for i, want := range []bool{true, false, false} {
 		fresh, err := s.Use(ctx, n, past, past.Add(5*time.Minute))
 		require.NoError(t, err)
@@ -133,7 +134,7 @@ func TestNonceStoreClock(t *testing.T) {
 	}
 
 	// The Verifier's own numbers: its clock 100 s after the timestamp.
-	v := &oauth1.Verifier{Credentials: credentials{}, Nonces: s, Now: func() time.Time { return past.Add(100 * time.Second) }}
+	v := &server.Verifier{Store: credentials{}, Nonces: s, Now: func() time.Time { return past.Add(100 * time.Second) }}
 	auth := signedHeader(t, past, "fixed-clock")
 	rec, _ := serve(v, auth)
 	assert.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
@@ -147,7 +148,7 @@ func TestNonceStoreClock(t *testing.T) {
 func TestNonceStoreExpiry(t *testing.T) {
 	s := redisstore.NewNonceStore(newClient(t, sharedAddr(t)), testPrefix(t))
 	ctx := context.Background()
-	n := oauth1.Nonce{ConsumerKey: "key", Nonce: "short-lived", Timestamp: time.Now().Unix()}
+	n := server.Nonce{ConsumerKey: "key", Nonce: "short-lived", Timestamp: time.Now().Unix()}
 	now := time.Now()
 	fresh, err := s.Use(ctx, n, now, now.Add(100*time.Millisecond))
 	require.NoError(t, err)
@@ -166,11 +167,11 @@ func TestNonceStoreExpiry(t *testing.T) {
 // request 64 times at once across them: exactly one is accepted.
 func TestReplayAcrossVerifiers(t *testing.T) {
 	addr, prefix := sharedAddr(t), testPrefix(t)
-	var verifiers [4]*oauth1.Verifier
+	var verifiers [4]*server.Verifier
 	for i := range verifiers {
-		verifiers[i] = &oauth1.Verifier{
-			Credentials: credentials{},
-			Nonces:      redisstore.NewNonceStore(newClient(t, addr), prefix),
+		verifiers[i] = &server.Verifier{
+			Store:  credentials{},
+			Nonces: redisstore.NewNonceStore(newClient(t, addr), prefix),
 		}
 	}
 	auth := signedHeader(t, time.Now(), "replayed-64-times")
@@ -220,7 +221,7 @@ func TestFailClosed(t *testing.T) {
 		ReadTimeout: 500 * time.Millisecond, WriteTimeout: 500 * time.Millisecond,
 	})
 	t.Cleanup(func() { rdb.Close() })
-	v := &oauth1.Verifier{Credentials: credentials{}, Nonces: redisstore.NewNonceStore(rdb, testPrefix(t))}
+	v := &server.Verifier{Store: credentials{}, Nonces: redisstore.NewNonceStore(rdb, testPrefix(t))}
 	var seq atomic.Int64
 	fresh := func() string { return signedHeader(t, time.Now(), "n"+strconv.FormatInt(seq.Add(1), 10)) }
 

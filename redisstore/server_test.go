@@ -23,9 +23,9 @@ import (
 // or redis-server on PATH. Without either they skip, unless
 // COUNTERSIGN_REQUIRE_REDIS=1, as in CI, makes that a failure.
 
-// server is a redis-server process that the tests own: no persistence, on
+// redisServer is a redis-server process that the tests own: no persistence, on
 // 127.0.0.1 only, stopped and restarted on the same port at will.
-type server struct {
+type redisServer struct {
 	bin, dir string
 	port     int
 	mu       sync.Mutex
@@ -34,7 +34,7 @@ type server struct {
 	done     chan struct{} // closed when cmd has exited
 }
 
-func (s *server) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
+func (s *redisServer) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
 
 // redisBinary returns the redis-server to run, or an error saying why none
 // can be.
@@ -50,7 +50,7 @@ func redisBinary() (string, error) {
 }
 
 // startServer starts a redis-server on a free loopback port.
-func startServer() (*server, error) {
+func startServer() (*redisServer, error) {
 	bin, err := redisBinary()
 	if err != nil {
 		return nil, err
@@ -59,7 +59,7 @@ func startServer() (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &server{bin: bin, dir: dir}
+	s := &redisServer{bin: bin, dir: dir}
 	// A port found free can be taken before redis-server binds it; try again.
 	for range 5 {
 		var l net.Listener
@@ -82,7 +82,7 @@ func startServer() (*server, error) {
 var errNoStart = errors.New("cannot run redis-server")
 
 // start runs redis-server on s.port and waits until it answers PING.
-func (s *server) start() error {
+func (s *redisServer) start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.log = new(bytes.Buffer)
@@ -126,7 +126,7 @@ func (s *server) start() error {
 }
 
 // stop kills redis-server, as a crash would, and waits until it has exited.
-func (s *server) stop() {
+func (s *redisServer) stop() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cmd == nil {
@@ -138,7 +138,7 @@ func (s *server) stop() {
 }
 
 // close stops the server and removes its directory.
-func (s *server) close() {
+func (s *redisServer) close() {
 	s.stop()
 	os.RemoveAll(s.dir)
 }
@@ -146,7 +146,7 @@ func (s *server) close() {
 var shared struct {
 	once sync.Once
 	addr string
-	srv  *server // nil when REDIS_ADDR is used
+	srv  *redisServer // nil when REDIS_ADDR is used
 	err  error
 }
 
@@ -193,7 +193,7 @@ func sharedAddr(t testing.TB) string {
 
 // ownServer starts a redis-server for t alone, which t may stop and
 // restart; it is stopped when t ends.
-func ownServer(t testing.TB) *server {
+func ownServer(t testing.TB) *redisServer {
 	t.Helper()
 	s, err := startServer()
 	if err != nil {

@@ -11,11 +11,11 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/server"
 )
 
-// TokenStore is an [oauth1.TokenStore] kept in Redis, shared by every
-// [oauth1.Provider] that uses the same Redis and prefix: credentials issued
+// TokenStore is an [server.TokenStore] kept in Redis, shared by every
+// [server.Provider] that uses the same Redis and prefix: credentials issued
 // by one instance are known to all, and temporary credentials are exchanged
 // once whichever instances the attempts reach. It is safe for concurrent
 // use.
@@ -32,7 +32,7 @@ type TokenStore struct {
 	prefix string
 }
 
-var _ oauth1.TokenStore = (*TokenStore)(nil)
+var _ server.TokenStore = (*TokenStore)(nil)
 
 // NewTokenStore returns a TokenStore that keeps its records in client under
 // keys that start with prefix (such as "myapp:oauth:").
@@ -82,7 +82,7 @@ func (s *TokenStore) key(kind, token string) string {
 
 // PutTemporary stores t until t.Expires. It fails if t.Token is empty, if
 // t.Expires is zero, or if the token is already stored.
-func (s *TokenStore) PutTemporary(ctx context.Context, t oauth1.TemporaryCredentials) error {
+func (s *TokenStore) PutTemporary(ctx context.Context, t server.TemporaryCredentials) error {
 	if t.Token == "" || t.Expires.IsZero() {
 		return errors.New("redisstore: PutTemporary: empty token or zero Expires")
 	}
@@ -102,28 +102,28 @@ func (s *TokenStore) PutTemporary(ctx context.Context, t oauth1.TemporaryCredent
 }
 
 // Temporary returns the temporary credentials for token.
-func (s *TokenStore) Temporary(ctx context.Context, token string) (oauth1.TemporaryCredentials, error) {
+func (s *TokenStore) Temporary(ctx context.Context, token string) (server.TemporaryCredentials, error) {
 	f, err := s.client.HMGet(ctx, s.key("temp:", token), "e", "x", "t", "s", "c", "cb", "u", "v").Result()
 	if err != nil {
-		return oauth1.TemporaryCredentials{}, fmt.Errorf("redisstore: reading temporary credentials: %w", err)
+		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: reading temporary credentials: %w", err)
 	}
 	switch {
 	case f[0] == nil:
-		return oauth1.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials: %w", oauth1.ErrNotFound)
+		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials: %w", server.ErrNotFound)
 	case f[1] != nil:
-		return oauth1.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials were exchanged: %w", oauth1.ErrTokenUsed)
+		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials were exchanged: %w", server.ErrTokenUsed)
 	}
 	return temporary(f[2:], f[0])
 }
 
 // temporary makes a record of the values of t, s, c, cb, u, v and of e.
-func temporary(f []any, e any) (oauth1.TemporaryCredentials, error) {
+func temporary(f []any, e any) (server.TemporaryCredentials, error) {
 	str := func(v any) string { s, _ := v.(string); return s }
 	ms, err := strconv.ParseInt(str(e), 10, 64)
 	if err != nil || len(f) != 6 {
-		return oauth1.TemporaryCredentials{}, errors.New("redisstore: malformed temporary credentials record")
+		return server.TemporaryCredentials{}, errors.New("redisstore: malformed temporary credentials record")
 	}
-	return oauth1.TemporaryCredentials{
+	return server.TemporaryCredentials{
 		Token: str(f[0]), Secret: str(f[1]), ConsumerKey: str(f[2]), Callback: str(f[3]),
 		Expires: time.UnixMilli(ms), User: str(f[4]), Verifier: str(f[5]),
 	}, nil
@@ -142,34 +142,34 @@ func (s *TokenStore) Authorize(ctx context.Context, token, user, verifier string
 	case "ok":
 		return nil
 	case "notfound":
-		return fmt.Errorf("redisstore: temporary credentials: %w", oauth1.ErrNotFound)
+		return fmt.Errorf("redisstore: temporary credentials: %w", server.ErrNotFound)
 	case "used":
-		return fmt.Errorf("redisstore: temporary credentials already authorized or exchanged: %w", oauth1.ErrTokenUsed)
+		return fmt.Errorf("redisstore: temporary credentials already authorized or exchanged: %w", server.ErrTokenUsed)
 	}
 	return fmt.Errorf("redisstore: Authorize: unexpected reply %q", res)
 }
 
 // TakeTemporary removes and returns the temporary credentials for token.
-// Their token and expiry stay until then, to answer [oauth1.ErrTokenUsed].
-func (s *TokenStore) TakeTemporary(ctx context.Context, token string) (oauth1.TemporaryCredentials, error) {
+// Their token and expiry stay until then, to answer [server.ErrTokenUsed].
+func (s *TokenStore) TakeTemporary(ctx context.Context, token string) (server.TemporaryCredentials, error) {
 	f, err := takeTemporary.Run(ctx, s.client, []string{s.key("temp:", token)}).Slice()
 	if err != nil {
-		return oauth1.TemporaryCredentials{}, fmt.Errorf("redisstore: taking temporary credentials: %w", err)
+		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: taking temporary credentials: %w", err)
 	}
 	switch {
 	case len(f) == 1 && f[0] == "notfound":
-		return oauth1.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials: %w", oauth1.ErrNotFound)
+		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials: %w", server.ErrNotFound)
 	case len(f) == 1 && f[0] == "used":
-		return oauth1.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials were exchanged: %w", oauth1.ErrTokenUsed)
+		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials were exchanged: %w", server.ErrTokenUsed)
 	case len(f) == 8 && f[0] == "ok":
 		// t, s, c, cb, then e, then u, v
 		return temporary([]any{f[1], f[2], f[3], f[4], f[6], f[7]}, f[5])
 	}
-	return oauth1.TemporaryCredentials{}, errors.New("redisstore: TakeTemporary: unexpected reply")
+	return server.TemporaryCredentials{}, errors.New("redisstore: TakeTemporary: unexpected reply")
 }
 
 // PutToken stores t. It fails if t.Token is empty or already stored.
-func (s *TokenStore) PutToken(ctx context.Context, t oauth1.TokenCredentials) error {
+func (s *TokenStore) PutToken(ctx context.Context, t server.TokenCredentials) error {
 	if t.Token == "" {
 		return errors.New("redisstore: PutToken: empty token")
 	}
@@ -184,14 +184,14 @@ func (s *TokenStore) PutToken(ctx context.Context, t oauth1.TokenCredentials) er
 }
 
 // Token returns the token credentials for token.
-func (s *TokenStore) Token(ctx context.Context, token string) (oauth1.TokenCredentials, error) {
+func (s *TokenStore) Token(ctx context.Context, token string) (server.TokenCredentials, error) {
 	f, err := s.client.HMGet(ctx, s.key("token:", token), "t", "s", "c", "u").Result()
 	if err != nil {
-		return oauth1.TokenCredentials{}, fmt.Errorf("redisstore: reading token credentials: %w", err)
+		return server.TokenCredentials{}, fmt.Errorf("redisstore: reading token credentials: %w", err)
 	}
 	if f[0] == nil {
-		return oauth1.TokenCredentials{}, fmt.Errorf("redisstore: token credentials: %w", oauth1.ErrNotFound)
+		return server.TokenCredentials{}, fmt.Errorf("redisstore: token credentials: %w", server.ErrNotFound)
 	}
 	str := func(v any) string { s, _ := v.(string); return s }
-	return oauth1.TokenCredentials{Token: str(f[0]), Secret: str(f[1]), ConsumerKey: str(f[2]), User: str(f[3])}, nil
+	return server.TokenCredentials{Token: str(f[0]), Secret: str(f[1]), ConsumerKey: str(f[2]), User: str(f[3])}, nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/oauth1test"
+	"github.com/countersign/countersign/oauth1/server"
 	"github.com/countersign/countersign/redisstore"
 )
 
@@ -23,7 +24,7 @@ func TestTokenStore(t *testing.T) {
 	addr, prefix := sharedAddr(t), testPrefix(t)
 	// Every subtest gets a store with its own client on the same keys, as
 	// another instance would.
-	oauth1test.TestTokenStore(t, func() oauth1.TokenStore {
+	oauth1test.TestTokenStore(t, func() server.TokenStore {
 		return redisstore.NewTokenStore(newClient(t, addr), prefix)
 	})
 }
@@ -39,11 +40,11 @@ func TestTokenStoreKeys(t *testing.T) {
 
 	huge := strings.Repeat("t", 1<<20)
 	_, err := s.Temporary(ctx, huge)
-	assert.ErrorIs(t, err, oauth1.ErrNotFound)
-	require.NoError(t, s.PutTemporary(ctx, oauth1.TemporaryCredentials{
+	assert.ErrorIs(t, err, server.ErrNotFound)
+	require.NoError(t, s.PutTemporary(ctx, server.TemporaryCredentials{
 		Token: huge, Secret: "s", ConsumerKey: "c", Callback: "oob", Expires: time.Now().Add(time.Minute),
 	}))
-	require.NoError(t, s.PutToken(ctx, oauth1.TokenCredentials{Token: huge, Secret: "s", ConsumerKey: "c", User: "u"}))
+	require.NoError(t, s.PutToken(ctx, server.TokenCredentials{Token: huge, Secret: "s", ConsumerKey: "c", User: "u"}))
 	got, err := s.Temporary(ctx, huge)
 	require.NoError(t, err)
 	assert.Equal(t, huge, got.Token)
@@ -69,20 +70,20 @@ func TestTokenStoreKeys(t *testing.T) {
 	}
 
 	// Refusals that never reach Redis, as MemoryTokenStore's.
-	assert.Error(t, s.PutTemporary(ctx, oauth1.TemporaryCredentials{Token: "", Expires: time.Now().Add(time.Minute)}))
-	assert.Error(t, s.PutTemporary(ctx, oauth1.TemporaryCredentials{Token: "x"}))
+	assert.Error(t, s.PutTemporary(ctx, server.TemporaryCredentials{Token: "", Expires: time.Now().Add(time.Minute)}))
+	assert.Error(t, s.PutTemporary(ctx, server.TemporaryCredentials{Token: "x"}))
 	assert.Error(t, s.Authorize(ctx, "x", "u", ""))
-	assert.Error(t, s.PutToken(ctx, oauth1.TokenCredentials{}))
+	assert.Error(t, s.PutToken(ctx, server.TokenCredentials{}))
 }
 
-var consumers = oauth1.Consumers{consumerKey: {Secret: consumerSecret}}
+var consumers = server.Consumers{consumerKey: {Secret: consumerSecret}}
 
 // newProvider returns a Provider as one instance of a service would run it:
 // its own Redis client, token store and nonce store, on shared keys.
-func newProvider(t *testing.T, addr, prefix string) *oauth1.Provider {
+func newProvider(t *testing.T, addr, prefix string) *server.Provider {
 	rdb := newClient(t, addr)
-	p := &oauth1.Provider{Consumers: consumers, Tokens: redisstore.NewTokenStore(rdb, prefix)}
-	p.Verifier = &oauth1.Verifier{Credentials: p, Nonces: redisstore.NewNonceStore(rdb, prefix)}
+	p := &server.Provider{Consumers: consumers, Tokens: redisstore.NewTokenStore(rdb, prefix)}
+	p.Verifier = &server.Verifier{Store: p, Nonces: redisstore.NewNonceStore(rdb, prefix)}
 	return p
 }
 
@@ -103,7 +104,7 @@ func post(t *testing.T, h http.Handler, url string, tok *oauth1.Credentials, ext
 // answer token_used, and the token credentials work on every instance.
 func TestExchangeAcrossProviders(t *testing.T) {
 	addr, prefix := sharedAddr(t), testPrefix(t)
-	var ps [4]*oauth1.Provider
+	var ps [4]*server.Provider
 	for i := range ps {
 		ps[i] = newProvider(t, addr, prefix)
 	}
@@ -120,7 +121,7 @@ func TestExchangeAcrossProviders(t *testing.T) {
 	_, verifier, err := ps[1].Authorize(ctx, temp.Token, "alice")
 	require.NoError(t, err)
 	_, _, err = ps[2].Authorize(ctx, temp.Token, "mallory")
-	assert.ErrorIs(t, err, oauth1.ErrTokenUsed, "second approval on a third instance")
+	assert.ErrorIs(t, err, server.ErrTokenUsed, "second approval on a third instance")
 
 	var mu sync.Mutex
 	var issued []url.Values
@@ -155,7 +156,7 @@ func TestExchangeAcrossProviders(t *testing.T) {
 	for i, p := range ps {
 		var user string
 		api := p.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			v, _ := oauth1.VerificationFrom(r.Context())
+			v, _ := server.VerificationFrom(r.Context())
 			tc, err := p.Tokens.Token(r.Context(), v.Token)
 			assert.NoError(t, err)
 			user = tc.User

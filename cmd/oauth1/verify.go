@@ -19,9 +19,10 @@ import (
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/basestring"
 	"github.com/countersign/countersign/oauth1/rsakey"
+	"github.com/countersign/countersign/oauth1/server"
 )
 
-// verify checks a raw HTTP request with oauth1.Verifier, the code a
+// verify checks a raw HTTP request with server.Verifier, the code a
 // provider built on this module runs.
 func (c *cmd) verify(args []string) int {
 	fs := c.newFlags("verify", "[flags] [FILE]\n\n"+
@@ -104,8 +105,8 @@ func (c *cmd) verify(args []string) int {
 		sec, _ := strconv.ParseInt(n, 10, 64)
 		now = time.Unix(sec, 0)
 	}
-	verifier := func(scheme string) *oauth1.Verifier {
-		v := &oauth1.Verifier{Credentials: store, Scheme: scheme, Now: func() time.Time { return now }}
+	verifier := func(scheme string) *server.Verifier {
+		v := &server.Verifier{Store: store, Scheme: scheme, Now: func() time.Time { return now }}
 		if plaintext {
 			v.Methods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SHA1", "RSA-SHA256", "RSA-SHA512", "PLAINTEXT"}
 			v.AllowInsecurePlainText = true
@@ -126,7 +127,7 @@ func (c *cmd) verify(args []string) int {
 		fmt.Fprintf(w, ".\n\nSigned base string:\n%s\n", res.BaseString)
 		return exitOK
 	}
-	var pe *oauth1.ProblemError
+	var pe *server.ProblemError
 	if !errors.As(err, &pe) {
 		return c.errorf(exitUsage, "%v", err)
 	}
@@ -167,13 +168,13 @@ func (c *cmd) verify(args []string) int {
 	return exitFailure
 }
 
-func verifyOK(v *oauth1.Verifier, r *http.Request) bool {
+func verifyOK(v *server.Verifier, r *http.Request) bool {
 	_, err := v.Verify(r)
 	return err == nil
 }
 
 // problemHint explains a refusal in a sentence; it never includes a secret.
-func problemHint(pe *oauth1.ProblemError, store credStore) string {
+func problemHint(pe *server.ProblemError, store credStore) string {
 	detail := ""
 	if pe.Err != nil {
 		detail = " (" + strings.TrimPrefix(pe.Err.Error(), "oauth1: ") + ")"
@@ -217,16 +218,16 @@ type credStore struct {
 	pub                *rsa.PublicKey
 }
 
-func (s credStore) Consumer(_ context.Context, key string) (oauth1.Registration, error) {
+func (s credStore) Consumer(_ context.Context, key string) (server.Registration, error) {
 	if s.key != "" && key != s.key {
-		return oauth1.Registration{}, oauth1.ErrNotFound
+		return server.Registration{}, server.ErrNotFound
 	}
-	return oauth1.Registration{Secret: s.secret, PublicKey: s.pub}, nil
+	return server.Registration{Secret: s.secret, PublicKey: s.pub}, nil
 }
 
 func (s credStore) TokenSecret(_ context.Context, _, token string) (string, error) {
 	if s.token != "" && token != s.token {
-		return "", oauth1.ErrNotFound
+		return "", server.ErrNotFound
 	}
 	return s.tokenSecret, nil
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/server"
 	"github.com/countersign/countersign/percent"
 )
 
@@ -23,7 +24,7 @@ import (
 // records a grade.
 type lms struct {
 	config   *oauth1.Config // the tool's consumer key and secret, as registered in the LMS
-	verifier *oauth1.Verifier
+	verifier *server.Verifier
 	log      io.Writer
 
 	mu      sync.Mutex
@@ -36,10 +37,10 @@ func newLMS(key, secret string, logw io.Writer) *lms {
 		config: &oauth1.Config{Consumer: oauth1.Credentials{Token: key, Secret: secret}, Delivery: oauth1.FormBody},
 		// The outcome service requires oauth_body_hash, with SHA-1, on the
 		// XML it receives.
-		verifier: &oauth1.Verifier{
-			Credentials: oauth1.Consumers{key: {Secret: secret}},
-			Methods:     []string{"HMAC-SHA1"},
-			BodyHash:    crypto.SHA1,
+		verifier: &server.Verifier{
+			Store:    server.Consumers{key: {Secret: secret}},
+			Methods:  []string{"HMAC-SHA1"},
+			BodyHash: crypto.SHA1,
 		},
 		log:     logw,
 		results: map[string]string{},

@@ -43,6 +43,7 @@ import (
 	"time"
 
 	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/server"
 )
 
 func main() {
@@ -90,7 +91,7 @@ type launch struct {
 // grades the learner of the session.
 type tool struct {
 	consumers map[string]consumer
-	verifier  *oauth1.Verifier
+	verifier  *server.Verifier
 	client    *http.Client // for the outcome service; signing is per consumer
 	log       io.Writer
 	mux       *http.ServeMux
@@ -100,17 +101,17 @@ type tool struct {
 }
 
 func newTool(consumers map[string]consumer, logw io.Writer) *tool {
-	regs := oauth1.Consumers{}
+	regs := server.Consumers{}
 	for k, c := range consumers {
-		regs[k] = oauth1.Registration{Secret: c.Secret}
+		regs[k] = server.Registration{Secret: c.Secret}
 	}
 	t := &tool{
 		consumers: consumers,
-		// A launch carries no token: oauth1.Consumers refuses any. LTI 1.1
+		// A launch carries no token: server.Consumers refuses any. LTI 1.1
 		// signs with HMAC-SHA1 only. Behind a proxy that terminates TLS, set
-		// Scheme or SchemeHeader (see oauth1.Verifier); with several
+		// Scheme or SchemeHeader (see server.Verifier); with several
 		// instances, share Nonces through package redisstore.
-		verifier: &oauth1.Verifier{Credentials: regs, Methods: []string{"HMAC-SHA1"}},
+		verifier: &server.Verifier{Store: regs, Methods: []string{"HMAC-SHA1"}},
 		client:   &http.Client{Timeout: 10 * time.Second},
 		log:      logw,
 		mux:      http.NewServeMux(),

@@ -4,7 +4,7 @@
 //	go run ./examples/quickstart
 //
 // It starts a fake provider (package oauth1test) that checks every request
-// with oauth1.Verifier, then runs the three-legged flow of RFC 5849 §2
+// with server.Verifier, then runs the three-legged flow of RFC 5849 §2
 // against it as a client would (the "oob" PIN is typed in automatically),
 // calls a protected resource through the signing oauth1.Transport, and
 // replays that call to show the provider refusing it. Each step prints what
@@ -40,7 +40,7 @@ func run(out io.Writer) error {
 	// knows this one client.
 	srv := oauth1test.NewServer(oauth1.Credentials{Token: "dpf43f3p2l4k3l03", Secret: "kd94hf93k423kf44"})
 	defer srv.Close()
-	fmt.Fprintf(out, "provider: %s (every request checked by oauth1.Verifier)\n\n", srv.URL)
+	fmt.Fprintf(out, "provider: %s (every request checked by server.Verifier)\n\n", srv.URL)
 
 	cfg := &oauth1.Config{
 		Consumer:   srv.Consumer,

@@ -1,11 +1,11 @@
 // Package oauth1test provides a fake OAuth 1.0a provider for tests, in the
 // manner of [net/http/httptest]: a loopback [Server] with the three
-// endpoints of RFC 5849 §2 (those of [oauth1.Provider]) and a protected
-// resource, all verifying every request with an [oauth1.Verifier] and
+// endpoints of RFC 5849 §2 (those of [server.Provider]) and a protected
+// resource, all verifying every request with an [server.Verifier] and
 // recording the base string it computed; [Server.Handle] puts a test's own
 // handlers behind the same verification. Helpers for deterministic tests:
 // a settable [Clock], [SequentialNonces], and [DiffBaseString] for failure
-// messages. [TestTokenStore] checks any [oauth1.TokenStore].
+// messages. [TestTokenStore] checks any [server.TokenStore].
 //
 // A client test runs the whole flow against it:
 //
@@ -34,6 +34,7 @@ import (
 
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/basestring"
+	"github.com/countersign/countersign/oauth1/server"
 )
 
 // Paths of the Server's endpoints.
@@ -59,7 +60,7 @@ type Record struct {
 	Err        error // nil if the request was accepted
 }
 
-// Server is a fake provider built on [oauth1.Provider]. It knows one
+// Server is a fake provider built on [server.Provider]. It knows one
 // client, Consumer, issues random temporary and token credentials, approves
 // every authorization at once in the name of User, and serves ResourcePath
 // to requests signed with token credentials it issued. Handle mounts a
@@ -84,13 +85,13 @@ type Server struct {
 
 	// Verifier verifies every request. Set its fields, such as Now, before
 	// the first request.
-	Verifier *oauth1.Verifier
+	Verifier *server.Verifier
 
 	// Provider issues the credentials, verifying with Verifier, and keeps
-	// them in an [oauth1.MemoryTokenStore] on Verifier's clock. Set its
+	// them in an [server.MemoryTokenStore] on Verifier's clock. Set its
 	// fields, such as TokenValues to add user_id to the access token
 	// answer, before the first request.
-	Provider *oauth1.Provider
+	Provider *server.Provider
 
 	// User is the resource owner who approves every authorization; NewServer
 	// sets it to "user". Change it only between flows.
@@ -105,12 +106,12 @@ type Server struct {
 // consumer. The caller should call Close when finished.
 func NewServer(consumer oauth1.Credentials) *Server {
 	s := &Server{Consumer: consumer, User: "user", mux: http.NewServeMux()}
-	s.Provider = &oauth1.Provider{
-		Consumers: oauth1.CredentialFuncs{ConsumerFunc: s.consumer},
-		Tokens:    &oauth1.MemoryTokenStore{Now: s.now},
+	s.Provider = &server.Provider{
+		Consumers: server.CredentialFuncs{ConsumerFunc: s.consumer},
+		Tokens:    &server.MemoryTokenStore{Now: s.now},
 		Observe:   s.record,
 	}
-	s.Verifier = &oauth1.Verifier{Credentials: s.Provider, Realm: "oauth1test"}
+	s.Verifier = &server.Verifier{Store: s.Provider, Realm: "oauth1test"}
 	s.Provider.Verifier = s.Verifier
 	s.mux.Handle(RequestTokenPath, s.Provider.RequestTokenHandler())
 	s.mux.HandleFunc(AuthorizePath, s.authorize)
@@ -129,8 +130,8 @@ func NewServer(consumer oauth1.Credentials) *Server {
 // Handle mounts h at pattern (a [http.ServeMux] pattern) behind the
 // Server's verification: h gets only the requests Verifier accepts,
 // signed with token credentials the Server issued or with the client
-// credentials alone, with the [oauth1.Verification] in their context
-// ([oauth1.VerificationFrom]); Records lists them with the others.
+// credentials alone, with the [server.Verification] in their context
+// ([server.VerificationFrom]); Records lists them with the others.
 func (s *Server) Handle(pattern string, h http.Handler) {
 	s.mux.Handle(pattern, s.Provider.Middleware(h))
 }
@@ -142,11 +143,11 @@ func (s *Server) now() time.Time {
 	return time.Now()
 }
 
-func (s *Server) consumer(_ context.Context, key string) (oauth1.Registration, error) {
+func (s *Server) consumer(_ context.Context, key string) (server.Registration, error) {
 	if key != s.Consumer.Token {
-		return oauth1.Registration{}, oauth1.ErrNotFound
+		return server.Registration{}, server.ErrNotFound
 	}
-	return oauth1.Registration{Secret: s.Consumer.Secret, PublicKey: s.PublicKey}, nil
+	return server.Registration{Secret: s.Consumer.Secret, PublicKey: s.PublicKey}, nil
 }
 
 // baseStringKey carries, in a request's context, where record leaves the
@@ -174,9 +175,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // record is the Provider's Observe.
-func (s *Server) record(r *http.Request, v *oauth1.Verification, err error) {
+func (s *Server) record(r *http.Request, v *server.Verification, err error) {
 	rec := Record{Method: r.Method, Path: r.URL.RequestURI(), Err: err}
-	var pe *oauth1.ProblemError
+	var pe *server.ProblemError
 	switch {
 	case v != nil:
 		rec.BaseString = v.BaseString
@@ -212,7 +213,7 @@ func (s *Server) LastBaseString() string {
 // IssueToken creates token credentials for User directly, for tests of
 // signed requests that do not need the flow.
 func (s *Server) IssueToken() oauth1.Credentials {
-	tok := oauth1.TokenCredentials{Token: rand.Text(), Secret: rand.Text(), ConsumerKey: s.Consumer.Token, User: s.User}
+	tok := server.TokenCredentials{Token: rand.Text(), Secret: rand.Text(), ConsumerKey: s.Consumer.Token, User: s.User}
 	if err := s.Provider.Tokens.PutToken(context.Background(), tok); err != nil {
 		panic("oauth1test: IssueToken: " + err.Error()) // a MemoryTokenStore fails only on a duplicate
 	}
@@ -224,10 +225,10 @@ func (s *Server) IssueToken() oauth1.Credentials {
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	redirect, verifier, err := s.Provider.Authorize(r.Context(), r.URL.Query().Get("oauth_token"), s.User)
 	switch {
-	case errors.Is(err, oauth1.ErrTokenUsed):
-		s.Verifier.WriteError(w, &oauth1.ProblemError{Problem: oauth1.ProblemTokenUsed, Err: err})
-	case errors.Is(err, oauth1.ErrNotFound):
-		s.Verifier.WriteError(w, &oauth1.ProblemError{Problem: oauth1.ProblemTokenRejected, Err: err})
+	case errors.Is(err, server.ErrTokenUsed):
+		s.Verifier.WriteError(w, &server.ProblemError{Problem: oauth1.ProblemTokenUsed, Err: err})
+	case errors.Is(err, server.ErrNotFound):
+		s.Verifier.WriteError(w, &server.ProblemError{Problem: oauth1.ProblemTokenRejected, Err: err})
 	case err != nil:
 		s.Verifier.WriteError(w, err)
 	case redirect == "":
@@ -240,9 +241,9 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 
 // resource needs a token; Handle lets two-legged requests through.
 func (s *Server) resource(w http.ResponseWriter, r *http.Request) {
-	v, _ := oauth1.VerificationFrom(r.Context())
+	v, _ := server.VerificationFrom(r.Context())
 	if v.Token == "" {
-		s.Verifier.WriteError(w, &oauth1.ProblemError{Problem: oauth1.ProblemParameterAbsent, Params: []string{"oauth_token"}})
+		s.Verifier.WriteError(w, &server.ProblemError{Problem: oauth1.ProblemParameterAbsent, Params: []string{"oauth_token"}})
 		return
 	}
 	body, _ := io.ReadAll(r.Body)
@@ -299,7 +300,7 @@ func DiffBaseString(want, got string) string {
 }
 
 // Clock is a settable clock for [oauth1.Config.Now] and
-// [oauth1.Verifier.Now] (pass the method value, clock.Now) and for the
+// [server.Verifier.Now] (pass the method value, clock.Now) and for the
 // timestamps given to [oauth1.Config.SignAt]. Its methods are safe for
 // concurrent use.
 type Clock struct {

@@ -15,6 +15,7 @@ import (
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/oauth1test"
 	"github.com/countersign/countersign/oauth1/rsakey"
+	"github.com/countersign/countersign/oauth1/server"
 )
 
 var client = oauth1.Credentials{Token: "dpf43f3p2l4k3l03", Secret: "kd94hf93k423kf44"}
@@ -244,7 +245,7 @@ func TestHandle(t *testing.T) {
 	calls := 0
 	srv.Handle("POST /mine", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls++
-		v, ok := oauth1.VerificationFrom(r.Context())
+		v, ok := server.VerificationFrom(r.Context())
 		body, _ := io.ReadAll(r.Body)
 		fmt.Fprintf(w, "%v token=%q %s", ok, v.Token, body)
 	}))
@@ -283,7 +284,7 @@ func TestTokenValues(t *testing.T) {
 	srv := oauth1test.NewServer(client)
 	defer srv.Close()
 	srv.User = "12345"
-	srv.Provider.TokenValues = func(_ context.Context, tok oauth1.TokenCredentials) (url.Values, error) {
+	srv.Provider.TokenValues = func(_ context.Context, tok server.TokenCredentials) (url.Values, error) {
 		return url.Values{"user_id": {tok.User}, "screen_name": {"jack"}}, nil
 	}
 	ctx := context.Background()

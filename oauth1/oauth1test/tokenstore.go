@@ -8,28 +8,28 @@ import (
 	"testing"
 	"time"
 
-	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/server"
 )
 
 // TestTokenStore checks that the stores newStore returns keep the
-// [oauth1.TokenStore] contract: round trips, ErrNotFound for unknown and
+// [server.TokenStore] contract: round trips, ErrNotFound for unknown and
 // expired tokens, Authorize once, TakeTemporary once (also among 64
 // concurrent calls), ErrTokenUsed after the exchange and until expiry, and
 // separate name spaces for temporary and token credentials. Every subtest
 // uses fresh random tokens, so newStore may return the same shared store
 // each time. It takes about a second, waiting for credentials to expire on
 // the real clock.
-func TestTokenStore(t *testing.T, newStore func() oauth1.TokenStore) {
+func TestTokenStore(t *testing.T, newStore func() server.TokenStore) {
 	ctx := context.Background()
-	temp := func(ttl time.Duration) oauth1.TemporaryCredentials {
-		return oauth1.TemporaryCredentials{
+	temp := func(ttl time.Duration) server.TemporaryCredentials {
+		return server.TemporaryCredentials{
 			Token: rand.Text(), Secret: rand.Text(), ConsumerKey: "consumer-" + rand.Text()[:6],
 			Callback: "https://client.example/cb?state=a%20b&x=1",
 			// Millisecond precision: a store may keep no more.
 			Expires: time.Now().Add(ttl).Truncate(time.Millisecond),
 		}
 	}
-	put := func(t *testing.T, s oauth1.TokenStore, ttl time.Duration) oauth1.TemporaryCredentials {
+	put := func(t *testing.T, s server.TokenStore, ttl time.Duration) server.TemporaryCredentials {
 		t.Helper()
 		tc := temp(ttl)
 		if err := s.PutTemporary(ctx, tc); err != nil {
@@ -44,7 +44,7 @@ func TestTokenStore(t *testing.T, newStore func() oauth1.TokenStore) {
 		}
 	}
 	// allUnknown checks every temporary-credential method for token.
-	allFail := func(t *testing.T, s oauth1.TokenStore, token string, target error) {
+	allFail := func(t *testing.T, s server.TokenStore, token string, target error) {
 		t.Helper()
 		_, err := s.Temporary(ctx, token)
 		wantErr(t, "Temporary", err, target)
@@ -55,9 +55,9 @@ func TestTokenStore(t *testing.T, newStore func() oauth1.TokenStore) {
 
 	t.Run("Unknown", func(t *testing.T) {
 		s := newStore()
-		allFail(t, s, rand.Text(), oauth1.ErrNotFound)
+		allFail(t, s, rand.Text(), server.ErrNotFound)
 		_, err := s.Token(ctx, rand.Text())
-		wantErr(t, "Token", err, oauth1.ErrNotFound)
+		wantErr(t, "Token", err, server.ErrNotFound)
 	})
 
 	t.Run("TemporaryRoundTrip", func(t *testing.T) {
@@ -76,7 +76,7 @@ func TestTokenStore(t *testing.T, newStore func() oauth1.TokenStore) {
 		if err := s.Authorize(ctx, want.Token, "alice", "verifier-1"); err != nil {
 			t.Fatalf("Authorize: %v", err)
 		}
-		wantErr(t, "second Authorize", s.Authorize(ctx, want.Token, "mallory", "verifier-2"), oauth1.ErrTokenUsed)
+		wantErr(t, "second Authorize", s.Authorize(ctx, want.Token, "mallory", "verifier-2"), server.ErrTokenUsed)
 		want.User, want.Verifier = "alice", "verifier-1"
 		got, err := s.Temporary(ctx, want.Token)
 		if err != nil {
@@ -102,7 +102,7 @@ func TestTokenStore(t *testing.T, newStore func() oauth1.TokenStore) {
 				defer mu.Unlock()
 				if err == nil {
 					ok = append(ok, u)
-				} else if !errors.Is(err, oauth1.ErrTokenUsed) {
+				} else if !errors.Is(err, server.ErrTokenUsed) {
 					t.Errorf("Authorize: %v, want nil or ErrTokenUsed", err)
 				}
 			})
@@ -129,7 +129,7 @@ func TestTokenStore(t *testing.T, newStore func() oauth1.TokenStore) {
 			t.Fatalf("TakeTemporary: %v", err)
 		}
 		checkTemporary(t, "TakeTemporary", got, want)
-		allFail(t, s, want.Token, oauth1.ErrTokenUsed)
+		allFail(t, s, want.Token, server.ErrTokenUsed)
 	})
 
 	t.Run("TakeConcurrently", func(t *testing.T) {
@@ -149,7 +149,7 @@ func TestTokenStore(t *testing.T, newStore func() oauth1.TokenStore) {
 					if got.Secret != tc.Secret {
 						t.Errorf("TakeTemporary returned another record: %v", got)
 					}
-				case errors.Is(err, oauth1.ErrTokenUsed):
+				case errors.Is(err, server.ErrTokenUsed):
 					used++
 				default:
 					t.Errorf("TakeTemporary: %v, want nil or ErrTokenUsed", err)
@@ -173,16 +173,16 @@ func TestTokenStore(t *testing.T, newStore func() oauth1.TokenStore) {
 			t.Fatalf("Temporary before expiry: %v", err)
 		}
 		time.Sleep(time.Until(fresh.Expires) + 150*time.Millisecond)
-		allFail(t, s, fresh.Token, oauth1.ErrNotFound)
-		allFail(t, s, taken.Token, oauth1.ErrNotFound)
+		allFail(t, s, fresh.Token, server.ErrNotFound)
+		allFail(t, s, taken.Token, server.ErrNotFound)
 		// Expiry came after another record was stored, too.
 		_ = put(t, s, time.Minute)
-		allFail(t, s, fresh.Token, oauth1.ErrNotFound)
+		allFail(t, s, fresh.Token, server.ErrNotFound)
 	})
 
 	t.Run("TokenRoundTrip", func(t *testing.T) {
 		s := newStore()
-		want := oauth1.TokenCredentials{Token: rand.Text(), Secret: rand.Text(), ConsumerKey: "c", User: "alice"}
+		want := server.TokenCredentials{Token: rand.Text(), Secret: rand.Text(), ConsumerKey: "c", User: "alice"}
 		if err := s.PutToken(ctx, want); err != nil {
 			t.Fatalf("PutToken: %v", err)
 		}
@@ -195,13 +195,13 @@ func TestTokenStore(t *testing.T, newStore func() oauth1.TokenStore) {
 	t.Run("SeparateNames", func(t *testing.T) {
 		s := newStore()
 		tc := put(t, s, time.Minute)
-		tok := oauth1.TokenCredentials{Token: rand.Text(), Secret: rand.Text(), ConsumerKey: "c", User: "u"}
+		tok := server.TokenCredentials{Token: rand.Text(), Secret: rand.Text(), ConsumerKey: "c", User: "u"}
 		if err := s.PutToken(ctx, tok); err != nil {
 			t.Fatalf("PutToken: %v", err)
 		}
 		_, err := s.Token(ctx, tc.Token)
-		wantErr(t, "Token(temporary token)", err, oauth1.ErrNotFound)
-		allFail(t, s, tok.Token, oauth1.ErrNotFound)
+		wantErr(t, "Token(temporary token)", err, server.ErrNotFound)
+		allFail(t, s, tok.Token, server.ErrNotFound)
 	})
 
 	t.Run("ConcurrentDistinct", func(t *testing.T) {
@@ -210,7 +210,7 @@ func TestTokenStore(t *testing.T, newStore func() oauth1.TokenStore) {
 		for range 16 {
 			wg.Go(func() {
 				tc := temp(time.Minute)
-				tok := oauth1.TokenCredentials{Token: rand.Text(), Secret: rand.Text(), ConsumerKey: "c", User: "u"}
+				tok := server.TokenCredentials{Token: rand.Text(), Secret: rand.Text(), ConsumerKey: "c", User: "u"}
 				if err := s.PutTemporary(ctx, tc); err != nil {
 					t.Errorf("PutTemporary: %v", err)
 					return
@@ -235,7 +235,7 @@ func TestTokenStore(t *testing.T, newStore func() oauth1.TokenStore) {
 }
 
 // checkTemporary compares two records, Expires to the millisecond.
-func checkTemporary(t *testing.T, what string, got, want oauth1.TemporaryCredentials) {
+func checkTemporary(t *testing.T, what string, got, want server.TemporaryCredentials) {
 	t.Helper()
 	d := got.Expires.Sub(want.Expires)
 	gotE, wantE := got, want

@@ -53,7 +53,7 @@ func (s *state) checkSignature(method string, base []byte, sig string, c Registr
 		return nil
 	}
 	if c.Secret == "" {
-		// An empty secret would make an oauth1.HMAC anybody can compute.
+		// An empty secret would make an HMAC anybody can compute.
 		return rejected(errors.New("no shared secret registered for the consumer"))
 	}
 	var err error

@@ -15,7 +15,7 @@ var ErrNotFound = errors.New("oauth1: credentials not found")
 
 // A Registration is what a provider registered for a client (RFC 5849
 // §1.1, "client credentials"): the shared secret for
-// the oauth1.HMAC and PLAINTEXT methods, and the public key for the oauth1.RSA methods
+// the HMAC and PLAINTEXT methods, and the public key for the RSA methods
 // (RFC 5849 §3.4.3, registered with the provider out of band). Either may
 // be empty; a request signed with a method whose key is missing is refused
 // with the signature_method_rejected problem.

@@ -213,7 +213,7 @@ func (p *Provider) RequestTokenHandler() http.Handler {
 			return err
 		})
 		if v != nil {
-			writeForm(w, []oauth1.Param{{"oauth_token", t.Token}, {"oauth_token_secret", t.Secret}, {"oauth_callback_confirmed", "true"}})
+			writeForm(w, []oauth1.Param{{Name: "oauth_token", Value: t.Token}, {Name: "oauth_token_secret", Value: t.Secret}, {Name: "oauth_callback_confirmed", Value: "true"}})
 		}
 	})
 }
@@ -318,7 +318,7 @@ func (p *Provider) Authorize(ctx context.Context, token, user string) (redirect,
 	if t.Callback == "oob" {
 		return "", verifier, nil
 	}
-	return appendQuery(t.Callback, oauth1.Param{"oauth_token", token}, oauth1.Param{"oauth_verifier", verifier}), verifier, nil
+	return appendQuery(t.Callback, oauth1.Param{Name: "oauth_token", Value: token}, oauth1.Param{Name: "oauth_verifier", Value: verifier}), verifier, nil
 }
 
 // Deny records that the resource owner refused the temporary credentials
@@ -337,7 +337,7 @@ func (p *Provider) Deny(ctx context.Context, token string) (redirect string, err
 	if t.Callback == "oob" {
 		return "", nil
 	}
-	return appendQuery(t.Callback, oauth1.Param{"oauth_token", token}, oauth1.Param{"oauth_problem", string(oauth1.ProblemPermissionDenied)}), nil
+	return appendQuery(t.Callback, oauth1.Param{Name: "oauth_token", Value: token}, oauth1.Param{Name: "oauth_problem", Value: string(oauth1.ProblemPermissionDenied)}), nil
 }
 
 // pin returns eight random decimal digits. The modulo bias, below 10^-11,
@@ -401,7 +401,7 @@ func (p *Provider) AccessTokenHandler() http.Handler {
 		if v == nil {
 			return
 		}
-		ps := []oauth1.Param{{"oauth_token", tok.Token}, {"oauth_token_secret", tok.Secret}}
+		ps := []oauth1.Param{{Name: "oauth_token", Value: tok.Token}, {Name: "oauth_token_secret", Value: tok.Secret}}
 		keys := make([]string, 0, len(extra))
 		for k := range extra {
 			keys = append(keys, k)
@@ -409,7 +409,7 @@ func (p *Provider) AccessTokenHandler() http.Handler {
 		slices.Sort(keys)
 		for _, k := range keys {
 			for _, val := range extra[k] {
-				ps = append(ps, oauth1.Param{k, val})
+				ps = append(ps, oauth1.Param{Name: k, Value: val})
 			}
 		}
 		writeForm(w, ps)

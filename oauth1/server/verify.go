@@ -88,8 +88,8 @@ type Verifier struct {
 	// service with several instances needs a shared store.
 	Nonces NonceStore
 
-	// Methods lists the accepted signature methods; nil means every oauth1.HMAC
-	// and oauth1.RSA method (oauth1.HMAC-SHA1/256/512, oauth1.RSA-SHA1/256/512). PLAINTEXT, if listed, is accepted only over https
+	// Methods lists the accepted signature methods; nil means every HMAC
+	// and RSA method (HMAC-SHA1/256/512, RSA-SHA1/256/512). PLAINTEXT, if listed, is accepted only over https
 	// (RFC 5849 §3.4.4) unless AllowInsecurePlainText is set.
 	Methods                []string
 	AllowInsecurePlainText bool

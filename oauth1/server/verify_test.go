@@ -127,9 +127,9 @@ func TestVerifyXExample(t *testing.T) {
 		want := &Verification{
 			ConsumerKey: xConsumerKey, Token: xToken, Method: tt.method, BaseString: tt.base,
 			Params: []oauth1.Param{
-				{"oauth_consumer_key", xConsumerKey}, {"oauth_nonce", xNonce},
-				{"oauth_signature_method", tt.method}, {"oauth_timestamp", "1318622958"},
-				{"oauth_token", xToken}, {"oauth_version", "1.0"},
+				{Name: "oauth_consumer_key", Value: xConsumerKey}, {Name: "oauth_nonce", Value: xNonce},
+				{Name: "oauth_signature_method", Value: tt.method}, {Name: "oauth_timestamp", Value: "1318622958"},
+				{Name: "oauth_token", Value: xToken}, {Name: "oauth_version", Value: "1.0"},
 			},
 		}
 		if !reflect.DeepEqual(got, want) {
@@ -288,7 +288,7 @@ func mustProblem(t *testing.T, name string, v *Verifier, r *http.Request, want o
 	return pe
 }
 
-// refHMACSHA1 computes an oauth1.HMAC-SHA1 signature with crypto/hmac, apart
+// refHMACSHA1 computes an HMAC-SHA1 signature with crypto/hmac, apart
 // from the package's own code; the secrets used in these tests need no
 // escaping beyond spaces.
 func refHMACSHA1(base, consumerSecret, tokenSecret string) string {
@@ -341,17 +341,17 @@ func TestVerifyProblems(t *testing.T) {
 		{"duplicate in header", nil, hdr(func(r *http.Request) {
 			r.Header.Set("Authorization", r.Header.Get("Authorization")+`, oauth_version="1.0"`)
 		}), oauth1.ProblemParameterRejected, []string{"oauth_version"}},
-		{"version 2.0", nil, signed(t, omit, "GET", url, "", "", "n1", oauth1.Param{"oauth_version", "2.0"}), oauth1.ProblemVersionRejected, nil},
+		{"version 2.0", nil, signed(t, omit, "GET", url, "", "", "n1", oauth1.Param{Name: "oauth_version", Value: "2.0"}), oauth1.ProblemVersionRejected, nil},
 		{"method not accepted", nil, signed(t, md5, "GET", url, "", "", "n1"), oauth1.ProblemSignatureMethodRejected, nil},
 		{"method not listed", func(v *Verifier) { v.Methods = []string{"RSA-SHA256"} }, hdr(func(*http.Request) {}), oauth1.ProblemSignatureMethodRejected, nil},
 		{"PLAINTEXT over http", func(v *Verifier) { v.Methods = []string{"PLAINTEXT"} }, signed(t, http1, "GET", "http://api.example.com/r", "", "", "n1"), oauth1.ProblemSignatureMethodRejected, nil},
-		{"PLAINTEXT for an oauth1.RSA-only consumer", func(v *Verifier) { v.Methods = []string{"PLAINTEXT"} }, func() *http.Request {
+		{"PLAINTEXT for an RSA-only consumer", func(v *Verifier) { v.Methods = []string{"PLAINTEXT"} }, func() *http.Request {
 			c := &oauth1.Config{Consumer: oauth1.Credentials{Token: "rsa-only"}, Signer: oauth1.PlainText{}}
 			r, _ := http.NewRequest("GET", url, nil)
 			c.SignAt(r, nil, time.Unix(xTimestamp, 0), "n1")
 			return received(t, r)
 		}(), oauth1.ProblemSignatureMethodRejected, nil},
-		{"HMAC for an oauth1.RSA-only consumer", nil, func() *http.Request {
+		{"HMAC for an RSA-only consumer", nil, func() *http.Request {
 			r, _ := http.NewRequest("GET", url, nil)
 			rsaOnly.SignAt(r, nil, time.Unix(xTimestamp, 0), "n1")
 			return received(t, r)
@@ -374,7 +374,7 @@ func TestVerifyProblems(t *testing.T) {
 			return received(t, r)
 		}(), oauth1.ProblemParameterAbsent, []string{"oauth_token"}},
 		{"body hash required", func(v *Verifier) { v.BodyHash = crypto.SHA256 }, signed(t, xConfig(), "POST", url, "application/json", "{}", "n1"), oauth1.ProblemParameterAbsent, []string{"oauth_body_hash"}},
-		{"body hash on a form", nil, signed(t, xConfig(), "POST", url, "application/x-www-form-urlencoded", "a=1", "n1", oauth1.Param{"oauth_body_hash", "2jmj7l5rSw0yVb/vlWAYkK/YBwk="}), oauth1.ProblemParameterRejected, []string{"oauth_body_hash"}},
+		{"body hash on a form", nil, signed(t, xConfig(), "POST", url, "application/x-www-form-urlencoded", "a=1", "n1", oauth1.Param{Name: "oauth_body_hash", Value: "2jmj7l5rSw0yVb/vlWAYkK/YBwk="}), oauth1.ProblemParameterRejected, []string{"oauth_body_hash"}},
 		{"body hash of another hash", func(v *Verifier) { v.BodyHash = crypto.SHA256 }, func() *http.Request {
 			c := xConfig()
 			c.BodyHash = crypto.SHA1
@@ -456,7 +456,7 @@ func TestVerifyBodyHash(t *testing.T) {
 			}
 			cr, _ := http.NewRequest("PUT", "https://api.example.com/r", rd)
 			cr.Header.Set("Content-Type", "application/json")
-			if err := c.SignAt(cr, nil, time.Unix(xTimestamp, 0), "n"+h, oauth1.Param{"oauth_body_hash", h}); err != nil {
+			if err := c.SignAt(cr, nil, time.Unix(xTimestamp, 0), "n"+h, oauth1.Param{Name: "oauth_body_hash", Value: h}); err != nil {
 				t.Fatal(err)
 			}
 			v := xVerifier()
@@ -613,8 +613,8 @@ func TestProblemErrorStatus(t *testing.T) {
 
 // FuzzVerify sends arbitrary requests. None may panic, and none may be
 // accepted unless it was signed with the right secrets: the fuzzer can
-// change anything, but it cannot compute an oauth1.HMAC with a secret it does not
-// know, so an accepted request must carry the oauth1.HMAC computed here.
+// change anything, but it cannot compute an HMAC with a secret it does not
+// know, so an accepted request must carry the HMAC computed here.
 func FuzzVerify(f *testing.F) {
 	f.Add("POST", "/1.1/statuses/update.json?include_entities=true", "api.twitter.com", "application/x-www-form-urlencoded", xBody,
 		xHeader("HMAC-SHA1", "hCtSmYh%2BiHYCEqBWrE7C7hYmtUk%3D"))
@@ -672,7 +672,7 @@ func FuzzVerify(f *testing.F) {
 			d := sha1.Sum([]byte(got.BaseString))
 			raw, _ := base64.StdEncoding.DecodeString(sig)
 			if rsa.VerifyPKCS1v15(&testRSAKey.PublicKey, crypto.SHA1, d[:], raw) != nil {
-				t.Fatalf("accepted an oauth1.RSA-SHA1 request with a bad signature: %+v", got)
+				t.Fatalf("accepted an RSA-SHA1 request with a bad signature: %+v", got)
 			}
 			return
 		}
@@ -789,7 +789,7 @@ func TestVerifyReceivedForms(t *testing.T) {
 // as the client did (RFC 5849 §3.4.1.3.1 takes every header parameter but
 // realm), whichever delivery carries them.
 func TestVerifyExtraHeaderParams(t *testing.T) {
-	extra := []oauth1.Param{{"oauth_callback", "https://client.example/cb?a=1&b=x y"}, {"xoauth_requestor id", "ü/☃"}}
+	extra := []oauth1.Param{{Name: "oauth_callback", Value: "https://client.example/cb?a=1&b=x y"}, {Name: "xoauth_requestor id", Value: "ü/☃"}}
 	for i, d := range []oauth1.Delivery{oauth1.AuthHeader, oauth1.QueryString} {
 		c := xConfig()
 		c.Delivery = d
