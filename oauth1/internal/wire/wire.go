@@ -16,6 +16,7 @@ import (
 
 	"github.com/countersign/countersign/internal/ascii"
 	"github.com/countersign/countersign/oauth1/internal/params"
+	"github.com/countersign/countersign/percent"
 )
 
 // State is the scratch space of one signing or verification, kept in a
@@ -291,4 +292,12 @@ func AppendQuoted(b []byte, s string) []byte {
 		b = append(b, s[i])
 	}
 	return append(b, '"')
+}
+
+// AppendPair appends name=value, both percent-encoded (RFC 5849 §3.6), as a
+// form body or a query holds them; the caller writes the '&' between pairs.
+func AppendPair(b []byte, name, value string) []byte {
+	b = percent.AppendEncode(b, name)
+	b = append(b, '=')
+	return percent.AppendEncode(b, value)
 }
