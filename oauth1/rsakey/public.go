@@ -23,7 +23,7 @@ import (
 // DER of any of the three.
 //
 // A private key is refused rather than reduced to its public half: it does
-// not belong with a provider. Errors match [ErrFormat] with [errors.Is], or
+// not belong with a provider. So is a key over [MaxPublicBits]. Errors match [ErrFormat] with [errors.Is], or
 // are a [*KeyTypeError] with Public set.
 func ParsePublic(data []byte) (*rsa.PublicKey, error) {
 	if len(data) == 0 {
@@ -63,8 +63,21 @@ func ParsePublic(data []byte) (*rsa.PublicKey, error) {
 	return nil, fmt.Errorf("%w: input is neither PEM nor DER of a public key or certificate", ErrFormat)
 }
 
+// MaxPublicBits is the largest RSA modulus ParsePublic accepts, as crypto/tls
+// does: checking a signature costs time that grows with the cube of the
+// key's size, and a registered key is chosen by the client.
+const MaxPublicBits = 8192
+
 // parsePublicDER reads der as the PEM type t says.
 func parsePublicDER(t string, der []byte) (*rsa.PublicKey, error) {
+	k, err := parsePublicDERAny(t, der)
+	if err == nil && k.N.BitLen() > MaxPublicBits {
+		return nil, fmt.Errorf("rsakey: RSA public key of %d bits is larger than %d bits", k.N.BitLen(), MaxPublicBits)
+	}
+	return k, err
+}
+
+func parsePublicDERAny(t string, der []byte) (*rsa.PublicKey, error) {
 	var key any
 	switch t {
 	case "PUBLIC KEY":

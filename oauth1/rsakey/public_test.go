@@ -1,8 +1,12 @@
 package rsakey_test
 
 import (
+	"crypto/rsa"
+	"crypto/x509"
 	"encoding/pem"
 	"errors"
+	"math/big"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -109,4 +113,39 @@ func FuzzParsePublic(f *testing.F) {
 			t.Errorf("ParsePublic error = %q, want ErrFormat or *KeyTypeError", err)
 		}
 	})
+}
+
+// A registered public key is chosen by the client, and checking a signature
+// costs time that grows with the cube of its size: keys over MaxPublicBits
+// are refused, in every encoding, and one of exactly that size is not.
+func TestParsePublicRefusesHugeKeys(t *testing.T) {
+	key := func(bits int) *rsa.PublicKey {
+		n := new(big.Int).Lsh(big.NewInt(1), uint(bits-1))
+		n.SetBit(n, 0, 1) // odd, bits long; not a real modulus, which parsing does not check
+		return &rsa.PublicKey{N: n, E: 65537}
+	}
+	encodings := map[string]func(*rsa.PublicKey) []byte{
+		"PKCS #1 PEM": func(k *rsa.PublicKey) []byte {
+			return pem.EncodeToMemory(&pem.Block{Type: "RSA PUBLIC KEY", Bytes: x509.MarshalPKCS1PublicKey(k)})
+		},
+		"PKIX PEM": func(k *rsa.PublicKey) []byte {
+			der, err := x509.MarshalPKIXPublicKey(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
+		},
+		"PKCS #1 DER": x509.MarshalPKCS1PublicKey,
+	}
+	for name, enc := range encodings {
+		if _, err := rsakey.ParsePublic(enc(key(rsakey.MaxPublicBits))); err != nil {
+			t.Errorf("%s: ParsePublic(%d bits) = %v, want the key", name, rsakey.MaxPublicBits, err)
+		}
+		for _, bits := range []int{rsakey.MaxPublicBits + 1, 262144} {
+			_, err := rsakey.ParsePublic(enc(key(bits)))
+			if err == nil || !strings.Contains(err.Error(), strconv.Itoa(bits)+" bits") {
+				t.Errorf("%s: ParsePublic(%d bits) = %v, want an error naming the size", name, bits, err)
+			}
+		}
+	}
 }
