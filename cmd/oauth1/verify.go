@@ -158,7 +158,7 @@ func (c *cmd) verify(args []string) int {
 		if clientBase != "" {
 			fmt.Fprintln(w)
 			if ds := basestring.Diff(pe.BaseString, clientBase); len(ds) > 0 {
-				fmt.Fprint(w, basestring.Format(ds))
+				fmt.Fprint(w, basestring.Format(withHints(ds)))
 			} else {
 				fmt.Fprintln(w, "The client's base string (--base-string) is the same: the secrets or the key differ.")
 			}

@@ -184,3 +184,28 @@ func TestDiffSyntaxOffset(t *testing.T) {
 		}
 	}
 }
+
+// TestCausesNameNoFlags checks that causes explain without naming a
+// command's flags: a program adds its own advice, keyed by Kind and Name.
+func TestCausesNameNoFlags(t *testing.T) {
+	const u = "https://api.example.com/x"
+	pairs := [][2][]string{
+		{{"oauth_body_hash=x", key}, {key}},
+		{{"oauth_callback=oob", key}, {key}},
+		{{key, "oauth_verifier=v"}, {key}},
+		{{key}, {key, "oauth_version=1.0"}},
+		{{key, "oauth_nonce=a"}, {key, "oauth_nonce=b"}},
+		{{key, "oauth_timestamp=1"}, {key, "oauth_timestamp=2"}},
+	}
+	for _, p := range pairs {
+		ds := basestring.Diff(bs("GET", u, p[0]...), bs("GET", u, p[1]...))
+		if len(ds) != 1 || ds[0].Name == "" {
+			t.Errorf("Diff(%q, %q) =\n%s\nwant one difference of a parameter", p[0], p[1], basestring.Format(ds))
+		}
+		for _, d := range ds {
+			if strings.Contains(d.Cause, "--") {
+				t.Errorf("%v %s: the cause names a flag: %q", d.Kind, d.Name, d.Cause)
+			}
+		}
+	}
+}

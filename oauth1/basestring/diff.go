@@ -74,7 +74,9 @@ func (k Kind) String() string {
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
 
-// A Difference is one way in which two base strings differ.
+// A Difference is one way in which two base strings differ. Kind and Name
+// identify its cause, for a program that adds advice of its own; Cause
+// explains it in words.
 type Difference struct {
 	Kind  Kind
 	Name  string // the parameter concerned, decoded; "" for method and URI differences
@@ -543,7 +545,7 @@ func valueDiff(w, g Param) Difference {
 	}
 	switch w.Name {
 	case "oauth_timestamp", "oauth_nonce":
-		d.Cause = "the base strings come from different requests: compare base strings built with the same oauth_nonce and oauth_timestamp (sign --nonce N --timestamp T)"
+		d.Cause = "the base strings come from different requests: compare base strings built with the same oauth_nonce and oauth_timestamp"
 	case "oauth_signature_method":
 		d.Cause = "the signature methods differ: the client must sign with the method the provider expects"
 	case "oauth_consumer_key", "oauth_token":
