@@ -151,7 +151,7 @@ func TestMessages(t *testing.T) {
 }
 
 // TestDiffLibraryBugs checks the report of oauth1 diff on the bugs that
-// real libraries make (issue 14's examples) against a golden transcript.
+// real libraries make against a golden transcript.
 func TestDiffLibraryBugs(t *testing.T) {
 	const u = "GET&https%3A%2F%2Fapi.example.com%2Fx&"
 	const k = "%26oauth_consumer_key%3Dk"

@@ -76,7 +76,7 @@ type tokenizer struct {
 	side    string
 	err     *SyntaxError    // the first break, as strict parsing reports it
 	issues  []Difference    // loose: the breaks, as Syntax differences
-	flagged map[string]bool // loose: the decoded names of the pairs an issue covers
+	flagged map[string]bool // loose: the decoded names of the pairs a Syntax difference covers
 }
 
 // parse returns the parsed base string, or the first break of the syntax

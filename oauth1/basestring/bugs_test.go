@@ -34,7 +34,7 @@ const (
 )
 
 // TestDiffLibraryBugs checks the cause named for each bug that real
-// libraries make, on the examples of issue 14.
+// libraries make.
 func TestDiffLibraryBugs(t *testing.T) {
 	const u = "https://api.example.com/x"
 	tests := []struct {
