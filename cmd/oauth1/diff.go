@@ -44,6 +44,34 @@ func (c *cmd) diff(args []string) int {
 		fmt.Fprintln(c.stdout, "The base strings are equal.")
 		return exitOK
 	}
-	fmt.Fprint(c.stdout, basestring.Format(ds))
+	fmt.Fprint(c.stdout, basestring.Format(withHints(ds)))
 	return exitFailure
+}
+
+// A hintKey identifies the cause of a difference: package basestring
+// chooses a cause by the difference's kind and parameter.
+type hintKey struct {
+	kind basestring.Kind
+	name string
+}
+
+// hints are the flags of "oauth1 sign" that fix a difference, added to the
+// library's cause, which names the Config fields and methods.
+var hints = map[hintKey]string{
+	{basestring.Missing, "oauth_body_hash"}:      "--body-hash",
+	{basestring.Missing, "oauth_callback"}:       "--callback",
+	{basestring.Missing, "oauth_verifier"}:       "--verifier",
+	{basestring.Extra, "oauth_version"}:          "--no-version",
+	{basestring.ValueDiffers, "oauth_nonce"}:     "--nonce N --timestamp T",
+	{basestring.ValueDiffers, "oauth_timestamp"}: "--nonce N --timestamp T",
+}
+
+// withHints adds to the causes of ds the flags of "oauth1 sign" to try.
+func withHints(ds []basestring.Difference) []basestring.Difference {
+	for i, d := range ds {
+		if h, ok := hints[hintKey{d.Kind, d.Name}]; ok {
+			ds[i].Cause += "; with oauth1 sign, " + h
+		}
+	}
+	return ds
 }

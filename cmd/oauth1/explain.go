@@ -84,7 +84,7 @@ func writeChecks(w io.Writer, s string, b *basestring.BaseString) {
 		return
 	}
 	fmt.Fprintln(w, "Checks: this base string is not in RFC 5849 normal form (-normal +as given):")
-	for _, d := range ds {
+	for _, d := range withHints(ds) {
 		fmt.Fprintln(w, d.String())
 	}
 }

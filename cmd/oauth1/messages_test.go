@@ -151,7 +151,7 @@ func TestMessages(t *testing.T) {
 }
 
 // TestDiffLibraryBugs checks the report of oauth1 diff on the bugs that
-// real libraries make (issue 14's examples) against a golden transcript.
+// real libraries make against a golden transcript.
 func TestDiffLibraryBugs(t *testing.T) {
 	const u = "GET&https%3A%2F%2Fapi.example.com%2Fx&"
 	const k = "%26oauth_consumer_key%3Dk"
@@ -185,4 +185,37 @@ func TestDiffLibraryBugs(t *testing.T) {
 		}
 	}
 	golden(t, "diff-library-bugs", transcript(t, nil, "", runs...))
+}
+
+// TestDiffHints checks that the command adds the flags of "oauth1 sign"
+// to the causes that package basestring explains without them, in diff and
+// in verify --base-string.
+func TestDiffHints(t *testing.T) {
+	const u = "GET&https%3A%2F%2Fapi.example.com%2Fx&"
+	const k = "oauth_consumer_key%3Dk"
+	tests := []struct {
+		want, got, hint string
+	}{
+		{u + "oauth_body_hash%3Dx%26" + k, u + k, "did not hash the body (Config.BodyHash); with oauth1 sign, --body-hash"},
+		{u + "oauth_callback%3Doob%26" + k, u + k, "to SignAt; with oauth1 sign, --callback"},
+		{u + k + "%26oauth_verifier%3Dv", u + k, "to SignAt; with oauth1 sign, --verifier"},
+		{u + k, u + k + "%26oauth_version%3D1.0", "(Config.OmitVersion); with oauth1 sign, --no-version"},
+		{u + k + "%26oauth_nonce%3Da", u + k + "%26oauth_nonce%3Db", "oauth_timestamp; with oauth1 sign, --nonce N --timestamp T"},
+		{u + k + "%26oauth_timestamp%3D1", u + k + "%26oauth_timestamp%3D2", "oauth_timestamp; with oauth1 sign, --nonce N --timestamp T"},
+	}
+	var runs [][]string
+	for _, tt := range tests {
+		args := []string{"diff", tt.want, tt.got}
+		if r := runCmd(t, nil, "", args...); r.code != exitFailure || !strings.Contains(r.stdout, tt.hint) {
+			t.Errorf("oauth1 diff %q %q: exit %d, want 1 and %q in\n%s%s", tt.want, tt.got, r.code, tt.hint, r.stdout, r.stderr)
+		}
+		runs = append(runs, args)
+	}
+	golden(t, "diff-hints", transcript(t, nil, "", runs...))
+
+	otherNonce := strings.Replace(xBase, "oauth_nonce%3DkYjzVBB8Y0", "oauth_nonce%3DAAAAAAAAAA", 1)
+	r := runCmd(t, map[string]string{"OAUTH1_CONSUMER_SECRET": "wrong"}, xRequest, "verify", "--any-time", "--base-string", otherNonce)
+	if hint := "with oauth1 sign, --nonce N --timestamp T"; r.code != exitFailure || !strings.Contains(r.stdout, hint) {
+		t.Errorf("verify --base-string with another nonce: exit %d, want 1 and %q in\n%s%s", r.code, hint, r.stdout, r.stderr)
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"crypto"
 	"crypto/rand"
 	"encoding/json"
@@ -75,25 +76,16 @@ func hashByName(name string) (crypto.Hash, error) {
 	return 0, fmt.Errorf("unknown hash %q (want SHA-1, SHA-256 or SHA-512)", name)
 }
 
-// signer returns the Signer for a signature method name.
+// signer returns the Signer for the job's signature method, in any case,
+// HMAC-SHA1 if none; an RSA method takes the job's private key.
 func (j *job) signer() (oauth1.Signer, error) {
-	m := strings.ToUpper(j.SignatureMethod)
-	switch m {
-	case "", "HMAC-SHA1":
-		return oauth1.HMAC{}, nil
-	case "PLAINTEXT":
-		return oauth1.PlainText{}, nil
+	m := strings.ToUpper(cmp.Or(j.SignatureMethod, "HMAC-SHA1"))
+	if !strings.HasPrefix(m, "RSA-") {
+		return oauth1.SignerFor(m, nil)
 	}
-	kind, h, ok := strings.Cut(m, "-")
-	if !ok || kind != "HMAC" && kind != "RSA" {
-		return nil, fmt.Errorf("unknown signature method %q (want HMAC-SHA1, HMAC-SHA256, HMAC-SHA512, RSA-SHA1, RSA-SHA256, RSA-SHA512 or PLAINTEXT)", j.SignatureMethod)
-	}
-	hash, err := hashByName(h)
-	if err != nil {
-		return nil, fmt.Errorf("unknown signature method %q", j.SignatureMethod)
-	}
-	if kind == "HMAC" {
-		return oauth1.HMAC{Hash: hash}, nil
+	// Ask with a stand-in key whether the method is one, before reading the key.
+	if _, err := oauth1.SignerFor(m, noKey{}); err != nil {
+		return nil, err
 	}
 	if j.PrivateKeyPEM == "" {
 		return nil, fmt.Errorf("%s needs a private key (--key-file, or private_key_pem in batch mode)", m)
@@ -102,8 +94,11 @@ func (j *job) signer() (oauth1.Signer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return oauth1.RSA{Key: key, Hash: hash}, nil
+	return oauth1.SignerFor(m, key)
 }
+
+// noKey stands in for a private key: SignerFor only keeps the key it gets.
+type noKey struct{ crypto.Signer }
 
 // request builds the unsigned HTTP request.
 func (j *job) request() (*http.Request, error) {

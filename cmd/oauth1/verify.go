@@ -5,8 +5,6 @@ import (
 	"cmp"
 	"context"
 	"crypto/rsa"
-	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -25,147 +23,203 @@ import (
 // verify checks a raw HTTP request with server.Verifier, the code a
 // provider built on this module runs.
 func (c *cmd) verify(args []string) int {
-	fs := c.newFlags("verify", "[flags] [FILE]\n\n"+
-		"FILE (default stdin) holds a raw HTTP request: request line, headers, a blank line, the body;\n"+
-		"the \"> \" lines that curl -v prints are accepted too (curl -v does not print the body: use --data-raw).")
-	var (
-		store                 credStore
-		scheme, pubFile, data string
-		nowFlag               numberFlag
-		anyTime, plaintext    bool
-		clientBase            string
-		keyPassword           string
-	)
-	fs.StringVar(&scheme, "scheme", "", "`scheme` of the URL the client signed (default https, or the request line's)")
-	fs.StringVar(&store.key, "consumer-key", "", "the expected consumer `key`; default: accept the request's")
-	fs.StringVar(&store.secret, "consumer-secret", "", "consumer `secret` (default $OAUTH1_CONSUMER_SECRET)")
-	fs.StringVar(&store.token, "token", "", "the expected `token`; default: accept the request's")
-	fs.StringVar(&store.tokenSecret, "token-secret", "", "token `secret` (default $OAUTH1_TOKEN_SECRET)")
-	fs.StringVar(&pubFile, "key-file", "", "RSA public key, certificate or private key `file`, for the RSA methods")
-	fs.StringVar(&keyPassword, "key-password", "", "`password` of an encrypted private key file (default $OAUTH1_KEY_PASSWORD)")
-	fs.StringVar(&data, "data-raw", "", "the request `body`, when the input does not show it")
-	fs.Var(&nowFlag, "now", "verify as at this time, in `seconds` since 1970 (default now)")
-	fs.BoolVar(&anyTime, "any-time", false, "skip the timestamp window check, for requests captured earlier")
-	fs.BoolVar(&plaintext, "allow-plaintext", false, "accept the PLAINTEXT method (refused by default, as the Verifier does)")
-	fs.StringVar(&clientBase, "base-string", "", "the base string the client signed; if the signature is invalid, diff it against the expected one")
-	pos, code, ok := fs.parse(args)
+	f, pos, code, ok := c.verifyFlags(args)
 	if !ok {
 		return code
 	}
-	if len(pos) > 1 {
-		return fs.usageError("extra argument %.40q after FILE", pos[1])
+	if err := f.loadKey(); err != nil {
+		return c.errorf(exitUsage, "%v", err)
 	}
-	if store.secret == "" {
-		store.secret = c.getenv("OAUTH1_CONSUMER_SECRET")
-	}
-	if store.tokenSecret == "" {
-		store.tokenSecret = c.getenv("OAUTH1_TOKEN_SECRET")
-	}
-	if keyPassword == "" {
-		keyPassword = c.getenv("OAUTH1_KEY_PASSWORD")
-	}
-	if pubFile != "" {
-		b, err := os.ReadFile(pubFile)
-		if err != nil {
-			return c.errorf(exitUsage, "%v", err)
-		}
-		if store.pub, err = parsePublicKey(b, keyPassword); err != nil {
-			return c.errorf(exitUsage, "%s: %v", pubFile, err)
-		}
-	}
-	var in io.Reader = c.stdin
-	if len(pos) == 1 && pos[0] != "-" {
-		f, err := os.Open(pos[0])
-		if err != nil {
-			return c.errorf(exitUsage, "%v", err)
-		}
-		defer f.Close()
-		in = f
-	}
-	raw, err := io.ReadAll(in)
+	raw, err := c.readInput(pos)
 	if err != nil {
-		return c.errorf(exitUsage, "reading the request: %v", err)
+		return c.errorf(exitUsage, "%v", err)
 	}
-	r, cap, err := parseRawRequest(raw, data)
+	r, cap, err := parseRawRequest(raw, f.data)
 	if err != nil {
 		return c.errorf(exitUsage, "%v", err)
 	}
 	if cap.lengthWarning != "" {
 		fmt.Fprintln(c.stderr, "oauth1: warning: "+cap.lengthWarning)
 	}
-	// The request line of a captured request rarely names the scheme the
-	// client signed; https is the likelier guess, and the one to revisit
-	// when the signature fails.
-	guessed := scheme == "" && r.URL.Scheme == ""
-	if scheme == "" {
-		scheme = cmp.Or(r.URL.Scheme, "https")
-	}
-	now := time.Now()
-	if n := string(nowFlag); n != "" {
-		sec, _ := strconv.ParseInt(n, 10, 64)
-		now = time.Unix(sec, 0)
-	}
-	verifier := func(scheme string) *server.Verifier {
-		v := &server.Verifier{Store: store, Scheme: scheme, Now: func() time.Time { return now }}
-		if plaintext {
-			v.Methods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SHA1", "RSA-SHA256", "RSA-SHA512", "PLAINTEXT"}
-			v.AllowInsecurePlainText = true
-		}
-		if anyTime {
-			v.Window = 100 * 365 * 24 * time.Hour
-		}
-		return v
-	}
-
-	res, err := verifier(scheme).Verify(r)
-	w := c.stdout
+	scheme, guessed := f.requestScheme(r)
+	res, err := f.verifier(scheme).Verify(r)
 	if err == nil {
-		fmt.Fprintf(w, "Signature valid: %s, consumer key %s", res.Method, res.ConsumerKey)
-		if res.Token != "" {
-			fmt.Fprintf(w, ", token %s", res.Token)
-		}
-		fmt.Fprintf(w, ".\n\nSigned base string:\n%s\n", res.BaseString)
+		c.printValid(res)
 		return exitOK
 	}
 	var pe *server.ProblemError
 	if !errors.As(err, &pe) {
 		return c.errorf(exitUsage, "%v", err)
 	}
-	fmt.Fprintf(w, "Signature NOT valid: %s.\n%s\n", pe.Problem, problemHint(pe, store))
+	fmt.Fprintf(c.stdout, "Signature NOT valid: %s.\n%s\n", pe.Problem, problemHint(pe, f.store))
 	if guessed && pe.Problem == oauth1.ProblemSignatureInvalid && len(pe.Params) == 0 {
-		// Verify again as signed over http, on a fresh copy of the request
-		// (the first Verify read the body) and with a fresh nonce store.
-		r2, _, err := parseRawRequest(raw, data)
-		switch {
-		case err == nil && verifyOK(verifier("http"), r2):
-			fmt.Fprintf(w, "The scheme was taken as https, since the request line does not name one, but the signature is valid for http://%s: "+
-				"the client signed an http URL. Run again with --scheme http.\n", r.Host+r.URL.RequestURI())
-		case cap.overHTTP != "":
-			fmt.Fprintf(w, "The request was captured over http (%s), but the scheme was taken as https, since the request line does not name one. "+
-				"If the client signed an http URL, run again with --scheme http.\n", cap.overHTTP)
-		}
+		c.schemeHint(f, raw, r, cap)
 	}
 	if pe.BaseString != "" {
-		fmt.Fprintf(w, "\nThe base string this request yields (what the client should have signed):\n%s\n\n", pe.BaseString)
-		if b, err := basestring.Parse(pe.BaseString); err == nil {
-			var body string
-			if form, _ := isFormType(r.Header.Get("Content-Type")); form && r.Body != nil {
-				// Verify left an in-memory copy of the body it read.
-				raw, _ := io.ReadAll(r.Body)
-				body = string(raw)
-			}
-			writeBreakdown(w, b, sources(b, r.URL.RawQuery, body))
-		}
-		if clientBase != "" {
-			fmt.Fprintln(w)
-			if ds := basestring.Diff(pe.BaseString, clientBase); len(ds) > 0 {
-				fmt.Fprint(w, basestring.Format(ds))
-			} else {
-				fmt.Fprintln(w, "The client's base string (--base-string) is the same: the secrets or the key differ.")
-			}
-		}
+		c.printExpected(pe.BaseString, r, f.clientBase)
 	}
 	return exitFailure
+}
+
+// verifyOptions are the flags of "oauth1 verify", with the environment's
+// defaults filled in.
+type verifyOptions struct {
+	store              credStore
+	scheme, keyFile    string
+	data               string
+	now                numberFlag
+	at                 time.Time // --now, or the time the command started
+	anyTime, plaintext bool
+	clientBase         string
+	keyPassword        string
+}
+
+// verifyFlags parses the flags and at most one FILE argument. When parsing
+// ends the command, ok is false and code is the exit status.
+func (c *cmd) verifyFlags(args []string) (f *verifyOptions, pos []string, code int, ok bool) {
+	fs := c.newFlags("verify", "[flags] [FILE]\n\n"+
+		"FILE (default stdin) holds a raw HTTP request: request line, headers, a blank line, the body;\n"+
+		"the \"> \" lines that curl -v prints are accepted too (curl -v does not print the body: use --data-raw).")
+	f = &verifyOptions{}
+	fs.StringVar(&f.scheme, "scheme", "", "`scheme` of the URL the client signed (default https, or the request line's)")
+	fs.StringVar(&f.store.key, "consumer-key", "", "the expected consumer `key`; default: accept the request's")
+	fs.StringVar(&f.store.secret, "consumer-secret", "", "consumer `secret` (default $OAUTH1_CONSUMER_SECRET)")
+	fs.StringVar(&f.store.token, "token", "", "the expected `token`; default: accept the request's")
+	fs.StringVar(&f.store.tokenSecret, "token-secret", "", "token `secret` (default $OAUTH1_TOKEN_SECRET)")
+	fs.StringVar(&f.keyFile, "key-file", "", "RSA public key, certificate or private key `file`, for the RSA methods")
+	fs.StringVar(&f.keyPassword, "key-password", "", "`password` of an encrypted private key file (default $OAUTH1_KEY_PASSWORD)")
+	fs.StringVar(&f.data, "data-raw", "", "the request `body`, when the input does not show it")
+	fs.Var(&f.now, "now", "verify as at this time, in `seconds` since 1970 (default now)")
+	fs.BoolVar(&f.anyTime, "any-time", false, "skip the timestamp window check, for requests captured earlier")
+	fs.BoolVar(&f.plaintext, "allow-plaintext", false, "accept the PLAINTEXT method (refused by default, as the Verifier does)")
+	fs.StringVar(&f.clientBase, "base-string", "", "the base string the client signed; if the signature is invalid, diff it against the expected one")
+	if pos, code, ok = fs.parse(args); !ok {
+		return nil, nil, code, false
+	}
+	if len(pos) > 1 {
+		return nil, nil, fs.usageError("extra argument %.40q after FILE", pos[1]), false
+	}
+	fill := func(dst *string, name string) {
+		if *dst == "" {
+			*dst = c.getenv(name)
+		}
+	}
+	fill(&f.store.secret, "OAUTH1_CONSUMER_SECRET")
+	fill(&f.store.tokenSecret, "OAUTH1_TOKEN_SECRET")
+	fill(&f.keyPassword, "OAUTH1_KEY_PASSWORD")
+	f.at = time.Now()
+	if n := string(f.now); n != "" {
+		sec, _ := strconv.ParseInt(n, 10, 64)
+		f.at = time.Unix(sec, 0)
+	}
+	return f, pos, exitOK, true
+}
+
+// loadKey reads the RSA public key of --key-file, if given.
+func (f *verifyOptions) loadKey() error {
+	if f.keyFile == "" {
+		return nil
+	}
+	b, err := os.ReadFile(f.keyFile)
+	if err != nil {
+		return err
+	}
+	if f.store.pub, err = publicKey(b, f.keyPassword); err != nil {
+		return fmt.Errorf("%s: %w", f.keyFile, err)
+	}
+	return nil
+}
+
+// readInput reads the raw request from FILE, or from stdin when there is
+// none or it is "-".
+func (c *cmd) readInput(pos []string) ([]byte, error) {
+	var in io.Reader = c.stdin
+	if len(pos) == 1 && pos[0] != "-" {
+		f, err := os.Open(pos[0])
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		in = f
+	}
+	raw, err := io.ReadAll(in)
+	if err != nil {
+		return nil, fmt.Errorf("reading the request: %w", err)
+	}
+	return raw, nil
+}
+
+// requestScheme returns the scheme to verify r with, and whether it is a
+// guess: the request line of a captured request rarely names the scheme
+// the client signed, and https is the likelier one.
+func (f *verifyOptions) requestScheme(r *http.Request) (scheme string, guessed bool) {
+	if f.scheme != "" {
+		return f.scheme, false
+	}
+	return cmp.Or(r.URL.Scheme, "https"), r.URL.Scheme == ""
+}
+
+// verifier returns a Verifier for the flags, with a fresh nonce store.
+func (f *verifyOptions) verifier(scheme string) *server.Verifier {
+	v := &server.Verifier{Store: f.store, Scheme: scheme, Now: func() time.Time { return f.at }}
+	if f.plaintext {
+		v.Methods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SHA1", "RSA-SHA256", "RSA-SHA512", "PLAINTEXT"}
+		v.AllowInsecurePlainText = true
+	}
+	if f.anyTime {
+		v.Window = 100 * 365 * 24 * time.Hour
+	}
+	return v
+}
+
+// printValid reports a valid signature and the base string signed.
+func (c *cmd) printValid(res *server.Verification) {
+	w := c.stdout
+	fmt.Fprintf(w, "Signature valid: %s, consumer key %s", res.Method, res.ConsumerKey)
+	if res.Token != "" {
+		fmt.Fprintf(w, ", token %s", res.Token)
+	}
+	fmt.Fprintf(w, ".\n\nSigned base string:\n%s\n", res.BaseString)
+}
+
+// schemeHint says when a signature that failed with the guessed https is
+// valid for http, or the capture suggests http. It verifies a fresh copy
+// of the request: the first Verify read the body.
+func (c *cmd) schemeHint(f *verifyOptions, raw []byte, r *http.Request, cap capture) {
+	r2, _, err := parseRawRequest(raw, f.data)
+	switch {
+	case err == nil && verifyOK(f.verifier("http"), r2):
+		fmt.Fprintf(c.stdout, "The scheme was taken as https, since the request line does not name one, but the signature is valid for http://%s: "+
+			"the client signed an http URL. Run again with --scheme http.\n", r.Host+r.URL.RequestURI())
+	case cap.overHTTP != "":
+		fmt.Fprintf(c.stdout, "The request was captured over http (%s), but the scheme was taken as https, since the request line does not name one. "+
+			"If the client signed an http URL, run again with --scheme http.\n", cap.overHTTP)
+	}
+}
+
+// printExpected prints the base string the Verifier computed, broken down,
+// and its differences from the client's (--base-string) if given.
+func (c *cmd) printExpected(base string, r *http.Request, clientBase string) {
+	w := c.stdout
+	fmt.Fprintf(w, "\nThe base string this request yields (what the client should have signed):\n%s\n\n", base)
+	if b, err := basestring.Parse(base); err == nil {
+		var body string
+		if form, _ := isFormType(r.Header.Get("Content-Type")); form && r.Body != nil {
+			// Verify left an in-memory copy of the body it read.
+			raw, _ := io.ReadAll(r.Body)
+			body = string(raw)
+		}
+		writeBreakdown(w, b, sources(b, r.URL.RawQuery, body))
+	}
+	if clientBase == "" {
+		return
+	}
+	fmt.Fprintln(w)
+	if ds := basestring.Diff(base, clientBase); len(ds) > 0 {
+		fmt.Fprint(w, basestring.Format(withHints(ds)))
+	} else {
+		fmt.Fprintln(w, "The client's base string (--base-string) is the same: the secrets or the key differ.")
+	}
 }
 
 func verifyOK(v *server.Verifier, r *http.Request) bool {
@@ -232,43 +286,22 @@ func (s credStore) TokenSecret(_ context.Context, _, token string) (string, erro
 	return s.tokenSecret, nil
 }
 
-// parsePublicKey reads an RSA public key from a PEM public key (PKIX or
-// PKCS #1), a certificate, or any private key file rsakey.Parse reads.
-func parsePublicKey(data []byte, password string) (*rsa.PublicKey, error) {
-	for rest := data; ; {
-		var block *pem.Block
-		block, rest = pem.Decode(rest)
-		if block == nil {
-			break
-		}
-		var pub any
-		var err error
-		switch block.Type {
-		case "PUBLIC KEY":
-			pub, err = x509.ParsePKIXPublicKey(block.Bytes)
-		case "RSA PUBLIC KEY":
-			pub, err = x509.ParsePKCS1PublicKey(block.Bytes)
-		case "CERTIFICATE":
-			var cert *x509.Certificate
-			if cert, err = x509.ParseCertificate(block.Bytes); err == nil {
-				pub = cert.PublicKey
-			}
-		default:
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if k, ok := pub.(*rsa.PublicKey); ok {
-			return k, nil
-		}
-		return nil, fmt.Errorf("not an RSA key (%T)", pub)
+// publicKey reads an RSA public key with rsakey.ParsePublic, or takes
+// the public half of a private key file that rsakey.Parse reads, so that
+// a client's own key file can be checked against its requests.
+func publicKey(data []byte, password string) (*rsa.PublicKey, error) {
+	pub, err := rsakey.ParsePublic(data)
+	if !errors.Is(err, rsakey.ErrFormat) {
+		return pub, err
 	}
-	key, err := rsakey.Parse(data, password)
-	if err != nil {
-		return nil, err
+	key, perr := rsakey.Parse(data, password)
+	switch {
+	case perr == nil:
+		return &key.PublicKey, nil
+	case errors.Is(perr, rsakey.ErrFormat):
+		return nil, err // neither a public nor a private key: say what a public key file holds
 	}
-	return &key.PublicKey, nil
+	return nil, perr
 }
 
 // capture is what the input says about how a request was captured.

@@ -34,7 +34,7 @@ const (
 )
 
 // TestDiffLibraryBugs checks the cause named for each bug that real
-// libraries make, on the examples of issue 14.
+// libraries make.
 func TestDiffLibraryBugs(t *testing.T) {
 	const u = "https://api.example.com/x"
 	tests := []struct {
@@ -180,6 +180,31 @@ func TestDiffSyntaxOffset(t *testing.T) {
 			n, err := strconv.Atoi(strings.TrimSuffix(at, ")"))
 			if err != nil || n < 0 || !strings.HasPrefix(tt.got[n:], tt.pair) {
 				t.Errorf("Diff(_, %q): %q points at %q, want %q", tt.got, d.Cause, tt.got[min(max(n, 0), len(tt.got)):], tt.pair)
+			}
+		}
+	}
+}
+
+// TestCausesNameNoFlags checks that causes explain without naming a
+// command's flags: a program adds its own advice, keyed by Kind and Name.
+func TestCausesNameNoFlags(t *testing.T) {
+	const u = "https://api.example.com/x"
+	pairs := [][2][]string{
+		{{"oauth_body_hash=x", key}, {key}},
+		{{"oauth_callback=oob", key}, {key}},
+		{{key, "oauth_verifier=v"}, {key}},
+		{{key}, {key, "oauth_version=1.0"}},
+		{{key, "oauth_nonce=a"}, {key, "oauth_nonce=b"}},
+		{{key, "oauth_timestamp=1"}, {key, "oauth_timestamp=2"}},
+	}
+	for _, p := range pairs {
+		ds := basestring.Diff(bs("GET", u, p[0]...), bs("GET", u, p[1]...))
+		if len(ds) != 1 || ds[0].Name == "" {
+			t.Errorf("Diff(%q, %q) =\n%s\nwant one difference of a parameter", p[0], p[1], basestring.Format(ds))
+		}
+		for _, d := range ds {
+			if strings.Contains(d.Cause, "--") {
+				t.Errorf("%v %s: the cause names a flag: %q", d.Kind, d.Name, d.Cause)
 			}
 		}
 	}

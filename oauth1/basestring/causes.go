@@ -296,9 +296,9 @@ func missing(w Param, cutAt string) Difference {
 	case "oauth_token":
 		d.Cause = "the provider signed an oauth_token but the client signed without token credentials"
 	case "oauth_body_hash":
-		d.Cause = "the provider signed an oauth_body_hash but the client did not hash the body (Config.BodyHash, --body-hash)"
+		d.Cause = "the provider signed an oauth_body_hash but the client did not hash the body (Config.BodyHash)"
 	case "oauth_callback", "oauth_verifier":
-		d.Cause = "the client did not sign " + w.Name + "; pass it as an extra protocol parameter to SignAt (--callback, --verifier)"
+		d.Cause = "the client did not sign " + w.Name + "; pass it as an extra protocol parameter to SignAt"
 	default:
 		switch {
 		case strings.HasPrefix(w.Name, "oauth_"):
@@ -324,7 +324,7 @@ func extra(g Param) Difference {
 		d.Kind = SignatureIncluded
 		d.Cause = "oauth_signature is never signed (§3.4.1.3.1); was a previous signature left in the request?"
 	case "oauth_version":
-		d.Cause = "the client signed oauth_version but the provider did not see it; was it sent? Some providers ignore it: then omit it (Config.OmitVersion, --no-version)"
+		d.Cause = "the client signed oauth_version but the provider did not see it; was it sent? Some providers ignore it: then omit it (Config.OmitVersion)"
 	case "oauth_body_hash":
 		d.Cause = "the client signed an oauth_body_hash that the provider did not; was it sent, and does the provider support the body hash extension?"
 	default:

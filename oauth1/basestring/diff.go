@@ -74,7 +74,9 @@ func (k Kind) String() string {
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
 
-// A Difference is one way in which two base strings differ.
+// A Difference is one way in which two base strings differ. Kind and Name
+// identify its cause, for a program that adds advice of its own; Cause
+// explains it in words.
 type Difference struct {
 	Kind  Kind
 	Name  string // the parameter concerned, decoded; "" for method and URI differences
@@ -267,131 +269,189 @@ func samePath(a, b string) bool {
 // relates, and what remains is missing or extra. The order of the matched
 // pairs is compared last.
 func diffParams(ds []Difference, want, got []Param) []Difference {
-	wUsed := make([]bool, len(want))
-	gUsed := make([]bool, len(got))
-	gMatch := make([]int, len(got)) // got index -> want index, for the order check
-	for i := range gMatch {
-		gMatch[i] = -1
+	m := newMatching(want, got)
+	gMatch := m.matchEncoded()
+	order, misordered := sortOrder(want, got, gMatch)
+	m.matchByName()
+	m.matchRenamed()
+	ds = m.wantDiffs(ds)
+	ds = m.gotDiffs(ds)
+	if !misordered {
+		order, misordered = gotOrder(got, m.gUsed)
 	}
+	if misordered {
+		ds = append(ds, order)
+	}
+	return ds
+}
+
+// A matching pairs want's parameters with got's, for diffParams.
+type matching struct {
+	want, got    []Param
+	wUsed, gUsed []bool
+	pairs        [][]Difference    // the differences found for want[wi]
+	byName       map[string][]int  // got's indexes by decoded name
+	nWant, nGot  map[string]int    // the number of pairs of each name
+	alias        map[string]string // want's name -> got's, for renamed names
+}
+
+func newMatching(want, got []Param) *matching {
+	m := &matching{want: want, got: got,
+		wUsed: make([]bool, len(want)), gUsed: make([]bool, len(got)),
+		pairs:  make([][]Difference, len(want)),
+		byName: map[string][]int{}, nWant: map[string]int{}, nGot: map[string]int{}, alias: map[string]string{}}
+	for gi, g := range got {
+		m.byName[g.Name] = append(m.byName[g.Name], gi)
+		m.nGot[g.Name]++
+	}
+	for _, p := range want {
+		m.nWant[p.Name]++
+	}
+	return m
+}
+
+// matchEncoded matches the pairs that are equal as encoded, each of got's
+// with the first unmatched one of want's, and returns for each of got's
+// parameters the index of its match in want, or -1.
+func (m *matching) matchEncoded() []int {
+	gMatch := make([]int, len(m.got))
 	same := map[[2]string][]int{} // want's unmatched indexes by encoded pair, in order
-	for wi, w := range want {
+	for wi, w := range m.want {
 		k := [2]string{w.RawName, w.RawValue}
 		same[k] = append(same[k], wi)
 	}
-	for gi, g := range got {
+	for gi, g := range m.got {
+		gMatch[gi] = -1
 		k := [2]string{g.RawName, g.RawValue}
 		if l := same[k]; len(l) > 0 {
 			wi := l[0]
 			same[k] = l[1:]
-			wUsed[wi], gUsed[gi], gMatch[gi] = true, true, wi
+			m.wUsed[wi], m.gUsed[gi], gMatch[gi] = true, true, wi
 		}
 	}
-	order, misordered := sortOrder(want, got, gMatch)
-	pairs := make([][]Difference, len(want)) // the differences found for want[wi], in want's order
-	byName := map[string][]int{}             // got's indexes by decoded name
-	for gi, g := range got {
-		byName[g.Name] = append(byName[g.Name], gi)
+	return gMatch
+}
+
+// matchByName matches the rest by decoded name: the same value first, then
+// a value that a known bug relates, then any value, except for a name that
+// got signs fewer times than want (RepeatedName explains it, not pairing
+// its values at random).
+func (m *matching) matchByName() {
+	m.matchSameName(func(w, g Param) bool { return g.Value == w.Value })
+	m.matchSameName(related)
+	m.matchSameName(func(w, g Param) bool { return m.nWant[w.Name] <= m.nGot[w.Name] })
+}
+
+// matchSameName matches each unmatched parameter of want with the first
+// unmatched one of got's of the same name for which ok holds.
+func (m *matching) matchSameName(ok func(w, g Param) bool) {
+	for wi, w := range m.want {
+		if m.wUsed[wi] {
+			continue
+		}
+		for _, gi := range m.byName[w.Name] {
+			if g := m.got[gi]; !m.gUsed[gi] && ok(w, g) {
+				m.wUsed[wi], m.gUsed[gi] = true, true
+				m.pairs[wi] = []Difference{valueDiff(w, g)}
+				break
+			}
+		}
 	}
-	match := func(ok func(w, g Param) bool) {
-		for wi, w := range want {
-			if wUsed[wi] {
+}
+
+// matchRenamed matches names that a bug changed: a pair whose value is the
+// same first, then one whose value a bug relates, and then as many of the
+// rest as got has under the changed name.
+func (m *matching) matchRenamed() {
+	renames := renameIndex(m.got, m.gUsed)
+	for pass := range 3 {
+		for wi, w := range m.want {
+			if m.wUsed[wi] {
 				continue
 			}
-			for _, gi := range byName[w.Name] {
-				if g := got[gi]; !gUsed[gi] && ok(w, g) {
-					wUsed[wi], gUsed[gi] = true, true
-					pairs[wi] = []Difference{valueDiff(w, g)}
+			for _, gi := range slices.Concat(renames[w.Name], m.byName[phpName(w.Name)]) {
+				if !m.gUsed[gi] && m.matchRename(pass, wi, gi) {
 					break
 				}
 			}
 		}
 	}
-	match(func(w, g Param) bool { return g.Name == w.Name && g.Value == w.Value })
-	match(func(w, g Param) bool { return g.Name == w.Name && related(w, g) })
-	// A repeated name that got signs fewer times is explained by
-	// RepeatedName below, not by pairing its values at random.
-	nWant, nGot := map[string]int{}, map[string]int{}
-	for _, p := range want {
-		nWant[p.Name]++
+}
+
+// matchRename matches want[wi] with got[gi] if renamed relates their names
+// and pass admits their values, and reports whether it did.
+func (m *matching) matchRename(pass, wi, gi int) bool {
+	w, g := m.want[wi], m.got[gi]
+	d, ok := renamed(w, g)
+	if !ok {
+		return false
 	}
-	for _, p := range got {
-		nGot[p.Name]++
+	g2 := g
+	g2.Name, g2.RawName = w.Name, w.RawName
+	if pass == 0 && g2.Value != w.Value || pass == 1 && !related(w, g2) || pass == 2 && m.nWant[w.Name] > m.nGot[g.Name] {
+		return false
 	}
-	match(func(w, g Param) bool { return g.Name == w.Name && nWant[w.Name] <= nGot[w.Name] })
-	// Names that a bug changed: pair a value it relates first, and then
-	// as many of the rest as got has under the changed name.
-	alias := map[string]string{} // want's name -> got's
-	renames := renameIndex(got, gUsed)
-	for pass := range 3 { // the same value, a related value, any value
-		for wi, w := range want {
-			if wUsed[wi] {
-				continue
-			}
-			for _, gi := range slices.Concat(renames[w.Name], byName[phpName(w.Name)]) {
-				g := got[gi]
-				if gUsed[gi] {
-					continue
-				}
-				d, ok := renamed(w, g)
-				if !ok {
-					continue
-				}
-				g2 := g
-				g2.Name, g2.RawName = w.Name, w.RawName
-				if pass == 0 && g2.Value != w.Value || pass == 1 && !related(w, g2) || pass == 2 && nWant[w.Name] > nGot[g.Name] {
-					continue
-				}
-				wUsed[wi], gUsed[gi] = true, true
-				alias[w.Name] = g.Name
-				pairs[wi] = []Difference{d}
-				if w.RawValue != g.RawValue {
-					pairs[wi] = append(pairs[wi], valueDiff(w, g2))
-				}
-				break
-			}
-		}
+	m.wUsed[wi], m.gUsed[gi] = true, true
+	m.alias[w.Name] = g.Name
+	m.pairs[wi] = []Difference{d}
+	if w.RawValue != g.RawValue {
+		m.pairs[wi] = append(m.pairs[wi], valueDiff(w, g2))
 	}
-	gotCount := func(name string) int {
-		if a, ok := alias[name]; ok {
-			return nGot[a]
-		}
-		return nGot[name]
+	return true
+}
+
+// gotCount returns how many pairs got signs under want's name, or under
+// the name a bug changed it to.
+func (m *matching) gotCount(name string) int {
+	if a, ok := m.alias[name]; ok {
+		return m.nGot[a]
 	}
-	// A value cut at a "?" lost the rest of the query with it.
+	return m.nGot[name]
+}
+
+// cutAt returns the name of a value cut short at a "?", which lost the
+// rest of the query with it, or "".
+func (m *matching) cutAt() string {
 	cutAt := ""
-	for _, d := range slices.Concat(pairs...) {
+	for _, d := range slices.Concat(m.pairs...) {
 		if d.Kind == Truncated && strings.Contains(d.Cause, `"?"`) {
 			cutAt = d.Name
 		}
 	}
-	for wi, w := range want {
+	return cutAt
+}
+
+// wantDiffs appends, in want's order, the differences of the matched
+// parameters and the unmatched ones: missing, or a repeated name.
+func (m *matching) wantDiffs(ds []Difference) []Difference {
+	cutAt := m.cutAt()
+	for wi, w := range m.want {
 		switch {
-		case pairs[wi] != nil:
-			ds = append(ds, pairs[wi]...)
-		case wUsed[wi]:
+		case m.pairs[wi] != nil:
+			ds = append(ds, m.pairs[wi]...)
+		case m.wUsed[wi]:
 		case cutAt != "" && !strings.HasPrefix(w.Name, "oauth_"):
 			// Lost with the rest of the query, repeated name or not.
 			ds = append(ds, missing(w, cutAt))
-		case gotCount(w.Name) > 0 && gotCount(w.Name) < nWant[w.Name]:
-			ds = append(ds, repeated(w, "want", nWant[w.Name], gotCount(w.Name)))
+		case m.gotCount(w.Name) > 0 && m.gotCount(w.Name) < m.nWant[w.Name]:
+			ds = append(ds, repeated(w, "want", m.nWant[w.Name], m.gotCount(w.Name)))
 		default:
 			ds = append(ds, missing(w, cutAt))
 		}
 	}
-	for gi, g := range got {
+	return ds
+}
+
+// gotDiffs appends got's unmatched parameters: extra, or a repeated name.
+func (m *matching) gotDiffs(ds []Difference) []Difference {
+	for gi, g := range m.got {
 		switch {
-		case gUsed[gi]:
-		case nWant[g.Name] > 0 && nWant[g.Name] < nGot[g.Name]:
-			ds = append(ds, repeated(g, "got", nWant[g.Name], nGot[g.Name]))
+		case m.gUsed[gi]:
+		case m.nWant[g.Name] > 0 && m.nWant[g.Name] < m.nGot[g.Name]:
+			ds = append(ds, repeated(g, "got", m.nWant[g.Name], m.nGot[g.Name]))
 		default:
 			ds = append(ds, extra(g))
 		}
-	}
-	if !misordered {
-		order, misordered = gotOrder(got, gUsed)
-	}
-	if misordered {
-		ds = append(ds, order)
 	}
 	return ds
 }
@@ -485,7 +545,7 @@ func valueDiff(w, g Param) Difference {
 	}
 	switch w.Name {
 	case "oauth_timestamp", "oauth_nonce":
-		d.Cause = "the base strings come from different requests: compare base strings built with the same oauth_nonce and oauth_timestamp (sign --nonce N --timestamp T)"
+		d.Cause = "the base strings come from different requests: compare base strings built with the same oauth_nonce and oauth_timestamp"
 	case "oauth_signature_method":
 		d.Cause = "the signature methods differ: the client must sign with the method the provider expects"
 	case "oauth_consumer_key", "oauth_token":
