@@ -106,7 +106,8 @@ func (c *cmd) verify(args []string) int {
 		now = time.Unix(sec, 0)
 	}
 	verifier := func(scheme string) *server.Verifier {
-		v := &server.Verifier{Store: store, Scheme: scheme, Now: func() time.Time { return now }}
+		// A store of its own: the request is verified once per scheme tried.
+		v := &server.Verifier{Store: store, Nonces: new(server.MemoryNonceStore), Scheme: scheme, Now: func() time.Time { return now }}
 		if plaintext {
 			v.Methods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SHA1", "RSA-SHA256", "RSA-SHA512", "PLAINTEXT"}
 			v.AllowInsecurePlainText = true

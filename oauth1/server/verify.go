@@ -49,8 +49,9 @@ var defaultMethods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SH
 // code that signs requests, and comparing in constant time), the timestamp
 // window and, through a [NonceStore], that the request is not a replay.
 //
-// Only Store is required. A Verifier is safe for concurrent use; it
-// must not be copied or modified after first use.
+// Only Store is required. A Verifier is safe for concurrent use and must
+// not be modified after first use; it holds no lock or cache of its own, so
+// copying one, to derive a Verifier with other settings, is fine.
 //
 // # The base string URI behind a proxy
 //
@@ -83,9 +84,12 @@ type Verifier struct {
 	// Store looks up consumer secrets, public keys and token secrets.
 	Store CredentialStore
 
-	// Nonces records nonces for replay protection. Nil means an internal
-	// MemoryNonceStore of DefaultMaxNonces, private to this Verifier; a
-	// service with several instances needs a shared store.
+	// Nonces records nonces for replay protection. Nil means a
+	// MemoryNonceStore of DefaultMaxNonces shared by every Verifier of the
+	// process that leaves Nonces nil: nonces are keyed by consumer key,
+	// token and nonce, so sharing refuses only what one Verifier would
+	// refuse anyway (a request replayed to another of them). A service with
+	// several instances needs a shared store.
 	Nonces NonceStore
 
 	// Methods lists the accepted signature methods; nil means every HMAC
@@ -142,10 +146,10 @@ type Verifier struct {
 
 	// Realm is sent in the WWW-Authenticate header of refusals.
 	Realm string
-
-	nonceOnce sync.Once
-	nonces    NonceStore
 }
+
+// defaultNonces is the NonceStore of the Verifiers whose Nonces is nil.
+var defaultNonces = new(MemoryNonceStore)
 
 func (v *Verifier) now() time.Time {
 	if v.Now != nil {
@@ -165,8 +169,7 @@ func (v *Verifier) nonceStore() NonceStore {
 	if v.Nonces != nil {
 		return v.Nonces
 	}
-	v.nonceOnce.Do(func() { v.nonces = new(MemoryNonceStore) })
-	return v.nonces
+	return defaultNonces
 }
 
 func (v *Verifier) maxBodyBytes() int64 { return wire.BodyLimit(v.MaxBodyBytes) }
