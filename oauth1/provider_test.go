@@ -92,7 +92,7 @@ func newTestProvider(t *testing.T) *testProvider {
 		}
 	})
 	mux.Handle("/api/", tp.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		v, _ := server.VerificationFrom(r.Context())
+		v, _ := server.FromContext(r.Context())
 		tok, err := tp.Tokens.Token(r.Context(), v.Token)
 		if err != nil {
 			http.Error(w, "no token", http.StatusUnauthorized)

@@ -21,7 +21,7 @@ func ExampleNewNonceStore() {
 		Nonces: redisstore.NewNonceStore(rdb, "photos:oauth:"),
 	}
 	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ver, _ := server.VerificationFrom(r.Context())
+		ver, _ := server.FromContext(r.Context())
 		w.Write([]byte("hello, " + ver.ConsumerKey))
 	})
 	http.Handle("/api/", v.Middleware(api)) // 503 while Redis is unreachable

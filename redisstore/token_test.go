@@ -156,7 +156,7 @@ func TestExchangeAcrossProviders(t *testing.T) {
 	for i, p := range ps {
 		var user string
 		api := p.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			v, _ := server.VerificationFrom(r.Context())
+			v, _ := server.FromContext(r.Context())
 			tc, err := p.Tokens.Token(r.Context(), v.Token)
 			assert.NoError(t, err)
 			user = tc.User

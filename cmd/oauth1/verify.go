@@ -121,7 +121,7 @@ func (c *cmd) verify(args []string) int {
 	res, err := verifier(scheme).Verify(r)
 	w := c.stdout
 	if err == nil {
-		fmt.Fprintf(w, "Signature valid: %s, consumer key %s", res.Method, res.ConsumerKey)
+		fmt.Fprintf(w, "Signature valid: %s, consumer key %s", res.SignatureMethod, res.ConsumerKey)
 		if res.Token != "" {
 			fmt.Fprintf(w, ", token %s", res.Token)
 		}

@@ -17,8 +17,8 @@ import (
 type Nonce struct {
 	ConsumerKey string
 	Token       string // empty for requests without a token
-	Nonce       string
-	Timestamp   int64 // oauth_timestamp, seconds since 1970
+	Value       string // oauth_nonce
+	Timestamp   int64  // oauth_timestamp, seconds since 1970
 }
 
 // A NonceStore remembers the nonces of verified requests, so that a
@@ -136,7 +136,7 @@ func (m *MemoryNonceStore) Use(_ context.Context, n Nonce, now, expires time.Tim
 	h.SetSeed(m.seed)
 	// Length prefixes keep ("ab", "c") and ("a", "bc") apart.
 	var num [20]byte
-	for _, s := range [...]string{n.ConsumerKey, n.Token, n.Nonce} {
+	for _, s := range [...]string{n.ConsumerKey, n.Token, n.Value} {
 		h.Write(strconv.AppendInt(num[:0], int64(len(s)), 10))
 		h.WriteByte(':')
 		h.WriteString(s)

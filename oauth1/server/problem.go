@@ -31,6 +31,13 @@ type ProblemError struct {
 	// signature_invalid problem is diagnosed. It is not sent to the client.
 	BaseString string
 
+	// StatusCode is the HTTP status of the refusal. The Verifier and the
+	// Provider set it as RFC 5849 §3.2 says: 400 Bad Request for malformed
+	// requests (missing, duplicated or unsupported parameters or methods)
+	// and 401 Unauthorized for bad credentials, signatures, timestamps and
+	// nonces. [Verifier.WriteError] uses that status when it is zero.
+	StatusCode int
+
 	Err error // the underlying error, if any, such as a *oauth1.HeaderError
 }
 
@@ -55,12 +62,9 @@ func (e *ProblemError) Error() string {
 
 func (e *ProblemError) Unwrap() error { return e.Err }
 
-// StatusCode is the HTTP status for the problem (RFC 5849 §3.2): 400 Bad
-// Request for malformed requests, with missing, duplicated or unsupported
-// parameters or methods, and 401 Unauthorized for bad credentials,
-// signatures, timestamps and nonces.
-func (e *ProblemError) StatusCode() int {
-	switch e.Problem {
+// statusFor is the HTTP status of problem code (RFC 5849 §3.2).
+func statusFor(code oauth1.Problem) int {
+	switch code {
 	case oauth1.ProblemVersionRejected, oauth1.ProblemParameterAbsent, oauth1.ProblemParameterRejected, oauth1.ProblemSignatureMethodRejected:
 		return http.StatusBadRequest
 	}
@@ -95,5 +99,5 @@ func (e *ProblemError) Body() string {
 }
 
 func problem(code oauth1.Problem, err error, params ...string) *ProblemError {
-	return &ProblemError{Problem: code, Params: params, Err: err}
+	return &ProblemError{Problem: code, Params: params, Err: err, StatusCode: statusFor(code)}
 }

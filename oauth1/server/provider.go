@@ -48,8 +48,8 @@ const maxCallbackLen = 2048
 // credentials is refused.
 //
 // Temporary credentials are exchanged once. The token request takes them
-// from the store before it compares the verifier, so a wrong verifier uses
-// them up too: whoever holds temporary credentials without the verifier
+// from the store before it compares the verification code, so a wrong code
+// uses them up too: whoever holds temporary credentials without the code
 // (an attacker who started the flow and lured a victim into approving)
 // gets a single guess. A second exchange is answered token_used, as is a
 // request signed with temporary credentials already exchanged, before its
@@ -93,7 +93,7 @@ type Provider struct {
 	// Observe, if set, is called for every request the handlers and
 	// Middleware verify, before the answer is written: v is what Verify
 	// found, nil if it refused the request; err is the refusal, if any,
-	// also one after verification (a wrong verifier, say). A
+	// also one after verification (a wrong verification code, say). A
 	// [*ProblemError]'s BaseString, never sent to the client, is worth
 	// logging here.
 	Observe func(r *http.Request, v *Verification, err error)
@@ -188,7 +188,7 @@ func (p *Provider) writeError(w http.ResponseWriter, err error) {
 // Middleware verifies requests to protected resources, signed with token
 // credentials the Provider issued or with client credentials alone
 // (two-legged), and passes them on to next with the [Verification] in their
-// context (see [VerificationFrom]). next checks Verification.Token when
+// context (see [FromContext]). next checks Verification.Token when
 // a resource needs a token.
 func (p *Provider) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -287,11 +287,11 @@ func validCallback(cb string) error {
 }
 
 // Authorize records that user approved the temporary credentials token
-// (§2.2), once, and makes their verifier. The provider's consent page
+// (§2.2), once, and makes their verification code. The provider's consent page
 // calls it when the resource owner approves, and sends them to redirect:
 // the callback URL with oauth_token and oauth_verifier added to its query.
 // When the callback is "oob", redirect is empty and the page shows the
-// verifier, then eight digits, for the user to type into the client.
+// code, then eight digits, for the user to type into the client.
 //
 // The consent page finds who is asking in p.Tokens.Temporary(ctx, token)
 // (the ConsumerKey), and must make sure that the approval comes from the
@@ -299,7 +299,7 @@ func validCallback(cb string) error {
 // never a plain link, or any site could approve in their name. An unknown
 // or expired token is an error wrapping [ErrNotFound]; one already
 // approved or exchanged, [ErrTokenUsed].
-func (p *Provider) Authorize(ctx context.Context, token, user string) (redirect, verifier string, err error) {
+func (p *Provider) Authorize(ctx context.Context, token, user string) (redirect, code string, err error) {
 	if p.Tokens == nil {
 		return "", "", errors.New("oauth1: Provider.Tokens is nil")
 	}
@@ -308,17 +308,17 @@ func (p *Provider) Authorize(ctx context.Context, token, user string) (redirect,
 		return "", "", err
 	}
 	if t.Callback == "oob" {
-		verifier = pin()
+		code = pin()
 	} else {
-		verifier = rand.Text()
+		code = rand.Text()
 	}
-	if err := p.Tokens.Authorize(ctx, token, user, verifier); err != nil {
+	if err := p.Tokens.Authorize(ctx, token, user, code); err != nil {
 		return "", "", err
 	}
 	if t.Callback == "oob" {
-		return "", verifier, nil
+		return "", code, nil
 	}
-	return appendQuery(t.Callback, oauth1.Param{Name: "oauth_token", Value: token}, oauth1.Param{Name: "oauth_verifier", Value: verifier}), verifier, nil
+	return appendQuery(t.Callback, oauth1.Param{Name: "oauth_token", Value: token}, oauth1.Param{Name: "oauth_verifier", Value: code}), code, nil
 }
 
 // Deny records that the resource owner refused the temporary credentials
@@ -386,7 +386,7 @@ func appendQuery(rawURL string, ps ...oauth1.Param) string {
 // token_rejected for unknown or expired temporary credentials or those of
 // another client; token_used once exchanged (or denied);
 // permission_unknown before the owner approved; parameter_rejected
-// (oauth_verifier) for a wrong verifier.
+// (oauth_verifier) for a wrong verification code.
 func (p *Provider) AccessTokenHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r = r.WithContext(context.WithValue(r.Context(), temporaryLookup{}, true))
@@ -422,8 +422,8 @@ func (p *Provider) exchange(ctx context.Context, v *Verification) (TokenCredenti
 	if v.Token == "" {
 		absent = append(absent, "oauth_token")
 	}
-	verifier := v.Get("oauth_verifier")
-	if verifier == "" {
+	code := v.Get("oauth_verifier")
+	if code == "" {
 		absent = append(absent, "oauth_verifier")
 	}
 	if len(absent) > 0 {
@@ -442,10 +442,10 @@ func (p *Provider) exchange(ctx context.Context, v *Verification) (TokenCredenti
 		return TokenCredentials{}, nil, fmt.Errorf("oauth1: taking temporary credentials: %w", err)
 	case t.ConsumerKey != v.ConsumerKey:
 		return TokenCredentials{}, nil, problem(oauth1.ProblemTokenRejected, errors.New("temporary credentials of another client"))
-	case t.Verifier == "":
+	case t.VerificationCode == "":
 		return TokenCredentials{}, nil, problem(oauth1.ProblemPermissionUnknown, errors.New("the resource owner has not approved"))
-	case subtle.ConstantTimeCompare([]byte(t.Verifier), []byte(verifier)) != 1:
-		return TokenCredentials{}, nil, problem(oauth1.ProblemParameterRejected, errors.New("wrong verifier"), "oauth_verifier")
+	case subtle.ConstantTimeCompare([]byte(t.VerificationCode), []byte(code)) != 1:
+		return TokenCredentials{}, nil, problem(oauth1.ProblemParameterRejected, errors.New("wrong verification code"), "oauth_verifier")
 	}
 	tok := TokenCredentials{Token: rand.Text(), Secret: rand.Text(), ConsumerKey: t.ConsumerKey, User: t.User}
 	var extra url.Values

@@ -11,24 +11,26 @@ import (
 
 // TemporaryCredentials is a provider's record of temporary credentials
 // (RFC 5849 §2.1), from their issue to their exchange for token
-// credentials. String and GoString redact Secret and Verifier.
+// credentials. String and GoString redact Secret and VerificationCode.
 type TemporaryCredentials struct {
 	Token, Secret string    // oauth_token, oauth_token_secret
 	ConsumerKey   string    // the client they were issued to
 	Callback      string    // oauth_callback: an absolute URL or "oob"
 	Expires       time.Time // after this they are unknown
 	User          string    // set by Authorize: the resource owner who approved
-	Verifier      string    // set by Authorize: oauth_verifier
+	// VerificationCode is the oauth_verifier value (RFC 5849 §2.2), set
+	// by Authorize.
+	VerificationCode string
 }
 
 func (t TemporaryCredentials) String() string {
-	return fmt.Sprintf("{Token:%s Secret:%s ConsumerKey:%s Callback:%s Expires:%s User:%s Verifier:%s}",
-		t.Token, redact.Secret(t.Secret), t.ConsumerKey, t.Callback, t.Expires.Format(time.RFC3339), t.User, redact.Secret(t.Verifier))
+	return fmt.Sprintf("{Token:%s Secret:%s ConsumerKey:%s Callback:%s Expires:%s User:%s VerificationCode:%s}",
+		t.Token, redact.Secret(t.Secret), t.ConsumerKey, t.Callback, t.Expires.Format(time.RFC3339), t.User, redact.Secret(t.VerificationCode))
 }
 
 func (t TemporaryCredentials) GoString() string {
-	return fmt.Sprintf("oauth1.TemporaryCredentials{Token:%q, Secret:%s, ConsumerKey:%q, Callback:%q, Expires:%q, User:%q, Verifier:%s}",
-		t.Token, redact.Secret(t.Secret), t.ConsumerKey, t.Callback, t.Expires.Format(time.RFC3339), t.User, redact.Secret(t.Verifier))
+	return fmt.Sprintf("oauth1.TemporaryCredentials{Token:%q, Secret:%s, ConsumerKey:%q, Callback:%q, Expires:%q, User:%q, VerificationCode:%s}",
+		t.Token, redact.Secret(t.Secret), t.ConsumerKey, t.Callback, t.Expires.Format(time.RFC3339), t.User, redact.Secret(t.VerificationCode))
 }
 
 // TokenCredentials is a provider's record of token credentials (§2.3): the
@@ -70,9 +72,10 @@ type TokenStore interface {
 	PutTemporary(ctx context.Context, t TemporaryCredentials) error
 	// Temporary returns the temporary credentials for token.
 	Temporary(ctx context.Context, token string) (TemporaryCredentials, error)
-	// Authorize records the approving user and the verifier, once: a second
-	// call for the same token fails with an error wrapping ErrTokenUsed.
-	Authorize(ctx context.Context, token, user, verifier string) error
+	// Authorize records the approving user and the verification code,
+	// once: a second call for the same token fails with an error wrapping
+	// ErrTokenUsed.
+	Authorize(ctx context.Context, token, user, code string) error
 	// TakeTemporary removes and returns the temporary credentials for
 	// token, atomically: of any number of concurrent calls (also from other
 	// processes) exactly one succeeds; the others get an error wrapping
@@ -207,10 +210,10 @@ func (m *MemoryTokenStore) Temporary(_ context.Context, token string) (Temporary
 	return e.t, nil
 }
 
-// Authorize records user and verifier for token, once.
-func (m *MemoryTokenStore) Authorize(_ context.Context, token, user, verifier string) error {
-	if verifier == "" {
-		return errors.New("oauth1: Authorize: empty verifier")
+// Authorize records user and the verification code for token, once.
+func (m *MemoryTokenStore) Authorize(_ context.Context, token, user, code string) error {
+	if code == "" {
+		return errors.New("oauth1: Authorize: empty verification code")
 	}
 	now := m.now()
 	m.mu.Lock()
@@ -222,7 +225,7 @@ func (m *MemoryTokenStore) Authorize(_ context.Context, token, user, verifier st
 	if e.authorized {
 		return fmt.Errorf("%w: temporary token %q is already authorized", ErrTokenUsed, token)
 	}
-	e.authorized, e.t.User, e.t.Verifier = true, user, verifier
+	e.authorized, e.t.User, e.t.VerificationCode = true, user, code
 	return nil
 }
 

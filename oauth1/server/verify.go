@@ -14,9 +14,9 @@ import (
 
 // Verification is what a [Verifier] found in a request it accepted.
 type Verification struct {
-	ConsumerKey string // oauth_consumer_key
-	Token       string // oauth_token; empty for two-legged and temporary credential requests
-	Method      string // oauth_signature_method, such as "HMAC-SHA1"
+	ConsumerKey     string // oauth_consumer_key
+	Token           string // oauth_token; empty for two-legged and temporary credential requests
+	SignatureMethod string // oauth_signature_method, such as "HMAC-SHA1"
 
 	// Params holds every protocol parameter of the request except
 	// oauth_signature, decoded, wherever it was sent: oauth_callback and
@@ -255,7 +255,9 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 		w := v.window()
 		lo, hi := now.Add(-w).Unix(), now.Add(w).Unix()
 		if ts < lo || ts > hi {
-			return nil, &ProblemError{Problem: oauth1.ProblemTimestampRefused, MinTimestamp: lo, MaxTimestamp: hi}
+			pe := problem(oauth1.ProblemTimestampRefused, nil)
+			pe.MinTimestamp, pe.MaxTimestamp = lo, hi
+			return nil, pe
 		}
 	}
 	nonce, _ := get("oauth_nonce")
@@ -294,7 +296,8 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 	base := s.Base // pooled: what outlives Verify is a copy
 	sig, _ := get("oauth_signature")
 	if err := s.checkSignature(method, base, sig, consumer, tokenSecret); err != nil {
-		return nil, &ProblemError{Problem: err.Problem, Err: err.Err, BaseString: string(base)}
+		err.BaseString = string(base)
+		return nil, err
 	}
 	if hasBodyHash || (v.BodyHash != 0 && !form) {
 		if err := v.checkBodyHash(s, r, hasBody, bodyHash, limit); err != nil {
@@ -307,17 +310,19 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 
 	if hasTS {
 		w := v.window()
-		fresh, err := v.nonceStore().Use(ctx, Nonce{ConsumerKey: consumerKey, Token: token, Nonce: nonce, Timestamp: ts},
+		fresh, err := v.nonceStore().Use(ctx, Nonce{ConsumerKey: consumerKey, Token: token, Value: nonce, Timestamp: ts},
 			now, time.Unix(ts, 0).Add(w+time.Second))
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrNonceStoreUnavailable, err)
 		}
 		if !fresh {
-			return nil, &ProblemError{Problem: oauth1.ProblemNonceUsed, BaseString: string(base)}
+			pe := problem(oauth1.ProblemNonceUsed, nil)
+			pe.BaseString = string(base)
+			return nil, pe
 		}
 	}
 
-	out := &Verification{ConsumerKey: consumerKey, Token: token, Method: method, BaseString: string(base)}
+	out := &Verification{ConsumerKey: consumerKey, Token: token, SignatureMethod: method, BaseString: string(base)}
 	out.Params = proto[:0] // proto is this call's own, not pooled: filtered in place
 	for _, p := range proto {
 		if p.Name != "oauth_signature" && p.Name != "realm" {
