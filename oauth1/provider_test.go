@@ -66,7 +66,7 @@ func newTestProvider(t *testing.T) *testProvider {
 			tp.mu.Unlock()
 		},
 	}
-	tp.Verifier = &server.Verifier{Store: tp.Provider, Now: tp.now}
+	tp.Verifier = &server.Verifier{Now: tp.now}
 	mux := http.NewServeMux()
 	mux.Handle("POST /request_token", tp.RequestTokenHandler())
 	mux.Handle("POST /access_token", tp.AccessTokenHandler())

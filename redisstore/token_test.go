@@ -82,9 +82,11 @@ var consumers = server.Consumers{consumerKey: {Secret: consumerSecret}}
 // its own Redis client, token store and nonce store, on shared keys.
 func newProvider(t *testing.T, addr, prefix string) *server.Provider {
 	rdb := newClient(t, addr)
-	p := &server.Provider{Consumers: consumers, Tokens: redisstore.NewTokenStore(rdb, prefix)}
-	p.Verifier = &server.Verifier{Store: p, Nonces: redisstore.NewNonceStore(rdb, prefix)}
-	return p
+	return &server.Provider{
+		Consumers: consumers,
+		Tokens:    redisstore.NewTokenStore(rdb, prefix),
+		Verifier:  &server.Verifier{Nonces: redisstore.NewNonceStore(rdb, prefix)},
+	}
 }
 
 // post signs a POST to url with tok and extra, sends it to h, and returns

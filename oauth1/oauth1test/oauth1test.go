@@ -83,8 +83,9 @@ type Server struct {
 	// text/plain "consumer=… token=… method=…" and the body it was sent.
 	ResourceURL string
 
-	// Verifier verifies every request. Set its fields, such as Now, before
-	// the first request.
+	// Verifier holds the settings every request is verified with, as
+	// [server.Provider.Verifier], and a nonce store of this Server's own.
+	// Set its fields, such as Now, before the first request.
 	Verifier *server.Verifier
 
 	// Provider issues the credentials, verifying with Verifier, and keeps
@@ -107,11 +108,11 @@ type Server struct {
 func NewServer(consumer oauth1.Credentials) *Server {
 	s := &Server{Consumer: consumer, User: "user", mux: http.NewServeMux()}
 	s.Provider = &server.Provider{
-		Consumers: server.CredentialFuncs{ConsumerFunc: s.consumer},
+		Consumers: consumerFunc(s.consumer),
 		Tokens:    &server.MemoryTokenStore{Now: s.now},
 		Observe:   s.record,
 	}
-	s.Verifier = &server.Verifier{Store: s.Provider, Realm: "oauth1test"}
+	s.Verifier = &server.Verifier{Nonces: new(server.MemoryNonceStore), Realm: "oauth1test"}
 	s.Provider.Verifier = s.Verifier
 	s.mux.Handle(RequestTokenPath, s.Provider.RequestTokenHandler())
 	s.mux.HandleFunc(AuthorizePath, s.authorize)
@@ -141,6 +142,13 @@ func (s *Server) now() time.Time {
 		return s.Verifier.Now()
 	}
 	return time.Now()
+}
+
+// consumerFunc is a [server.ConsumerStore] made of a function.
+type consumerFunc func(ctx context.Context, consumerKey string) (server.Registration, error)
+
+func (f consumerFunc) Consumer(ctx context.Context, consumerKey string) (server.Registration, error) {
+	return f(ctx, consumerKey)
 }
 
 func (s *Server) consumer(_ context.Context, key string) (server.Registration, error) {

@@ -38,8 +38,9 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 // WriteError answers a request that Verify refused. A [*ProblemError] gets
 // its StatusCode (or, when that is zero, the status of its Problem), a WWW-Authenticate challenge with v.Realm and its Body as
 // application/x-www-form-urlencoded; a body too large gets 413, a nonce
-// store that failed ([ErrNonceStoreUnavailable], [ErrNonceStoreFull]) 503
-// with Retry-After, and any other error 500, with no detail.
+// store that failed ([ErrNonceStoreUnavailable], [ErrNonceStoreFull]) or a
+// full token store ([ErrTokenStoreFull], from a [Provider]) 503 with
+// Retry-After, and any other error 500, with no detail.
 func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
 	var pe *ProblemError
 	status, body := http.StatusInternalServerError, "oauth_problem=internal_error"
@@ -55,6 +56,10 @@ func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
 	case errors.Is(err, ErrNonceStoreUnavailable), errors.Is(err, ErrNonceStoreFull):
 		status = http.StatusServiceUnavailable
 		w.Header().Set("Retry-After", "5") // seconds; a store outage or a burst is transient
+	case errors.Is(err, ErrTokenStoreFull):
+		// Temporary credentials are freed as they expire, in minutes.
+		status = http.StatusServiceUnavailable
+		w.Header().Set("Retry-After", "60")
 	}
 	w.Header().Set("Content-Type", wire.FormType)
 	w.Header().Set("Cache-Control", "no-store")

@@ -35,17 +35,17 @@ const maxCallbackLen = 2048
 // [Provider.Deny]. Consumers supplies the client registrations and Tokens
 // keeps the credentials it issues:
 //
-//	p := &oauth1.Provider{Consumers: consumers, Tokens: new(oauth1.MemoryTokenStore)}
+//	p := &server.Provider{Consumers: consumers, Tokens: new(server.MemoryTokenStore)}
 //	mux.Handle("POST /oauth/request_token", p.RequestTokenHandler())
 //	mux.Handle("POST /oauth/access_token", p.AccessTokenHandler())
 //	mux.HandleFunc("/oauth/authorize", consentPage) // calls p.Authorize or p.Deny
 //	mux.Handle("/api/", p.Middleware(api))
 //
-// A Provider is also the [CredentialStore] of its Verifier: consumer keys
-// are looked up in Consumers and tokens in Tokens, token credentials only,
-// except for the token request, which is signed with temporary
-// credentials. So a request to a protected resource signed with temporary
-// credentials is refused.
+// The Provider verifies requests itself, with the settings of Verifier:
+// consumer keys are looked up in Consumers and tokens in Tokens, token
+// credentials only, except for the token request, which is signed with
+// temporary credentials. So a request to a protected resource signed with
+// temporary credentials is refused.
 //
 // Temporary credentials are exchanged once. The token request takes them
 // from the store before it compares the verification code, so a wrong code
@@ -59,20 +59,22 @@ const maxCallbackLen = 2048
 // A Provider is safe for concurrent use; its fields must not be changed
 // after first use, and it must not be copied.
 type Provider struct {
-	// Consumers looks up client registrations by consumer key; its
-	// TokenSecret method is not used. [Consumers] is a map that is one.
-	Consumers CredentialStore
+	// Consumers looks up client registrations by consumer key.
+	// [Consumers] is a map that is one.
+	Consumers ConsumerStore
 
 	// Tokens keeps temporary and token credentials. It is required; a
 	// service with several instances needs a shared store.
 	Tokens TokenStore
 
-	// Verifier verifies the requests; its Store must be the Provider
-	// (or a store that asks the Provider for tokens), and its RequireToken
-	// false, since the temporary credential request has no token. Nil
-	// means a Verifier with the defaults and the Provider as Store,
-	// made on first use. Its clock, Now, also dates the temporary
-	// credentials: a TokenStore must decide expiry on a clock that agrees.
+	// Verifier holds the settings the Provider verifies requests with:
+	// the clock, window, methods, nonce store, realm and the rest. Its
+	// Store is ignored, since the Provider looks credentials up in
+	// Consumers and Tokens, and its RequireToken applies to Middleware
+	// only. Nil means a Verifier with the defaults. The Provider copies it
+	// on first use: later changes to it are not seen. Its clock, Now, also
+	// dates the temporary credentials: a TokenStore must decide expiry on
+	// a clock that agrees.
 	Verifier *Verifier
 
 	// TemporaryTTL is how long temporary credentials live; zero means
@@ -99,47 +101,56 @@ type Provider struct {
 	Observe func(r *http.Request, v *Verification, err error)
 
 	once sync.Once
-	ver  *Verifier
+	// forResources verifies requests to protected resources, forIssue the
+	// temporary credential request and forExchange the token request:
+	// copies of Verifier that differ in their Store and RequireToken.
+	forResources, forIssue, forExchange Verifier
 }
 
-var _ CredentialStore = (*Provider)(nil)
-
-// temporaryLookup marks the context of a token request, in which the
-// Provider's TokenSecret looks up temporary credentials.
-type temporaryLookup struct{}
-
-func (p *Provider) verifier() *Verifier {
-	if p.Verifier != nil {
-		return p.Verifier
-	}
-	p.once.Do(func() { p.ver = &Verifier{Store: p} })
-	return p.ver
+// verifiers makes the Provider's Verifiers, once.
+func (p *Provider) verifiers() {
+	p.once.Do(func() {
+		if p.Verifier != nil {
+			p.forResources = *p.Verifier
+		}
+		p.forResources.Store = providerStore{p: p}
+		p.forIssue = p.forResources
+		p.forIssue.RequireToken = false // the temporary credential request has no token
+		p.forExchange = p.forIssue
+		p.forExchange.Store = providerStore{p: p, temporary: true}
+	})
 }
 
-// Consumer looks consumerKey up in p.Consumers.
-func (p *Provider) Consumer(ctx context.Context, consumerKey string) (Registration, error) {
-	if p.Consumers == nil {
+// providerStore is the CredentialStore of a Provider's Verifiers. It looks
+// consumer keys up in Consumers, and tokens in Tokens: those of token
+// credentials, or, for the token request, of temporary credentials.
+type providerStore struct {
+	p         *Provider
+	temporary bool
+}
+
+func (s providerStore) Consumer(ctx context.Context, consumerKey string) (Registration, error) {
+	if s.p.Consumers == nil {
 		return Registration{}, errors.New("oauth1: Provider.Consumers is nil")
 	}
-	return p.Consumers.Consumer(ctx, consumerKey)
+	return s.p.Consumers.Consumer(ctx, consumerKey)
 }
 
-// TokenSecret returns the secret of token credentials in p.Tokens that
-// were issued to consumerKey; during a token request, those of temporary
-// credentials instead.
-func (p *Provider) TokenSecret(ctx context.Context, consumerKey, token string) (string, error) {
-	if p.Tokens == nil {
+// TokenSecret returns the secret of token if it was issued to consumerKey.
+func (s providerStore) TokenSecret(ctx context.Context, consumerKey, token string) (string, error) {
+	tokens := s.p.Tokens
+	if tokens == nil {
 		return "", errors.New("oauth1: Provider.Tokens is nil")
 	}
 	var secret, owner string
-	if ctx.Value(temporaryLookup{}) != nil {
-		t, err := p.Tokens.Temporary(ctx, token)
+	if s.temporary {
+		t, err := tokens.Temporary(ctx, token)
 		if err != nil {
 			return "", err
 		}
 		secret, owner = t.Secret, t.ConsumerKey
 	} else {
-		t, err := p.Tokens.Token(ctx, token)
+		t, err := tokens.Token(ctx, token)
 		if err != nil {
 			return "", err
 		}
@@ -151,48 +162,35 @@ func (p *Provider) TokenSecret(ctx context.Context, consumerKey, token string) (
 	return secret, nil
 }
 
-// verify verifies r, turns ErrTokenUsed from the store into the token_used
-// problem, and checks the result with check. It calls Observe and writes
-// any refusal; it returns nil then.
-func (p *Provider) verify(w http.ResponseWriter, r *http.Request, check func(*Verification) error) *Verification {
-	v, err := p.verifier().Verify(r)
+// verify verifies r with v, turns ErrTokenUsed from the store into the
+// token_used problem, and checks the result with check. It calls Observe
+// and writes any refusal; it returns nil then.
+func (p *Provider) verify(v *Verifier, w http.ResponseWriter, r *http.Request, check func(*Verification) error) *Verification {
+	ver, err := v.Verify(r)
 	if errors.Is(err, ErrTokenUsed) {
 		err = problem(oauth1.ProblemTokenUsed, err)
 	}
 	if err == nil && check != nil {
-		err = check(v)
+		err = check(ver)
 	}
 	if p.Observe != nil {
-		p.Observe(r, v, err)
+		p.Observe(r, ver, err)
 	}
 	if err != nil {
-		p.writeError(w, err)
+		v.WriteError(w, err)
 		return nil
 	}
-	return v
-}
-
-// writeError is the Verifier's WriteError, with 503 for a full store.
-func (p *Provider) writeError(w http.ResponseWriter, err error) {
-	if errors.Is(err, ErrTokenStoreFull) {
-		w.Header().Set("Content-Type", wire.FormType)
-		w.Header().Set("Cache-Control", "no-store")
-		w.Header().Set("Retry-After", "60")
-		w.WriteHeader(http.StatusServiceUnavailable)
-		w.Write([]byte("oauth_problem=internal_error"))
-		return
-	}
-	p.verifier().WriteError(w, err)
+	return ver
 }
 
 // Middleware verifies requests to protected resources, signed with token
-// credentials the Provider issued or with client credentials alone
-// (two-legged), and passes them on to next with the [Verification] in their
-// context (see [FromContext]). next checks Verification.Token when
-// a resource needs a token.
+// credentials the Provider issued or, unless Verifier.RequireToken is set,
+// with client credentials alone (two-legged), and passes them on to next
+// with the [Verification] in their context (see [FromContext]).
 func (p *Provider) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if v := p.verify(w, r, nil); v != nil {
+		p.verifiers()
+		if v := p.verify(&p.forResources, w, r, nil); v != nil {
 			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), verificationKey{}, v)))
 		}
 	})
@@ -206,8 +204,9 @@ func (p *Provider) Middleware(next http.Handler) http.Handler {
 // oauth_callback_confirmed=true.
 func (p *Provider) RequestTokenHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.verifiers()
 		var t TemporaryCredentials
-		v := p.verify(w, r, func(v *Verification) error {
+		v := p.verify(&p.forIssue, w, r, func(v *Verification) error {
 			var err error
 			t, err = p.issueTemporary(r.Context(), v)
 			return err
@@ -236,7 +235,7 @@ func (p *Provider) issueTemporary(ctx context.Context, v *Verification) (Tempora
 	}
 	t := TemporaryCredentials{
 		Token: rand.Text(), Secret: rand.Text(), ConsumerKey: v.ConsumerKey,
-		Callback: v.Get("oauth_callback"), Expires: p.verifier().now().Add(ttl),
+		Callback: v.Get("oauth_callback"), Expires: p.forIssue.now().Add(ttl),
 	}
 	if err := p.Tokens.PutTemporary(ctx, t); err != nil {
 		return TemporaryCredentials{}, fmt.Errorf("oauth1: storing temporary credentials: %w", err)
@@ -389,11 +388,11 @@ func appendQuery(rawURL string, ps ...oauth1.Param) string {
 // (oauth_verifier) for a wrong verification code.
 func (p *Provider) AccessTokenHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r = r.WithContext(context.WithValue(r.Context(), temporaryLookup{}, true))
+		p.verifiers()
 		ctx := r.Context()
 		var tok TokenCredentials
 		var extra url.Values
-		v := p.verify(w, r, func(v *Verification) error {
+		v := p.verify(&p.forExchange, w, r, func(v *Verification) error {
 			var err error
 			tok, extra, err = p.exchange(ctx, v)
 			return err
