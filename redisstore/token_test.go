@@ -168,3 +168,22 @@ func TestExchangeAcrossProviders(t *testing.T) {
 		assert.Equal(t, "alice", user, "instance %d", i)
 	}
 }
+
+// TestDenyApproved checks, across instances, that Deny refuses temporary
+// credentials another instance approved, and leaves the approval for the
+// exchange.
+func TestDenyApproved(t *testing.T) {
+	addr, prefix := sharedAddr(t), testPrefix(t)
+	approver, denier := newProvider(t, addr, prefix), newProvider(t, addr, prefix)
+	ctx := context.Background()
+	temp := server.TemporaryCredentials{Token: "temp", Secret: "s", ConsumerKey: consumerKey, Callback: "oob", Expires: time.Now().Add(time.Minute)}
+	require.NoError(t, approver.Tokens.PutTemporary(ctx, temp))
+	_, code, err := approver.Authorize(ctx, "temp", "alice")
+	require.NoError(t, err)
+	_, err = denier.Deny(ctx, "temp")
+	assert.ErrorIs(t, err, server.ErrTokenUsed, "Deny of approved temporary credentials")
+	got, err := approver.Tokens.TakeTemporary(ctx, "temp")
+	require.NoError(t, err)
+	assert.Equal(t, code, got.VerificationCode)
+	assert.Equal(t, "alice", got.User)
+}

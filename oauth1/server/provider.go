@@ -323,11 +323,20 @@ func (p *Provider) Authorize(ctx context.Context, token, user string) (redirect,
 // Deny records that the resource owner refused the temporary credentials
 // token: they are used up. The consent page sends the owner to redirect,
 // the callback URL with oauth_token and oauth_problem=permission_denied
-// added, which [oauth1.ParseCallback] reports as [oauth1.ErrDenied]; for "oob", redirect
-// is empty. Errors are those of Authorize.
+// added, which [oauth1.ParseCallback] reports as [oauth1.ErrDenied]; for
+// "oob", redirect is empty. Errors are those of Authorize: temporary
+// credentials already approved are refused with [ErrTokenUsed] and stay
+// the client's, so that whoever reaches the consent page's deny action
+// with the token cannot cancel a flow the owner approved.
 func (p *Provider) Deny(ctx context.Context, token string) (redirect string, err error) {
 	if p.Tokens == nil {
 		return "", errors.New("oauth1: Provider.Tokens is nil")
+	}
+	// Approving with a code nobody holds takes the one approval the store
+	// allows, atomically, in every TokenStore: it fails with ErrTokenUsed
+	// on credentials already approved, and no exchange can succeed after it.
+	if err := p.Tokens.Authorize(ctx, token, "", rand.Text()); err != nil {
+		return "", err
 	}
 	t, err := p.Tokens.TakeTemporary(ctx, token)
 	if err != nil {

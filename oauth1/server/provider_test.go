@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -104,4 +105,59 @@ func parseCredentials(t *testing.T, body string) *oauth1.Credentials {
 		t.Fatalf("no credentials in %q", body)
 	}
 	return &c
+}
+
+// TestDenyApproved checks that Deny refuses temporary credentials the
+// resource owner already approved, with ErrTokenUsed, and leaves them to
+// the client: whoever reaches the deny action with the temporary token
+// must not cancel an approved flow.
+func TestDenyApproved(t *testing.T) {
+	ctx := context.Background()
+	for _, callback := range []string{"oob", "https://client.example/cb"} {
+		tokens := new(MemoryTokenStore)
+		p := &Provider{Consumers: Consumers{"key": {Secret: "secret"}}, Tokens: tokens}
+		temp := TemporaryCredentials{Token: "temp", Secret: "s", ConsumerKey: "key", Callback: callback, Expires: time.Now().Add(time.Minute)}
+		if err := tokens.PutTemporary(ctx, temp); err != nil {
+			t.Fatal(err)
+		}
+		_, code, err := p.Authorize(ctx, "temp", "alice")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if redirect, err := p.Deny(ctx, "temp"); !errors.Is(err, ErrTokenUsed) {
+			t.Errorf("callback %s: Deny(approved) = %q, %v; want ErrTokenUsed", callback, redirect, err)
+		}
+		got, err := tokens.TakeTemporary(ctx, "temp")
+		if err != nil || got.VerificationCode != code || got.User != "alice" {
+			t.Errorf("callback %s: after Deny(approved), TakeTemporary = %v, %v; want the approval of alice", callback, got, err)
+		}
+	}
+}
+
+// TestDeny checks that Deny uses up temporary credentials not yet approved,
+// so that neither an approval nor an exchange follows.
+func TestDeny(t *testing.T) {
+	ctx := context.Background()
+	tokens := new(MemoryTokenStore)
+	p := &Provider{Consumers: Consumers{"key": {Secret: "secret"}}, Tokens: tokens}
+	temp := TemporaryCredentials{Token: "temp", Secret: "s", ConsumerKey: "key", Callback: "https://client.example/cb?x=1", Expires: time.Now().Add(time.Minute)}
+	if err := tokens.PutTemporary(ctx, temp); err != nil {
+		t.Fatal(err)
+	}
+	redirect, err := p.Deny(ctx, "temp")
+	if want := "https://client.example/cb?x=1&oauth_token=temp&oauth_problem=permission_denied"; redirect != want || err != nil {
+		t.Errorf("Deny = %q, %v; want %q", redirect, err, want)
+	}
+	if _, _, err := p.Authorize(ctx, "temp", "alice"); !errors.Is(err, ErrTokenUsed) {
+		t.Errorf("Authorize after Deny: %v, want ErrTokenUsed", err)
+	}
+	if _, err := tokens.TakeTemporary(ctx, "temp"); !errors.Is(err, ErrTokenUsed) {
+		t.Errorf("TakeTemporary after Deny: %v, want ErrTokenUsed", err)
+	}
+	if _, err := p.Deny(ctx, "temp"); !errors.Is(err, ErrTokenUsed) {
+		t.Errorf("Deny after Deny: %v, want ErrTokenUsed", err)
+	}
+	if _, err := p.Deny(ctx, "unknown"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Deny(unknown): %v, want ErrNotFound", err)
+	}
 }
