@@ -191,25 +191,79 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 	}
 	s := getState()
 	defer putState(s)
-	limit := v.maxBodyBytes()
-	header, proto, form, hasBody, err := collectProtocol(s, r, limit)
-	if err != nil {
+	q := &found{s: s, r: r, limit: v.maxBodyBytes()}
+	if err := q.collect(); err != nil {
 		return nil, err
 	}
-	get := func(name string) (string, bool) {
-		for _, p := range proto {
-			if p.Name == name {
-				return p.Value, true
-			}
-		}
-		return "", false
-	}
-
 	// Cheap checks first, then the lookups, the signature and the nonce.
-	if ver, ok := get("oauth_version"); ok && ver != "1.0" {
-		return nil, problem(oauth1.ProblemVersionRejected, fmt.Errorf("oauth_version %q", ver))
+	if err := v.checkRequired(q); err != nil {
+		return nil, err
 	}
-	method, _ := get("oauth_signature_method")
+	if err := v.checkTime(q); err != nil {
+		return nil, err
+	}
+	if err := v.lookup(q); err != nil {
+		return nil, err
+	}
+	if err := v.checkSigned(q); err != nil {
+		return nil, err
+	}
+	if err := v.useNonce(q); err != nil {
+		return nil, err
+	}
+	return q.verification(), nil
+}
+
+// found is what one verification has found so far in a request.
+type found struct {
+	s     *state
+	r     *http.Request
+	limit int64 // of the body read
+
+	header []oauth1.Param // those of the Authorization header
+	proto  []oauth1.Param // protocol parameters from all three places, with realm
+
+	form, hasBody bool
+
+	scheme string    // of the base string URI
+	now    time.Time // the Verifier's clock, read once
+	ts     int64     // oauth_timestamp, if hasTS
+	hasTS  bool
+
+	consumer    Registration
+	tokenSecret string
+	base        []byte // the verified base string; pooled, in s
+}
+
+// get returns the protocol parameter name, and whether it was sent.
+func (q *found) get(name string) (string, bool) {
+	for _, p := range q.proto {
+		if p.Name == name {
+			return p.Value, true
+		}
+	}
+	return "", false
+}
+
+func (q *found) value(name string) string {
+	v, _ := q.get(name)
+	return v
+}
+
+// collect reads the protocol parameters of the request.
+func (q *found) collect() error {
+	var err error
+	q.header, q.proto, q.form, q.hasBody, err = collectProtocol(q.s, q.r, q.limit)
+	return err
+}
+
+// checkRequired checks oauth_version, that the parameters required are
+// present, and that the signature method is accepted.
+func (v *Verifier) checkRequired(q *found) error {
+	if ver, ok := q.get("oauth_version"); ok && ver != "1.0" {
+		return problem(oauth1.ProblemVersionRejected, fmt.Errorf("oauth_version %q", ver))
+	}
+	method := q.value("oauth_signature_method")
 	plain := method == "PLAINTEXT"
 	var absent []string
 	required := []string{"oauth_consumer_key", "oauth_signature_method", "oauth_signature", "oauth_timestamp", "oauth_nonce"}
@@ -220,116 +274,144 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 		required = append(required, "oauth_token")
 	}
 	for _, name := range required {
-		if val, ok := get(name); !ok || val == "" && name == "oauth_token" {
+		if val, ok := q.get(name); !ok || val == "" && name == "oauth_token" {
 			absent = append(absent, name)
 		}
 	}
-	bodyHash, hasBodyHash := get("oauth_body_hash")
-	if hasBodyHash && form {
-		return nil, problem(oauth1.ProblemParameterRejected, errors.New("oauth_body_hash on a form-encoded body"), "oauth_body_hash")
+	_, hasBodyHash := q.get("oauth_body_hash")
+	if hasBodyHash && q.form {
+		return problem(oauth1.ProblemParameterRejected, errors.New("oauth_body_hash on a form-encoded body"), "oauth_body_hash")
 	}
-	if v.BodyHash != 0 && !form && !hasBodyHash {
+	if v.BodyHash != 0 && !q.form && !hasBodyHash {
 		absent = append(absent, "oauth_body_hash")
 	}
 	if len(absent) > 0 {
-		return nil, problem(oauth1.ProblemParameterAbsent, nil, absent...)
+		return problem(oauth1.ProblemParameterAbsent, nil, absent...)
 	}
 	methods := v.Methods
 	if methods == nil {
 		methods = defaultMethods
 	}
 	if !slices.Contains(methods, method) {
-		return nil, problem(oauth1.ProblemSignatureMethodRejected, fmt.Errorf("method %q is not accepted", method))
+		return problem(oauth1.ProblemSignatureMethodRejected, fmt.Errorf("method %q is not accepted", method))
 	}
-	scheme := v.scheme(r)
-	if plain && !v.AllowInsecurePlainText && scheme != "https" {
-		return nil, problem(oauth1.ProblemSignatureMethodRejected, errors.New("PLAINTEXT needs https (RFC 5849 §3.4.4)"))
+	q.scheme = v.scheme(q.r)
+	if plain && !v.AllowInsecurePlainText && q.scheme != "https" {
+		return problem(oauth1.ProblemSignatureMethodRejected, errors.New("PLAINTEXT needs https (RFC 5849 §3.4.4)"))
 	}
-	now := v.now()
-	tsText, hasTS := get("oauth_timestamp")
-	var ts int64
+	return nil
+}
+
+// checkTime checks that oauth_timestamp, if sent, is within the window,
+// and that a request with one has a nonce.
+func (v *Verifier) checkTime(q *found) error {
+	q.now = v.now()
+	tsText, hasTS := q.get("oauth_timestamp")
 	if hasTS {
-		if ts, err = parseTimestamp(tsText); err != nil {
-			return nil, problem(oauth1.ProblemParameterRejected, err, "oauth_timestamp")
+		ts, err := parseTimestamp(tsText)
+		if err != nil {
+			return problem(oauth1.ProblemParameterRejected, err, "oauth_timestamp")
 		}
 		w := v.window()
-		lo, hi := now.Add(-w).Unix(), now.Add(w).Unix()
+		lo, hi := q.now.Add(-w).Unix(), q.now.Add(w).Unix()
 		if ts < lo || ts > hi {
 			pe := problem(oauth1.ProblemTimestampRefused, nil)
 			pe.MinTimestamp, pe.MaxTimestamp = lo, hi
-			return nil, pe
+			return pe
 		}
+		q.ts, q.hasTS = ts, true
 	}
-	nonce, _ := get("oauth_nonce")
-	if hasTS && nonce == "" {
-		return nil, problem(oauth1.ProblemParameterRejected, errors.New("empty nonce"), "oauth_nonce")
+	if hasTS && q.value("oauth_nonce") == "" {
+		return problem(oauth1.ProblemParameterRejected, errors.New("empty nonce"), "oauth_nonce")
 	}
+	return nil
+}
 
-	ctx := r.Context()
-	consumerKey, _ := get("oauth_consumer_key")
-	consumer, err := v.Store.Consumer(ctx, consumerKey)
+// lookup finds the consumer's registration and the token's secret.
+func (v *Verifier) lookup(q *found) error {
+	ctx := q.r.Context()
+	consumerKey := q.value("oauth_consumer_key")
+	var err error
+	q.consumer, err = v.Store.Consumer(ctx, consumerKey)
 	if errors.Is(err, ErrNotFound) {
-		return nil, problem(oauth1.ProblemConsumerKeyUnknown, nil)
+		return problem(oauth1.ProblemConsumerKeyUnknown, nil)
 	} else if err != nil {
-		return nil, fmt.Errorf("oauth1: looking up the consumer key: %w", err)
+		return fmt.Errorf("oauth1: looking up the consumer key: %w", err)
 	}
-	token, hasToken := get("oauth_token")
-	var tokenSecret string
-	if hasToken && token != "" {
-		tokenSecret, err = v.Store.TokenSecret(ctx, consumerKey, token)
+	if token := q.value("oauth_token"); token != "" {
+		q.tokenSecret, err = v.Store.TokenSecret(ctx, consumerKey, token)
 		if errors.Is(err, ErrNotFound) {
-			return nil, problem(oauth1.ProblemTokenRejected, nil)
+			return problem(oauth1.ProblemTokenRejected, nil)
 		} else if err != nil {
-			return nil, fmt.Errorf("oauth1: looking up the token: %w", err)
+			return fmt.Errorf("oauth1: looking up the token: %w", err)
 		}
 	}
+	return nil
+}
 
-	if s.URI, err = v.baseURI(s.URI[:0], r, scheme); err != nil {
-		return nil, problem(oauth1.ProblemParameterRejected, err, "Host")
+// checkSigned rebuilds the base string and checks the signature, and the
+// body hash where there is one or the Verifier requires one.
+func (v *Verifier) checkSigned(q *found) error {
+	s, r := q.s, q.r
+	var err error
+	if s.URI, err = v.baseURI(s.URI[:0], r, q.scheme); err != nil {
+		return problem(oauth1.ProblemParameterRejected, err, "Host")
 	}
-	if err := s.receivedBase(r, header, limit); err != nil {
+	if err := s.receivedBase(r, q.header, q.limit); err != nil {
 		if errors.Is(err, oauth1.ErrBodyTooLarge) {
-			return nil, err
+			return err
 		}
-		return nil, problem(oauth1.ProblemParameterRejected, err)
+		return problem(oauth1.ProblemParameterRejected, err)
 	}
-	base := s.Base // pooled: what outlives Verify is a copy
-	sig, _ := get("oauth_signature")
-	if err := s.checkSignature(method, base, sig, consumer, tokenSecret); err != nil {
-		err.BaseString = string(base)
-		return nil, err
+	q.base = s.Base // pooled: what outlives Verify is a copy
+	if err := s.checkSignature(q.value("oauth_signature_method"), q.base, q.value("oauth_signature"), q.consumer, q.tokenSecret); err != nil {
+		err.BaseString = string(q.base)
+		return err
 	}
-	if hasBodyHash || (v.BodyHash != 0 && !form) {
-		if err := v.checkBodyHash(s, r, hasBody, bodyHash, limit); err != nil {
+	bodyHash, hasBodyHash := q.get("oauth_body_hash")
+	if hasBodyHash || (v.BodyHash != 0 && !q.form) {
+		if err := v.checkBodyHash(s, r, q.hasBody, bodyHash, q.limit); err != nil {
 			if pe, ok := err.(*ProblemError); ok {
-				pe.BaseString = string(base)
+				pe.BaseString = string(q.base)
 			}
-			return nil, err
+			return err
 		}
 	}
+	return nil
+}
 
-	if hasTS {
-		w := v.window()
-		fresh, err := v.nonceStore().Use(ctx, Nonce{ConsumerKey: consumerKey, Token: token, Value: nonce, Timestamp: ts},
-			now, time.Unix(ts, 0).Add(w+time.Second))
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrNonceStoreUnavailable, err)
-		}
-		if !fresh {
-			pe := problem(oauth1.ProblemNonceUsed, nil)
-			pe.BaseString = string(base)
-			return nil, pe
-		}
+// useNonce records the nonce of a request with a timestamp, and refuses
+// one already recorded.
+func (v *Verifier) useNonce(q *found) error {
+	if !q.hasTS {
+		return nil
 	}
+	n := Nonce{ConsumerKey: q.value("oauth_consumer_key"), Token: q.value("oauth_token"), Value: q.value("oauth_nonce"), Timestamp: q.ts}
+	fresh, err := v.nonceStore().Use(q.r.Context(), n, q.now, time.Unix(q.ts, 0).Add(v.window()+time.Second))
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrNonceStoreUnavailable, err)
+	}
+	if !fresh {
+		pe := problem(oauth1.ProblemNonceUsed, nil)
+		pe.BaseString = string(q.base)
+		return pe
+	}
+	return nil
+}
 
-	out := &Verification{ConsumerKey: consumerKey, Token: token, SignatureMethod: method, BaseString: string(base)}
-	out.Params = proto[:0] // proto is this call's own, not pooled: filtered in place
-	for _, p := range proto {
+// verification is what Verify returns for an accepted request.
+func (q *found) verification() *Verification {
+	out := &Verification{
+		ConsumerKey: q.value("oauth_consumer_key"), Token: q.value("oauth_token"),
+		SignatureMethod: q.value("oauth_signature_method"), BaseString: string(q.base),
+	}
+	out.Params = q.proto[:0] // proto is this call's own, not pooled: filtered in place
+	for _, p := range q.proto {
 		if p.Name != "oauth_signature" && p.Name != "realm" {
 			out.Params = append(out.Params, p)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // state is the scratch space of one verification, pooled.
