@@ -458,17 +458,6 @@ func TestCredentialHelpers(t *testing.T) {
 	if _, err := c.TokenSecret(ctx, "key", "tok"); !errors.Is(err, server.ErrNotFound) {
 		t.Errorf("Consumers.TokenSecret: %v, want ErrNotFound", err)
 	}
-	f := server.CredentialFuncs{ConsumerFunc: c.Consumer}
-	if _, err := f.TokenSecret(ctx, "key", "tok"); !errors.Is(err, server.ErrNotFound) {
-		t.Errorf("CredentialFuncs.TokenSecret without a func: %v, want ErrNotFound", err)
-	}
-	f.TokenSecretFunc = func(_ context.Context, key, token string) (string, error) { return key + token, nil }
-	if s, err := f.TokenSecret(ctx, "a", "b"); s != "ab" || err != nil {
-		t.Errorf("CredentialFuncs.TokenSecret = %q, %v", s, err)
-	}
-	if _, err := (server.CredentialFuncs{}).Consumer(ctx, "key"); err == nil || errors.Is(err, server.ErrNotFound) {
-		t.Errorf("CredentialFuncs{}.Consumer: %v, want a configuration error", err)
-	}
 
 	// A two-legged request verifies against Consumers; one with a token is
 	// token_rejected.

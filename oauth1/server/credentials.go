@@ -67,30 +67,3 @@ func (c Consumers) Consumer(_ context.Context, consumerKey string) (Registration
 func (c Consumers) TokenSecret(_ context.Context, _, token string) (string, error) {
 	return "", fmt.Errorf("%w: token %q (this store has no tokens)", ErrNotFound, token)
 }
-
-// CredentialFuncs is a [CredentialStore] made of two functions, such as
-// closures over database queries. A nil TokenSecretFunc knows no token, as
-// [Consumers] does. The functions must be safe for concurrent use and
-// return errors wrapping [ErrNotFound] for unknown keys and tokens.
-type CredentialFuncs struct {
-	ConsumerFunc    func(ctx context.Context, consumerKey string) (Registration, error)
-	TokenSecretFunc func(ctx context.Context, consumerKey, token string) (string, error)
-}
-
-var _ CredentialStore = CredentialFuncs{}
-
-// Consumer calls f.ConsumerFunc.
-func (f CredentialFuncs) Consumer(ctx context.Context, consumerKey string) (Registration, error) {
-	if f.ConsumerFunc == nil {
-		return Registration{}, errors.New("oauth1: CredentialFuncs.ConsumerFunc is nil")
-	}
-	return f.ConsumerFunc(ctx, consumerKey)
-}
-
-// TokenSecret calls f.TokenSecretFunc, if set.
-func (f CredentialFuncs) TokenSecret(ctx context.Context, consumerKey, token string) (string, error) {
-	if f.TokenSecretFunc == nil {
-		return "", fmt.Errorf("%w: token %q (no TokenSecretFunc)", ErrNotFound, token)
-	}
-	return f.TokenSecretFunc(ctx, consumerKey, token)
-}

@@ -35,18 +35,22 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 	})
 }
 
-// WriteError answers a request that Verify refused. A [*ProblemError] gets
-// its StatusCode (or, when that is zero, the status of its Problem), a WWW-Authenticate challenge with v.Realm and its Body as
-// application/x-www-form-urlencoded; a body too large gets 413, a nonce
-// store that failed ([ErrNonceStoreUnavailable], [ErrNonceStoreFull]) or a
-// full token store ([ErrTokenStoreFull], from a [Provider]) 503 with
-// Retry-After, and any other error 500, with no detail.
+// WriteError answers a request that Verify refused, and is how a Provider
+// answers every refusal. A [*ProblemError] gets its StatusCode (or, when
+// that is zero, the status of its Problem), a WWW-Authenticate challenge
+// with v.Realm and the OAuth Problem Reporting form (oauth_problem and,
+// where they apply, oauth_parameters_absent, oauth_parameters_rejected,
+// oauth_acceptable_timestamps and oauth_acceptable_versions); a body too
+// large gets 413, a nonce store that failed ([ErrNonceStoreUnavailable],
+// [ErrNonceStoreFull]) or a full token store ([ErrTokenStoreFull], from a
+// [Provider]) 503 with Retry-After, and any other error 500, with no
+// detail.
 func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
 	var pe *ProblemError
 	status, body := http.StatusInternalServerError, "oauth_problem=internal_error"
 	switch {
 	case errors.As(err, &pe):
-		status, body = pe.StatusCode, pe.Body()
+		status, body = pe.StatusCode, pe.body()
 		if status == 0 {
 			status = statusFor(pe.Problem)
 		}

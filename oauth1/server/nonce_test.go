@@ -32,7 +32,7 @@ func TestMemoryNonceStore(t *testing.T) {
 	use(Nonce{"ck", "", "abc", 1e9}, t0, true)
 	use(Nonce{"ck2", "tok", "abc", 1e9}, t0, true)
 	use(Nonce{"ckt", "ok", "abc", 1e9}, t0, true)
-	if got := m.Len(); got != 6 {
+	if got := m.size(); got != 6 {
 		t.Errorf("Len() = %d, want 6", got)
 	}
 	// Once expired, a nonce is forgotten. (How many expired ones Len still
@@ -61,7 +61,7 @@ func TestMemoryNonceStoreFlood(t *testing.T) {
 			accepted++
 		}
 	}
-	if n := m.Len(); n != max || accepted != max || full != 9*max {
+	if n := m.size(); n != max || accepted != max || full != 9*max {
 		t.Errorf("after a flood of %d: Len() = %d, accepted %d, refused %d; want %d, %[4]d, %d", 10*max, n, accepted, full, max, 9*max)
 	}
 	// Every accepted nonce is still refused as a replay: nothing was evicted.
@@ -78,7 +78,7 @@ func TestMemoryNonceStoreFlood(t *testing.T) {
 			t.Fatalf("Use(new nonce %d) after expiry = %v, %v", i, ok, err)
 		}
 	}
-	if n := m.Len(); n > max/2+nonceShards*2 {
+	if n := m.size(); n > max/2+nonceShards*2 {
 		t.Errorf("Len() after expiry = %d, want about %d", n, max/2)
 	}
 	for i := range m.shards {
@@ -171,7 +171,7 @@ func TestMemoryNonceStoreExpiredBehindLive(t *testing.T) {
 	use("8", 301, 601, false, ErrNonceStoreFull)
 	use("1", 301, 601, false, nil) // a replay
 	use("5", 302, 602, false, nil)
-	if n := m.Len(); n != limit {
+	if n := m.size(); n != limit {
 		t.Errorf("Len() = %d, want %d", n, limit)
 	}
 	for i := range m.shards {
@@ -223,7 +223,7 @@ func TestMemoryNonceStoreExactBound(t *testing.T) {
 			if ok, err := m.Use(ctx, Nonce{ConsumerKey: "c", Value: prefix + "0"}, now, now.Add(time.Minute)); ok || err != nil {
 				t.Fatalf("MaxNonces %d: replay of nonce 1 = %v, %v, want false, nil", max, ok, err)
 			}
-			if n := m.Len(); n != max {
+			if n := m.size(); n != max {
 				t.Fatalf("MaxNonces %d: Len() = %d", max, n)
 			}
 		}
@@ -254,7 +254,7 @@ func TestMemoryNonceStoreConcurrentBound(t *testing.T) {
 					default:
 						t.Errorf("Use = %v, %v", ok, err)
 					}
-					if n := m.Len(); n > max {
+					if n := m.size(); n > max {
 						t.Errorf("MaxNonces %d: Len() = %d during the race", max, n)
 					}
 				}
@@ -264,7 +264,7 @@ func TestMemoryNonceStoreConcurrentBound(t *testing.T) {
 		if a := accepted.Load(); a != int64(max) {
 			t.Errorf("MaxNonces %d: %d goroutines accepted %d nonces (refused %d), want exactly %d", max, workers, a, full.Load(), max)
 		}
-		if n := m.Len(); n != max {
+		if n := m.size(); n != max {
 			t.Errorf("MaxNonces %d: Len() = %d", max, n)
 		}
 	}

@@ -71,11 +71,11 @@ func statusFor(code oauth1.Problem) int {
 	return http.StatusUnauthorized
 }
 
-// Body returns the application/x-www-form-urlencoded problem report:
+// body returns the application/x-www-form-urlencoded problem report:
 // oauth_problem and, where they apply, oauth_parameters_absent,
 // oauth_parameters_rejected, oauth_acceptable_timestamps and
 // oauth_acceptable_versions.
-func (e *ProblemError) Body() string {
+func (e *ProblemError) body() string {
 	b := []byte("oauth_problem=")
 	b = percent.AppendEncode(b, string(e.Problem))
 	list := func(name string) {

@@ -20,10 +20,10 @@ import (
 	"github.com/countersign/countersign/percent"
 )
 
-// DefaultTemporaryTTL is how long temporary credentials live when
+// defaultTemporaryTTL is how long temporary credentials live when
 // Provider.TemporaryTTL is zero: time for the resource owner to sign in and
 // approve.
-const DefaultTemporaryTTL = 10 * time.Minute
+const defaultTemporaryTTL = 10 * time.Minute
 
 // maxCallbackLen bounds oauth_callback, which a TokenStore keeps.
 const maxCallbackLen = 2048
@@ -77,8 +77,8 @@ type Provider struct {
 	// a clock that agrees.
 	Verifier *Verifier
 
-	// TemporaryTTL is how long temporary credentials live; zero means
-	// DefaultTemporaryTTL.
+	// TemporaryTTL is how long temporary credentials live; zero means ten
+	// minutes, time for the resource owner to sign in and approve.
 	TemporaryTTL time.Duration
 
 	// CheckCallback, if set, vets oauth_callback ("oob" or an absolute
@@ -231,7 +231,7 @@ func (p *Provider) issueTemporary(ctx context.Context, v *Verification) (Tempora
 	}
 	ttl := p.TemporaryTTL
 	if ttl <= 0 {
-		ttl = DefaultTemporaryTTL
+		ttl = defaultTemporaryTTL
 	}
 	t := TemporaryCredentials{
 		Token: rand.Text(), Secret: rand.Text(), ConsumerKey: v.ConsumerKey,

@@ -87,11 +87,11 @@ type TokenStore interface {
 	Token(ctx context.Context, token string) (TokenCredentials, error)
 }
 
-// DefaultMaxTemporary is the capacity of a [MemoryTokenStore] whose
+// defaultMaxTemporary is the capacity of a [MemoryTokenStore] whose
 // MaxTemporary is zero: with the default ten-minute TemporaryTTL, room for
 // a sustained 200 flows a second, and at most about 300 MB when every
 // callback is as long as a Provider allows.
-const DefaultMaxTemporary = 1 << 17
+const defaultMaxTemporary = 1 << 17
 
 // ErrTokenStoreFull is returned by [MemoryTokenStore.PutTemporary] when the
 // store holds its maximum number of unexpired temporary credentials. A
@@ -112,7 +112,7 @@ type MemoryTokenStore struct {
 	Now func() time.Time
 
 	// MaxTemporary bounds the temporary credentials kept, exchanged ones
-	// included until they expire; zero means DefaultMaxTemporary.
+	// included until they expire; zero means 1<<17 (131,072).
 	MaxTemporary int
 
 	mu         sync.Mutex
@@ -146,7 +146,7 @@ func (m *MemoryTokenStore) PutTemporary(_ context.Context, t TemporaryCredential
 	}
 	limit := m.MaxTemporary
 	if limit <= 0 {
-		limit = DefaultMaxTemporary
+		limit = defaultMaxTemporary
 	}
 	now := m.now()
 	m.mu.Lock()

@@ -36,8 +36,8 @@ func (v *Verification) Get(name string) string {
 	return ""
 }
 
-// DefaultWindow is the timestamp window of a Verifier whose Window is zero.
-const DefaultWindow = 5 * time.Minute
+// defaultWindow is the timestamp window of a Verifier whose Window is zero.
+const defaultWindow = 5 * time.Minute
 
 // defaultMethods are the signature methods a Verifier accepts when its
 // Methods field is nil; PLAINTEXT is not among them. Unexported, so that no
@@ -85,7 +85,7 @@ type Verifier struct {
 	Store CredentialStore
 
 	// Nonces records nonces for replay protection. Nil means a
-	// MemoryNonceStore of DefaultMaxNonces shared by every Verifier of the
+	// MemoryNonceStore with the default MaxNonces, shared by every Verifier of the
 	// process that leaves Nonces nil: nonces are keyed by consumer key,
 	// token and nonce, so sharing refuses only what one Verifier would
 	// refuse anyway (a request replayed to another of them). A service with
@@ -99,7 +99,7 @@ type Verifier struct {
 	AllowInsecurePlainText bool
 
 	// Window is how far oauth_timestamp may be from the current time, in
-	// either direction; zero means DefaultWindow. Nonces are remembered for
+	// either direction; zero means five minutes. Nonces are remembered for
 	// as long as their timestamp is acceptable.
 	Window time.Duration
 
@@ -162,7 +162,7 @@ func (v *Verifier) window() time.Duration {
 	if v.Window > 0 {
 		return v.Window
 	}
-	return DefaultWindow
+	return defaultWindow
 }
 
 func (v *Verifier) nonceStore() NonceStore {
