@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/countersign/countersign/oauth1"
-	"github.com/countersign/countersign/percent"
+	"github.com/countersign/countersign/oauth1/internal/wire"
 )
 
 // A ProblemError is a refused request, described with a code of the OAuth
@@ -76,11 +76,9 @@ func statusFor(code oauth1.Problem) int {
 // oauth_parameters_rejected, oauth_acceptable_timestamps and
 // oauth_acceptable_versions.
 func (e *ProblemError) body() string {
-	b := []byte("oauth_problem=")
-	b = percent.AppendEncode(b, string(e.Problem))
+	b := wire.AppendPair(nil, "oauth_problem", string(e.Problem))
 	list := func(name string) {
-		b = append(b, "&"+name+"="...)
-		b = percent.AppendEncode(b, strings.Join(e.Params, "&"))
+		b = wire.AppendPair(append(b, '&'), name, strings.Join(e.Params, "&"))
 	}
 	switch e.Problem {
 	case oauth1.ProblemParameterAbsent:

@@ -17,7 +17,6 @@ import (
 
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/internal/wire"
-	"github.com/countersign/countersign/percent"
 )
 
 // defaultTemporaryTTL is how long temporary credentials live when
@@ -372,9 +371,7 @@ func appendQuery(rawURL string, ps ...oauth1.Param) string {
 		if i > 0 {
 			b = append(b, '&')
 		}
-		b = percent.AppendEncode(b, p.Name)
-		b = append(b, '=')
-		b = percent.AppendEncode(b, p.Value)
+		b = wire.AppendPair(b, p.Name, p.Value)
 	}
 	if hasFrag {
 		b = append(b, '#')
@@ -479,9 +476,7 @@ func writeForm(w http.ResponseWriter, ps []oauth1.Param) {
 		if i > 0 {
 			b = append(b, '&')
 		}
-		b = percent.AppendEncode(b, p.Name)
-		b = append(b, '=')
-		b = percent.AppendEncode(b, p.Value)
+		b = wire.AppendPair(b, p.Name, p.Value)
 	}
 	w.Header().Set("Content-Type", wire.FormType)
 	w.Header().Set("Cache-Control", "no-store")
