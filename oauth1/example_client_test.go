@@ -93,7 +93,7 @@ func (s exampleStore) TokenSecret(_ context.Context, _, token string) (string, e
 func exampleProvider(store exampleStore, answer func(http.ResponseWriter, *http.Request, *server.Verification)) *httptest.Server {
 	v := &server.Verifier{Store: store}
 	return httptest.NewServer(v.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ver, _ := server.VerificationFrom(r.Context())
+		ver, _ := server.FromContext(r.Context())
 		answer(w, r, ver)
 	})))
 }

@@ -45,7 +45,7 @@ func ExampleProvider() {
 		}
 	})
 	mux.Handle("/photos", p.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		v, _ := server.VerificationFrom(r.Context())
+		v, _ := server.FromContext(r.Context())
 		tok, err := p.Tokens.Token(r.Context(), v.Token)
 		if err != nil { // a two-legged request: no user
 			http.Error(w, "sign in first", http.StatusForbidden)
@@ -162,7 +162,7 @@ func ExampleConsumers() {
 		"lms.example.edu": {Secret: "tool-secret"},
 	}}
 	launch := v.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ver, _ := server.VerificationFrom(r.Context())
+		ver, _ := server.FromContext(r.Context())
 		r.ParseForm()
 		fmt.Fprintf(w, "launch from %s for %s", ver.ConsumerKey, r.PostForm.Get("user_id"))
 	}))

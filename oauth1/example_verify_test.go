@@ -46,7 +46,7 @@ func ExampleVerifier_Middleware() {
 	}
 	v := &server.Verifier{Store: store, Realm: "Photos", RequireToken: true}
 	api := v.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ver, _ := server.VerificationFrom(r.Context())
+		ver, _ := server.FromContext(r.Context())
 		body, _ := io.ReadAll(r.Body)
 		fmt.Fprintf(w, "hello %s, token %s, you sent %s", ver.ConsumerKey, ver.Token, body)
 	}))
@@ -99,12 +99,12 @@ func ExampleVerifier_Verify() {
 	}
 
 	ver, err := v.Verify(request())
-	fmt.Println(ver.ConsumerKey, ver.Method, err)
+	fmt.Println(ver.ConsumerKey, ver.SignatureMethod, err)
 
 	_, err = v.Verify(request()) // the same request again
 	var pe *server.ProblemError
 	if errors.As(err, &pe) {
-		fmt.Println(pe.StatusCode(), pe.Problem)
+		fmt.Println(pe.StatusCode, pe.Problem)
 	}
 	// Output:
 	// xvz1evFS4wEEPTGEFPHBog HMAC-SHA1 <nil>

@@ -194,7 +194,7 @@ func TestInteropOauthlibSigns(t *testing.T) {
 			require.NoError(t, err, "Verify(oauthlib's request %+v)", w)
 			client, _ := c.creds()
 			assert.Equal(t, client.Token, got.ConsumerKey)
-			assert.Equal(t, c.method, got.Method)
+			assert.Equal(t, c.method, got.SignatureMethod)
 			assert.Equal(t, c.callback, got.Get("oauth_callback"))
 			if c.realm != "" {
 				params, err := oauth1.ParseAuthHeader(w.Headers["Authorization"])

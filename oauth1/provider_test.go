@@ -66,7 +66,7 @@ func newTestProvider(t *testing.T) *testProvider {
 			tp.mu.Unlock()
 		},
 	}
-	tp.Verifier = &server.Verifier{Store: tp.Provider, Now: tp.now}
+	tp.Verifier = &server.Verifier{Now: tp.now}
 	mux := http.NewServeMux()
 	mux.Handle("POST /request_token", tp.RequestTokenHandler())
 	mux.Handle("POST /access_token", tp.AccessTokenHandler())
@@ -92,7 +92,7 @@ func newTestProvider(t *testing.T) *testProvider {
 		}
 	})
 	mux.Handle("/api/", tp.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		v, _ := server.VerificationFrom(r.Context())
+		v, _ := server.FromContext(r.Context())
 		tok, err := tp.Tokens.Token(r.Context(), v.Token)
 		if err != nil {
 			http.Error(w, "no token", http.StatusUnauthorized)
@@ -457,17 +457,6 @@ func TestCredentialHelpers(t *testing.T) {
 	}
 	if _, err := c.TokenSecret(ctx, "key", "tok"); !errors.Is(err, server.ErrNotFound) {
 		t.Errorf("Consumers.TokenSecret: %v, want ErrNotFound", err)
-	}
-	f := server.CredentialFuncs{ConsumerFunc: c.Consumer}
-	if _, err := f.TokenSecret(ctx, "key", "tok"); !errors.Is(err, server.ErrNotFound) {
-		t.Errorf("CredentialFuncs.TokenSecret without a func: %v, want ErrNotFound", err)
-	}
-	f.TokenSecretFunc = func(_ context.Context, key, token string) (string, error) { return key + token, nil }
-	if s, err := f.TokenSecret(ctx, "a", "b"); s != "ab" || err != nil {
-		t.Errorf("CredentialFuncs.TokenSecret = %q, %v", s, err)
-	}
-	if _, err := (server.CredentialFuncs{}).Consumer(ctx, "key"); err == nil || errors.Is(err, server.ErrNotFound) {
-		t.Errorf("CredentialFuncs{}.Consumer: %v, want a configuration error", err)
 	}
 
 	// A two-legged request verifies against Consumers; one with a token is

@@ -55,7 +55,7 @@ func TestMemoryTokenStoreClock(t *testing.T) {
 }
 
 func TestTemporaryCredentialsRedacted(t *testing.T) {
-	tc := server.TemporaryCredentials{Token: "tok", Secret: "s3cret", Verifier: "v3rifier", User: "alice"}
+	tc := server.TemporaryCredentials{Token: "tok", Secret: "s3cret", VerificationCode: "v3rifier", User: "alice"}
 	tok := server.TokenCredentials{Token: "tok", Secret: "s3cret", User: "alice"}
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
 		for _, v := range []any{tc, tok, &tc, &tok} {

@@ -87,8 +87,8 @@ func BenchmarkNonceStoreParallel(b *testing.B) {
 				ctx := context.Background()
 				for pb.Next() {
 					now := time.Now()
-					nonce := server.Nonce{ConsumerKey: consumerKey, Token: token, Nonce: strconv.FormatInt(n.Add(1), 10), Timestamp: now.Unix()}
-					if fresh, err := s.Use(ctx, nonce, now, now.Add(server.DefaultWindow)); err != nil || !fresh {
+					nonce := server.Nonce{ConsumerKey: consumerKey, Token: token, Value: strconv.FormatInt(n.Add(1), 10), Timestamp: now.Unix()}
+					if fresh, err := s.Use(ctx, nonce, now, now.Add(5*time.Minute)); err != nil || !fresh {
 						b.Errorf("Use = %v, %v; want true", fresh, err)
 						return
 					}

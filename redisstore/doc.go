@@ -1,4 +1,4 @@
-// Package redisstore keeps the provider-side state of package oauth1 in
+// Package redisstore keeps the provider-side state of package server in
 // Redis, so that several instances of a service share it: a
 // [NonceStore], with which a replay refused by one instance is refused by
 // all, and a [TokenStore] for the credentials of the three-legged flow
@@ -14,14 +14,18 @@
 //	rdb := redis.NewUniversalClient(&redis.UniversalOptions{Addrs: []string{"redis:6379"}})
 //	v := &server.Verifier{
 //		Store:  creds,
-//		Nonces:      redisstore.NewNonceStore(rdb, "myapp:oauth:"),
+//		Nonces: redisstore.NewNonceStore(rdb, "myapp:oauth:"),
 //	}
 //	http.Handle("/api/", v.Middleware(api))
 //
-// and a Provider, which issues credentials:
+// and a Provider, which issues credentials and looks them up itself (its
+// Verifier holds settings only; its Store is ignored):
 //
-//	p := &server.Provider{Consumers: consumers, Tokens: redisstore.NewTokenStore(rdb, "myapp:oauth:")}
-//	p.Verifier = &server.Verifier{Store: p, Nonces: redisstore.NewNonceStore(rdb, "myapp:oauth:")}
+//	p := &server.Provider{
+//		Consumers: consumers,
+//		Tokens:    redisstore.NewTokenStore(rdb, "myapp:oauth:"),
+//		Verifier:  &server.Verifier{Nonces: redisstore.NewNonceStore(rdb, "myapp:oauth:")},
+//	}
 //
 // # Failure
 //

@@ -21,7 +21,7 @@ func ExampleNewNonceStore() {
 		Nonces: redisstore.NewNonceStore(rdb, "photos:oauth:"),
 	}
 	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ver, _ := server.VerificationFrom(r.Context())
+		ver, _ := server.FromContext(r.Context())
 		w.Write([]byte("hello, " + ver.ConsumerKey))
 	})
 	http.Handle("/api/", v.Middleware(api)) // 503 while Redis is unreachable
@@ -36,8 +36,8 @@ func ExampleNewTokenStore() {
 	p := &server.Provider{
 		Consumers: server.Consumers{"dpf43f3p2l4k3l03": {Secret: "kd94hf93k423kf44"}},
 		Tokens:    redisstore.NewTokenStore(rdb, "photos:oauth:"),
+		Verifier:  &server.Verifier{Nonces: redisstore.NewNonceStore(rdb, "photos:oauth:")},
 	}
-	p.Verifier = &server.Verifier{Store: p, Nonces: redisstore.NewNonceStore(rdb, "photos:oauth:")}
 	http.Handle("POST /oauth/request_token", p.RequestTokenHandler())
 	http.Handle("POST /oauth/access_token", p.AccessTokenHandler())
 	// The consent page at /oauth/authorize calls p.Authorize or p.Deny.

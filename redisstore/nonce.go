@@ -61,7 +61,7 @@ func (s *NonceStore) Use(ctx context.Context, n server.Nonce, now, expires time.
 func (s *NonceStore) key(n server.Nonce) string {
 	h := sha256.New()
 	var num [8]byte
-	for _, f := range [...]string{n.ConsumerKey, n.Token, n.Nonce} {
+	for _, f := range [...]string{n.ConsumerKey, n.Token, n.Value} {
 		binary.BigEndian.PutUint64(num[:], uint64(len(f)))
 		h.Write(num[:])
 		h.Write([]byte(f))

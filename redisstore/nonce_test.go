@@ -75,7 +75,7 @@ func TestNonceStoreUse(t *testing.T) {
 	ctx := context.Background()
 	now := time.Now()
 	exp := now.Add(10 * time.Minute)
-	n := server.Nonce{ConsumerKey: "key", Token: "tok", Nonce: "abc", Timestamp: now.Unix()}
+	n := server.Nonce{ConsumerKey: "key", Token: "tok", Value: "abc", Timestamp: now.Unix()}
 
 	use := func(s *redisstore.NonceStore, n server.Nonce) bool {
 		t.Helper()
@@ -88,12 +88,12 @@ func TestNonceStoreUse(t *testing.T) {
 
 	// Each field counts, and the fields are kept apart.
 	for _, other := range []server.Nonce{
-		{ConsumerKey: "key2", Token: "tok", Nonce: "abc", Timestamp: n.Timestamp},
-		{ConsumerKey: "key", Token: "", Nonce: "abc", Timestamp: n.Timestamp},
-		{ConsumerKey: "key", Token: "tok", Nonce: "abd", Timestamp: n.Timestamp},
-		{ConsumerKey: "key", Token: "tok", Nonce: "abc", Timestamp: n.Timestamp + 1},
-		{ConsumerKey: "ke", Token: "ytok", Nonce: "abc", Timestamp: n.Timestamp},
-		{ConsumerKey: "key", Token: "to", Nonce: "kabc", Timestamp: n.Timestamp},
+		{ConsumerKey: "key2", Token: "tok", Value: "abc", Timestamp: n.Timestamp},
+		{ConsumerKey: "key", Token: "", Value: "abc", Timestamp: n.Timestamp},
+		{ConsumerKey: "key", Token: "tok", Value: "abd", Timestamp: n.Timestamp},
+		{ConsumerKey: "key", Token: "tok", Value: "abc", Timestamp: n.Timestamp + 1},
+		{ConsumerKey: "ke", Token: "ytok", Value: "abc", Timestamp: n.Timestamp},
+		{ConsumerKey: "key", Token: "to", Value: "kabc", Timestamp: n.Timestamp},
 	} {
 		assert.True(t, use(s, other), "Use(%+v) after Use(%+v)", other, n)
 	}
@@ -103,7 +103,7 @@ func TestNonceStoreUse(t *testing.T) {
 
 	// A hostile nonce of a megabyte makes a key of fixed size, kept as long
 	// as the Verifier asked.
-	huge := server.Nonce{ConsumerKey: "key", Nonce: strings.Repeat("x", 1<<20), Timestamp: n.Timestamp}
+	huge := server.Nonce{ConsumerKey: "key", Value: strings.Repeat("x", 1<<20), Timestamp: n.Timestamp}
 	assert.True(t, use(s, huge))
 	keys, err := rdb.Keys(ctx, prefix+"*").Result()
 	require.NoError(t, err)
@@ -126,7 +126,7 @@ func TestNonceStoreClock(t *testing.T) {
 	s := redisstore.NewNonceStore(rdb, testPrefix(t))
 	ctx := context.Background()
 	past := time.Unix(1318622958, 0) // the X API example's timestamp
-	n := server.Nonce{ConsumerKey: "key", Nonce: "kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg", Timestamp: past.Unix()}
+	n := server.Nonce{ConsumerKey: "key", Value: "kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg", Timestamp: past.Unix()}
 	for i, want := range []bool{true, false, false} {
 		fresh, err := s.Use(ctx, n, past, past.Add(5*time.Minute))
 		require.NoError(t, err)
@@ -148,7 +148,7 @@ func TestNonceStoreClock(t *testing.T) {
 func TestNonceStoreExpiry(t *testing.T) {
 	s := redisstore.NewNonceStore(newClient(t, sharedAddr(t)), testPrefix(t))
 	ctx := context.Background()
-	n := server.Nonce{ConsumerKey: "key", Nonce: "short-lived", Timestamp: time.Now().Unix()}
+	n := server.Nonce{ConsumerKey: "key", Value: "short-lived", Timestamp: time.Now().Unix()}
 	now := time.Now()
 	fresh, err := s.Use(ctx, n, now, now.Add(100*time.Millisecond))
 	require.NoError(t, err)

@@ -41,7 +41,7 @@ func NewTokenStore(client redis.UniversalClient, prefix string) *TokenStore {
 }
 
 // The fields of a temporary record: t token, s secret, c consumer key, cb
-// callback, e expiry (Unix milliseconds), u user, v verifier, a present
+// callback, e expiry (Unix milliseconds), u user, v verification code, a present
 // once authorized, x present once exchanged (TakeTemporary then drops
 // everything but t and e). A token record has t, s, c and u.
 
@@ -91,7 +91,7 @@ func (s *TokenStore) PutTemporary(ctx context.Context, t server.TemporaryCredent
 		return errors.New("redisstore: PutTemporary: Expires is not after 1970")
 	}
 	n, err := putTemporary.Run(ctx, s.client, []string{s.key("temp:", t.Token)},
-		t.Token, t.Secret, t.ConsumerKey, t.Callback, ms, t.User, t.Verifier).Int()
+		t.Token, t.Secret, t.ConsumerKey, t.Callback, ms, t.User, t.VerificationCode).Int()
 	if err != nil {
 		return fmt.Errorf("redisstore: storing temporary credentials: %w", err)
 	}
@@ -125,16 +125,16 @@ func temporary(f []any, e any) (server.TemporaryCredentials, error) {
 	}
 	return server.TemporaryCredentials{
 		Token: str(f[0]), Secret: str(f[1]), ConsumerKey: str(f[2]), Callback: str(f[3]),
-		Expires: time.UnixMilli(ms), User: str(f[4]), Verifier: str(f[5]),
+		Expires: time.UnixMilli(ms), User: str(f[4]), VerificationCode: str(f[5]),
 	}, nil
 }
 
-// Authorize records user and verifier for token, once.
-func (s *TokenStore) Authorize(ctx context.Context, token, user, verifier string) error {
-	if verifier == "" {
-		return errors.New("redisstore: Authorize: empty verifier")
+// Authorize records user and the verification code for token, once.
+func (s *TokenStore) Authorize(ctx context.Context, token, user, code string) error {
+	if code == "" {
+		return errors.New("redisstore: Authorize: empty verification code")
 	}
-	res, err := authorize.Run(ctx, s.client, []string{s.key("temp:", token)}, user, verifier).Text()
+	res, err := authorize.Run(ctx, s.client, []string{s.key("temp:", token)}, user, code).Text()
 	if err != nil {
 		return fmt.Errorf("redisstore: authorizing temporary credentials: %w", err)
 	}

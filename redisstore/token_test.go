@@ -82,9 +82,11 @@ var consumers = server.Consumers{consumerKey: {Secret: consumerSecret}}
 // its own Redis client, token store and nonce store, on shared keys.
 func newProvider(t *testing.T, addr, prefix string) *server.Provider {
 	rdb := newClient(t, addr)
-	p := &server.Provider{Consumers: consumers, Tokens: redisstore.NewTokenStore(rdb, prefix)}
-	p.Verifier = &server.Verifier{Store: p, Nonces: redisstore.NewNonceStore(rdb, prefix)}
-	return p
+	return &server.Provider{
+		Consumers: consumers,
+		Tokens:    redisstore.NewTokenStore(rdb, prefix),
+		Verifier:  &server.Verifier{Nonces: redisstore.NewNonceStore(rdb, prefix)},
+	}
 }
 
 // post signs a POST to url with tok and extra, sends it to h, and returns
@@ -156,7 +158,7 @@ func TestExchangeAcrossProviders(t *testing.T) {
 	for i, p := range ps {
 		var user string
 		api := p.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			v, _ := server.VerificationFrom(r.Context())
+			v, _ := server.FromContext(r.Context())
 			tc, err := p.Tokens.Token(r.Context(), v.Token)
 			assert.NoError(t, err)
 			user = tc.User
@@ -165,4 +167,23 @@ func TestExchangeAcrossProviders(t *testing.T) {
 		assert.Equal(t, http.StatusOK, rec.Code, "instance %d: %s", i, rec.Body)
 		assert.Equal(t, "alice", user, "instance %d", i)
 	}
+}
+
+// TestDenyApproved checks, across instances, that Deny refuses temporary
+// credentials another instance approved, and leaves the approval for the
+// exchange.
+func TestDenyApproved(t *testing.T) {
+	addr, prefix := sharedAddr(t), testPrefix(t)
+	approver, denier := newProvider(t, addr, prefix), newProvider(t, addr, prefix)
+	ctx := context.Background()
+	temp := server.TemporaryCredentials{Token: "temp", Secret: "s", ConsumerKey: consumerKey, Callback: "oob", Expires: time.Now().Add(time.Minute)}
+	require.NoError(t, approver.Tokens.PutTemporary(ctx, temp))
+	_, code, err := approver.Authorize(ctx, "temp", "alice")
+	require.NoError(t, err)
+	_, err = denier.Deny(ctx, "temp")
+	assert.ErrorIs(t, err, server.ErrTokenUsed, "Deny of approved temporary credentials")
+	got, err := approver.Tokens.TakeTemporary(ctx, "temp")
+	require.NoError(t, err)
+	assert.Equal(t, code, got.VerificationCode)
+	assert.Equal(t, "alice", got.User)
 }

@@ -161,7 +161,8 @@ func (f *verifyOptions) requestScheme(r *http.Request) (scheme string, guessed b
 
 // verifier returns a Verifier for the flags, with a fresh nonce store.
 func (f *verifyOptions) verifier(scheme string) *server.Verifier {
-	v := &server.Verifier{Store: f.store, Scheme: scheme, Now: func() time.Time { return f.at }}
+	// A nonce store of its own: the request is verified once per scheme tried.
+	v := &server.Verifier{Store: f.store, Nonces: new(server.MemoryNonceStore), Scheme: scheme, Now: func() time.Time { return f.at }}
 	if f.plaintext {
 		v.Methods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SHA1", "RSA-SHA256", "RSA-SHA512", "PLAINTEXT"}
 		v.AllowInsecurePlainText = true
@@ -175,7 +176,7 @@ func (f *verifyOptions) verifier(scheme string) *server.Verifier {
 // printValid reports a valid signature and the base string signed.
 func (c *cmd) printValid(res *server.Verification) {
 	w := c.stdout
-	fmt.Fprintf(w, "Signature valid: %s, consumer key %s", res.Method, res.ConsumerKey)
+	fmt.Fprintf(w, "Signature valid: %s, consumer key %s", res.SignatureMethod, res.ConsumerKey)
 	if res.Token != "" {
 		fmt.Fprintf(w, ", token %s", res.Token)
 	}

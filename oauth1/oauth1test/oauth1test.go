@@ -13,8 +13,8 @@
 //	defer srv.Close()
 //	cfg := &oauth1.Config{Consumer: srv.Consumer, Endpoint: srv.Endpoint}
 //	temp, _, err := cfg.RequestToken(ctx)
-//	verifier, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp, nil))
-//	tok, _, err := cfg.AccessToken(ctx, temp, verifier)
+//	code, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp, nil))
+//	tok, _, err := cfg.AccessToken(ctx, temp, code)
 //	resp, err := cfg.Client(tok).Get(srv.ResourceURL)
 package oauth1test
 
@@ -83,8 +83,9 @@ type Server struct {
 	// text/plain "consumer=… token=… method=…" and the body it was sent.
 	ResourceURL string
 
-	// Verifier verifies every request. Set its fields, such as Now, before
-	// the first request.
+	// Verifier holds the settings every request is verified with, as
+	// [server.Provider.Verifier], and a nonce store of this Server's own.
+	// Set its fields, such as Now, before the first request.
 	Verifier *server.Verifier
 
 	// Provider issues the credentials, verifying with Verifier, and keeps
@@ -107,11 +108,11 @@ type Server struct {
 func NewServer(consumer oauth1.Credentials) *Server {
 	s := &Server{Consumer: consumer, User: "user", mux: http.NewServeMux()}
 	s.Provider = &server.Provider{
-		Consumers: server.CredentialFuncs{ConsumerFunc: s.consumer},
+		Consumers: consumerFunc(s.consumer),
 		Tokens:    &server.MemoryTokenStore{Now: s.now},
 		Observe:   s.record,
 	}
-	s.Verifier = &server.Verifier{Store: s.Provider, Realm: "oauth1test"}
+	s.Verifier = &server.Verifier{Nonces: new(server.MemoryNonceStore), Realm: "oauth1test"}
 	s.Provider.Verifier = s.Verifier
 	s.mux.Handle(RequestTokenPath, s.Provider.RequestTokenHandler())
 	s.mux.HandleFunc(AuthorizePath, s.authorize)
@@ -131,7 +132,7 @@ func NewServer(consumer oauth1.Credentials) *Server {
 // Server's verification: h gets only the requests Verifier accepts,
 // signed with token credentials the Server issued or with the client
 // credentials alone, with the [server.Verification] in their context
-// ([server.VerificationFrom]); Records lists them with the others.
+// ([server.FromContext]); Records lists them with the others.
 func (s *Server) Handle(pattern string, h http.Handler) {
 	s.mux.Handle(pattern, s.Provider.Middleware(h))
 }
@@ -141,6 +142,13 @@ func (s *Server) now() time.Time {
 		return s.Verifier.Now()
 	}
 	return time.Now()
+}
+
+// consumerFunc is a [server.ConsumerStore] made of a function.
+type consumerFunc func(ctx context.Context, consumerKey string) (server.Registration, error)
+
+func (f consumerFunc) Consumer(ctx context.Context, consumerKey string) (server.Registration, error) {
+	return f(ctx, consumerKey)
 }
 
 func (s *Server) consumer(_ context.Context, key string) (server.Registration, error) {
@@ -221,19 +229,19 @@ func (s *Server) IssueToken() oauth1.Credentials {
 }
 
 // authorize plays the resource owner who approves at once: it redirects to
-// the callback with a verifier, or shows the verifier as a PIN for "oob".
+// the callback with a verification code, or shows the code as a PIN for "oob".
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
-	redirect, verifier, err := s.Provider.Authorize(r.Context(), r.URL.Query().Get("oauth_token"), s.User)
+	redirect, code, err := s.Provider.Authorize(r.Context(), r.URL.Query().Get("oauth_token"), s.User)
 	switch {
 	case errors.Is(err, server.ErrTokenUsed):
-		s.Verifier.WriteError(w, &server.ProblemError{Problem: oauth1.ProblemTokenUsed, Err: err})
+		s.Verifier.WriteError(w, &server.ProblemError{Problem: oauth1.ProblemTokenUsed, StatusCode: http.StatusUnauthorized, Err: err})
 	case errors.Is(err, server.ErrNotFound):
-		s.Verifier.WriteError(w, &server.ProblemError{Problem: oauth1.ProblemTokenRejected, Err: err})
+		s.Verifier.WriteError(w, &server.ProblemError{Problem: oauth1.ProblemTokenRejected, StatusCode: http.StatusUnauthorized, Err: err})
 	case err != nil:
 		s.Verifier.WriteError(w, err)
 	case redirect == "":
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		fmt.Fprintf(w, "Authorized. Enter this PIN in the application: %s\n", verifier)
+		fmt.Fprintf(w, "Authorized. Enter this PIN in the application: %s\n", code)
 	default:
 		http.Redirect(w, r, redirect, http.StatusFound)
 	}
@@ -241,21 +249,21 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 
 // resource needs a token; Handle lets two-legged requests through.
 func (s *Server) resource(w http.ResponseWriter, r *http.Request) {
-	v, _ := server.VerificationFrom(r.Context())
+	v, _ := server.FromContext(r.Context())
 	if v.Token == "" {
-		s.Verifier.WriteError(w, &server.ProblemError{Problem: oauth1.ProblemParameterAbsent, Params: []string{"oauth_token"}})
+		s.Verifier.WriteError(w, &server.ProblemError{Problem: oauth1.ProblemParameterAbsent, Params: []string{"oauth_token"}, StatusCode: http.StatusBadRequest})
 		return
 	}
 	body, _ := io.ReadAll(r.Body)
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	fmt.Fprintf(w, "consumer=%s token=%s method=%s\n%s", v.ConsumerKey, v.Token, v.Method, body)
+	fmt.Fprintf(w, "consumer=%s token=%s method=%s\n%s", v.ConsumerKey, v.Token, v.SignatureMethod, body)
 }
 
 // Authorize plays the resource owner at authURL, which
 // [oauth1.Config.AuthorizationURL] returned for this Server, and returns the
-// verifier: from the redirect to the callback, which it does not follow, or
+// verification code: from the redirect to the callback, which it does not follow, or
 // from the PIN page when the callback is "oob".
-func (s *Server) Authorize(ctx context.Context, authURL string) (verifier string, err error) {
+func (s *Server) Authorize(ctx context.Context, authURL string) (code string, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
 	if err != nil {
 		return "", err

@@ -245,7 +245,7 @@ func TestHandle(t *testing.T) {
 	calls := 0
 	srv.Handle("POST /mine", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls++
-		v, ok := server.VerificationFrom(r.Context())
+		v, ok := server.FromContext(r.Context())
 		body, _ := io.ReadAll(r.Body)
 		fmt.Fprintf(w, "%v token=%q %s", ok, v.Token, body)
 	}))

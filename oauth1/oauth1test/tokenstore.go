@@ -77,7 +77,7 @@ func TestTokenStore(t *testing.T, newStore func() server.TokenStore) {
 			t.Fatalf("Authorize: %v", err)
 		}
 		wantErr(t, "second Authorize", s.Authorize(ctx, want.Token, "mallory", "verifier-2"), server.ErrTokenUsed)
-		want.User, want.Verifier = "alice", "verifier-1"
+		want.User, want.VerificationCode = "alice", "verifier-1"
 		got, err := s.Temporary(ctx, want.Token)
 		if err != nil {
 			t.Fatalf("Temporary: %v", err)
@@ -112,8 +112,8 @@ func TestTokenStore(t *testing.T, newStore func() server.TokenStore) {
 			t.Fatalf("%d of 64 concurrent Authorize calls succeeded, want 1", len(ok))
 		}
 		got, err := s.Temporary(ctx, tc.Token)
-		if err != nil || got.User != ok[0] || got.Verifier != "v-"+ok[0] {
-			t.Errorf("Temporary = %v, %v; want the user %q who won and their verifier", got, err, ok[0])
+		if err != nil || got.User != ok[0] || got.VerificationCode != "v-"+ok[0] {
+			t.Errorf("Temporary = %v, %v; want the user %q who won and their verification code", got, err, ok[0])
 		}
 	})
 
@@ -123,7 +123,7 @@ func TestTokenStore(t *testing.T, newStore func() server.TokenStore) {
 		if err := s.Authorize(ctx, want.Token, "alice", "v"); err != nil {
 			t.Fatalf("Authorize: %v", err)
 		}
-		want.User, want.Verifier = "alice", "v"
+		want.User, want.VerificationCode = "alice", "v"
 		got, err := s.TakeTemporary(ctx, want.Token)
 		if err != nil {
 			t.Fatalf("TakeTemporary: %v", err)
@@ -222,7 +222,7 @@ func TestTokenStore(t *testing.T, newStore func() server.TokenStore) {
 				if err := s.Authorize(ctx, tc.Token, "u", "v"); err != nil {
 					t.Errorf("Authorize: %v", err)
 				}
-				if got, err := s.TakeTemporary(ctx, tc.Token); err != nil || got.Secret != tc.Secret || got.Verifier != "v" {
+				if got, err := s.TakeTemporary(ctx, tc.Token); err != nil || got.Secret != tc.Secret || got.VerificationCode != "v" {
 					t.Errorf("TakeTemporary = %v, %v", got, err)
 				}
 				if got, err := s.Token(ctx, tok.Token); err != nil || got != tok {

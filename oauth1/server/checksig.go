@@ -103,7 +103,7 @@ func (v *Verifier) checkBodyHash(s *state, r *http.Request, hasBody bool, got st
 	d.Write(body)
 	var sum [64]byte
 	if !hmac.Equal(d.Sum(sum[:0]), raw) {
-		return &ProblemError{Problem: oauth1.ProblemSignatureInvalid, Params: []string{"oauth_body_hash"}, Err: errors.New("the body does not match oauth_body_hash")}
+		return problem(oauth1.ProblemSignatureInvalid, errors.New("the body does not match oauth_body_hash"), "oauth_body_hash")
 	}
 	return nil
 }

@@ -24,24 +24,31 @@ type Registration struct {
 	PublicKey *rsa.PublicKey
 }
 
+// A ConsumerStore looks up client registrations by consumer key, for a
+// [Provider]. Consumer returns an error wrapping [ErrNotFound] for an
+// unknown key. Implementations must be safe for concurrent use.
+type ConsumerStore interface {
+	Consumer(ctx context.Context, consumerKey string) (Registration, error)
+}
+
 // A CredentialStore looks up the credentials a [Verifier] needs, by consumer
 // key and by token. Both methods return an error wrapping [ErrNotFound] for
 // an unknown key or token; the token lookup gets the consumer key too, so
-// that a store can refuse a token issued to another client. Token returns
-// the token's shared secret, whether the token is temporary (for the
-// token request of §2.3) or an access token; the handler, which knows
-// which kind the endpoint expects, checks that. Implementations must be safe
-// for concurrent use.
+// that a store can refuse a token issued to another client. TokenSecret
+// returns the token's shared secret; a Verifier that checks requests to
+// protected resources must know access tokens only (a [Provider] does
+// that for the tokens it issues). Implementations must be safe for
+// concurrent use.
 type CredentialStore interface {
-	Consumer(ctx context.Context, consumerKey string) (Registration, error)
+	ConsumerStore
 	TokenSecret(ctx context.Context, consumerKey, token string) (string, error)
 }
 
-// Consumers is a [CredentialStore] of client registrations by consumer
-// key, and no tokens: for two-legged providers and LTI 1.1 tools, whose
-// requests carry no oauth_token (one that does is refused with
-// token_rejected), and for [Provider.Consumers]. It is safe for concurrent
-// use as long as it is not modified.
+// Consumers is a [ConsumerStore] for [Provider.Consumers], and a
+// [CredentialStore] that knows no tokens: for two-legged providers and LTI
+// 1.1 tools, whose requests carry no oauth_token (one that does is refused
+// with token_rejected). It is safe for concurrent use as long as it is not
+// modified.
 type Consumers map[string]Registration
 
 var _ CredentialStore = Consumers(nil)
@@ -59,31 +66,4 @@ func (c Consumers) Consumer(_ context.Context, consumerKey string) (Registration
 // [ErrNotFound].
 func (c Consumers) TokenSecret(_ context.Context, _, token string) (string, error) {
 	return "", fmt.Errorf("%w: token %q (this store has no tokens)", ErrNotFound, token)
-}
-
-// CredentialFuncs is a [CredentialStore] made of two functions, such as
-// closures over database queries. A nil TokenSecretFunc knows no token, as
-// [Consumers] does. The functions must be safe for concurrent use and
-// return errors wrapping [ErrNotFound] for unknown keys and tokens.
-type CredentialFuncs struct {
-	ConsumerFunc    func(ctx context.Context, consumerKey string) (Registration, error)
-	TokenSecretFunc func(ctx context.Context, consumerKey, token string) (string, error)
-}
-
-var _ CredentialStore = CredentialFuncs{}
-
-// Consumer calls f.ConsumerFunc.
-func (f CredentialFuncs) Consumer(ctx context.Context, consumerKey string) (Registration, error) {
-	if f.ConsumerFunc == nil {
-		return Registration{}, errors.New("oauth1: CredentialFuncs.ConsumerFunc is nil")
-	}
-	return f.ConsumerFunc(ctx, consumerKey)
-}
-
-// TokenSecret calls f.TokenSecretFunc, if set.
-func (f CredentialFuncs) TokenSecret(ctx context.Context, consumerKey, token string) (string, error) {
-	if f.TokenSecretFunc == nil {
-		return "", fmt.Errorf("%w: token %q (no TokenSecretFunc)", ErrNotFound, token)
-	}
-	return f.TokenSecretFunc(ctx, consumerKey, token)
 }

@@ -14,15 +14,15 @@ var quoteEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
 
 type verificationKey struct{}
 
-// VerificationFrom returns the Verification that [Verifier.Middleware]
+// FromContext returns the Verification that [Verifier.Middleware]
 // stored in the context of the request it passed on.
-func VerificationFrom(ctx context.Context) (*Verification, bool) {
+func FromContext(ctx context.Context) (*Verification, bool) {
 	v, ok := ctx.Value(verificationKey{}).(*Verification)
 	return v, ok
 }
 
 // Middleware returns a handler that verifies each request and passes it on
-// to next, with the [Verification] in its context (see [VerificationFrom]),
+// to next, with the [Verification] in its context (see [FromContext]),
 // or answers it with [Verifier.WriteError]. next can read the body.
 func (v *Verifier) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -35,23 +35,35 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 	})
 }
 
-// WriteError answers a request that Verify refused. A [*ProblemError] gets
-// its StatusCode, a WWW-Authenticate challenge with v.Realm and its Body as
-// application/x-www-form-urlencoded; a body too large gets 413, a nonce
-// store that failed ([ErrNonceStoreUnavailable], [ErrNonceStoreFull]) 503
-// with Retry-After, and any other error 500, with no detail.
+// WriteError answers a request that Verify refused, and is how a Provider
+// answers every refusal. A [*ProblemError] gets its StatusCode (or, when
+// that is zero, the status of its Problem), a WWW-Authenticate challenge
+// with v.Realm and the OAuth Problem Reporting form (oauth_problem and,
+// where they apply, oauth_parameters_absent, oauth_parameters_rejected,
+// oauth_acceptable_timestamps and oauth_acceptable_versions); a body too
+// large gets 413, a nonce store that failed ([ErrNonceStoreUnavailable],
+// [ErrNonceStoreFull]) or a full token store ([ErrTokenStoreFull], from a
+// [Provider]) 503 with Retry-After, and any other error 500, with no
+// detail.
 func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
 	var pe *ProblemError
 	status, body := http.StatusInternalServerError, "oauth_problem=internal_error"
 	switch {
 	case errors.As(err, &pe):
-		status, body = pe.StatusCode(), pe.Body()
+		status, body = pe.StatusCode, pe.body()
+		if status == 0 {
+			status = statusFor(pe.Problem)
+		}
 		w.Header().Set("WWW-Authenticate", `OAuth realm="`+quoteEscaper.Replace(v.Realm)+`"`)
 	case errors.Is(err, oauth1.ErrBodyTooLarge):
 		status, body = http.StatusRequestEntityTooLarge, "oauth_problem=parameter_rejected"
 	case errors.Is(err, ErrNonceStoreUnavailable), errors.Is(err, ErrNonceStoreFull):
 		status = http.StatusServiceUnavailable
 		w.Header().Set("Retry-After", "5") // seconds; a store outage or a burst is transient
+	case errors.Is(err, ErrTokenStoreFull):
+		// Temporary credentials are freed as they expire, in minutes.
+		status = http.StatusServiceUnavailable
+		w.Header().Set("Retry-After", "60")
 	}
 	w.Header().Set("Content-Type", wire.FormType)
 	w.Header().Set("Cache-Control", "no-store")

@@ -17,8 +17,8 @@ import (
 type Nonce struct {
 	ConsumerKey string
 	Token       string // empty for requests without a token
-	Nonce       string
-	Timestamp   int64 // oauth_timestamp, seconds since 1970
+	Value       string // oauth_nonce
+	Timestamp   int64  // oauth_timestamp, seconds since 1970
 }
 
 // A NonceStore remembers the nonces of verified requests, so that a
@@ -50,13 +50,13 @@ var ErrNonceStoreFull = errors.New("oauth1: nonce store is full")
 // Retry-After. errors.Is still finds the store's own error.
 var ErrNonceStoreUnavailable = errors.New("oauth1: nonce store unavailable")
 
-// DefaultMaxNonces is the capacity of a [MemoryNonceStore] whose MaxNonces
+// defaultMaxNonces is the capacity of a [MemoryNonceStore] whose MaxNonces
 // is zero: about 60 MB when full (57 bytes per nonce measured with a million
 // nonces, BenchmarkMemoryNonceStore1M in bench/), and, with
 // the default five-minute window (a nonce is kept up to ten minutes when its
 // timestamp is five minutes ahead), room for a sustained 1,700 verified
 // requests a second.
-const DefaultMaxNonces = 1 << 20
+const defaultMaxNonces = 1 << 20
 
 const nonceShards = 32
 
@@ -74,7 +74,7 @@ const nonceShards = 32
 // checks out, only holders of valid credentials can fill the store.
 type MemoryNonceStore struct {
 	// MaxNonces is the number of nonces the store holds at most; zero
-	// means DefaultMaxNonces. Exactly MaxNonces distinct unexpired nonces
+	// means 1<<20 (about 60 MB when full). Exactly MaxNonces distinct unexpired nonces
 	// are accepted; the next is refused with ErrNonceStoreFull, after the
 	// store has dropped every expired nonce to make room.
 	MaxNonces int
@@ -116,8 +116,8 @@ func (m *MemoryNonceStore) init() {
 	}
 }
 
-// Len returns the number of nonces the store holds, expired or not.
-func (m *MemoryNonceStore) Len() int {
+// size returns the number of nonces the store holds, expired or not.
+func (m *MemoryNonceStore) size() int {
 	m.once.Do(m.init)
 	n := 0
 	for i := range m.shards {
@@ -136,7 +136,7 @@ func (m *MemoryNonceStore) Use(_ context.Context, n Nonce, now, expires time.Tim
 	h.SetSeed(m.seed)
 	// Length prefixes keep ("ab", "c") and ("a", "bc") apart.
 	var num [20]byte
-	for _, s := range [...]string{n.ConsumerKey, n.Token, n.Nonce} {
+	for _, s := range [...]string{n.ConsumerKey, n.Token, n.Value} {
 		h.Write(strconv.AppendInt(num[:0], int64(len(s)), 10))
 		h.WriteByte(':')
 		h.WriteString(s)
@@ -146,7 +146,7 @@ func (m *MemoryNonceStore) Use(_ context.Context, n Nonce, now, expires time.Tim
 
 	limit := int64(m.MaxNonces)
 	if limit <= 0 {
-		limit = DefaultMaxNonces
+		limit = defaultMaxNonces
 	}
 	s := &m.shards[sum%nonceShards]
 	t, exp := now.UnixNano(), expires.UnixNano()

@@ -16,7 +16,7 @@ func TestMemoryNonceStore(t *testing.T) {
 	ctx := context.Background()
 	t0 := time.Unix(1e9, 0)
 	exp := t0.Add(5 * time.Minute)
-	n := Nonce{ConsumerKey: "ck", Token: "tok", Nonce: "abc", Timestamp: 1e9}
+	n := Nonce{ConsumerKey: "ck", Token: "tok", Value: "abc", Timestamp: 1e9}
 	use := func(n Nonce, now time.Time, want bool) {
 		t.Helper()
 		if got, err := m.Use(ctx, n, now, exp); got != want || err != nil {
@@ -32,7 +32,7 @@ func TestMemoryNonceStore(t *testing.T) {
 	use(Nonce{"ck", "", "abc", 1e9}, t0, true)
 	use(Nonce{"ck2", "tok", "abc", 1e9}, t0, true)
 	use(Nonce{"ckt", "ok", "abc", 1e9}, t0, true)
-	if got := m.Len(); got != 6 {
+	if got := m.size(); got != 6 {
 		t.Errorf("Len() = %d, want 6", got)
 	}
 	// Once expired, a nonce is forgotten. (How many expired ones Len still
@@ -51,7 +51,7 @@ func TestMemoryNonceStoreFlood(t *testing.T) {
 	exp := t0.Add(time.Minute)
 	accepted, full := 0, 0
 	for i := range 10 * max {
-		ok, err := m.Use(ctx, Nonce{ConsumerKey: "flood", Nonce: fmt.Sprint(i), Timestamp: 1e9}, t0, exp)
+		ok, err := m.Use(ctx, Nonce{ConsumerKey: "flood", Value: fmt.Sprint(i), Timestamp: 1e9}, t0, exp)
 		switch {
 		case errors.Is(err, ErrNonceStoreFull):
 			full++
@@ -61,12 +61,12 @@ func TestMemoryNonceStoreFlood(t *testing.T) {
 			accepted++
 		}
 	}
-	if n := m.Len(); n != max || accepted != max || full != 9*max {
+	if n := m.size(); n != max || accepted != max || full != 9*max {
 		t.Errorf("after a flood of %d: Len() = %d, accepted %d, refused %d; want %d, %[4]d, %d", 10*max, n, accepted, full, max, 9*max)
 	}
 	// Every accepted nonce is still refused as a replay: nothing was evicted.
 	for i := range 10 * max {
-		ok, err := m.Use(ctx, Nonce{ConsumerKey: "flood", Nonce: fmt.Sprint(i), Timestamp: 1e9}, t0, exp)
+		ok, err := m.Use(ctx, Nonce{ConsumerKey: "flood", Value: fmt.Sprint(i), Timestamp: 1e9}, t0, exp)
 		if ok {
 			t.Fatalf("Use(nonce %d) after the flood = %v, %v: a nonce was replaced", i, ok, err)
 		}
@@ -74,11 +74,11 @@ func TestMemoryNonceStoreFlood(t *testing.T) {
 	// After expiry the store takes new nonces again and shrinks.
 	later := exp.Add(time.Second)
 	for i := range max / 2 {
-		if ok, err := m.Use(ctx, Nonce{ConsumerKey: "later", Nonce: fmt.Sprint(i)}, later, later.Add(time.Minute)); !ok || err != nil {
+		if ok, err := m.Use(ctx, Nonce{ConsumerKey: "later", Value: fmt.Sprint(i)}, later, later.Add(time.Minute)); !ok || err != nil {
 			t.Fatalf("Use(new nonce %d) after expiry = %v, %v", i, ok, err)
 		}
 	}
-	if n := m.Len(); n > max/2+nonceShards*2 {
+	if n := m.size(); n > max/2+nonceShards*2 {
 		t.Errorf("Len() after expiry = %d, want about %d", n, max/2)
 	}
 	for i := range m.shards {
@@ -99,7 +99,7 @@ func TestMemoryNonceStoreConcurrent(t *testing.T) {
 	for range workers {
 		wg.Go(func() {
 			for i := range nonces {
-				ok, err := m.Use(ctx, Nonce{ConsumerKey: "c", Nonce: fmt.Sprint(i), Timestamp: 1e9}, t0, t0.Add(time.Minute))
+				ok, err := m.Use(ctx, Nonce{ConsumerKey: "c", Value: fmt.Sprint(i), Timestamp: 1e9}, t0, t0.Add(time.Minute))
 				if err != nil {
 					t.Error(err)
 					return
@@ -132,7 +132,7 @@ func TestMemoryNonceStoreBytes(t *testing.T) {
 	m := new(MemoryNonceStore)
 	t0 := time.Unix(1e9, 0)
 	for i := range n {
-		m.Use(context.Background(), Nonce{ConsumerKey: "c", Nonce: fmt.Sprint(i), Timestamp: 1e9}, t0, t0.Add(time.Minute))
+		m.Use(context.Background(), Nonce{ConsumerKey: "c", Value: fmt.Sprint(i), Timestamp: 1e9}, t0, t0.Add(time.Minute))
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
@@ -152,7 +152,7 @@ func TestMemoryNonceStoreExpiredBehindLive(t *testing.T) {
 	var m *MemoryNonceStore
 	use := func(nonce string, now, exp int64, want bool, wantErr error) {
 		t.Helper()
-		got, err := m.Use(context.Background(), Nonce{ConsumerKey: "c", Nonce: nonce}, time.Unix(now, 0), time.Unix(exp, 0))
+		got, err := m.Use(context.Background(), Nonce{ConsumerKey: "c", Value: nonce}, time.Unix(now, 0), time.Unix(exp, 0))
 		if got != want || !errors.Is(err, wantErr) {
 			t.Errorf("Use(%s, %d, %d) = %v, %v; want %v, %v", nonce, now, exp, got, err, want, wantErr)
 		}
@@ -171,7 +171,7 @@ func TestMemoryNonceStoreExpiredBehindLive(t *testing.T) {
 	use("8", 301, 601, false, ErrNonceStoreFull)
 	use("1", 301, 601, false, nil) // a replay
 	use("5", 302, 602, false, nil)
-	if n := m.Len(); n != limit {
+	if n := m.size(); n != limit {
 		t.Errorf("Len() = %d, want %d", n, limit)
 	}
 	for i := range m.shards {
@@ -208,22 +208,22 @@ func TestMemoryNonceStoreExactBound(t *testing.T) {
 		fill := func(prefix string, now time.Time) {
 			t.Helper()
 			for i := range max {
-				ok, err := m.Use(ctx, Nonce{ConsumerKey: "c", Nonce: prefix + fmt.Sprint(i)}, now, now.Add(time.Minute))
+				ok, err := m.Use(ctx, Nonce{ConsumerKey: "c", Value: prefix + fmt.Sprint(i)}, now, now.Add(time.Minute))
 				if !ok || err != nil {
 					t.Fatalf("MaxNonces %d: Use(nonce %d of %d) = %v, %v, want true, nil", max, i+1, max, ok, err)
 				}
 			}
 			for i := range 3 {
-				ok, err := m.Use(ctx, Nonce{ConsumerKey: "c", Nonce: prefix + "over" + fmt.Sprint(i)}, now, now.Add(time.Minute))
+				ok, err := m.Use(ctx, Nonce{ConsumerKey: "c", Value: prefix + "over" + fmt.Sprint(i)}, now, now.Add(time.Minute))
 				if ok || !errors.Is(err, ErrNonceStoreFull) {
 					t.Fatalf("MaxNonces %d: Use(nonce %d) = %v, %v, want false, ErrNonceStoreFull", max, max+1+i, ok, err)
 				}
 			}
 			// A replay is still a replay, not a full store.
-			if ok, err := m.Use(ctx, Nonce{ConsumerKey: "c", Nonce: prefix + "0"}, now, now.Add(time.Minute)); ok || err != nil {
+			if ok, err := m.Use(ctx, Nonce{ConsumerKey: "c", Value: prefix + "0"}, now, now.Add(time.Minute)); ok || err != nil {
 				t.Fatalf("MaxNonces %d: replay of nonce 1 = %v, %v, want false, nil", max, ok, err)
 			}
-			if n := m.Len(); n != max {
+			if n := m.size(); n != max {
 				t.Fatalf("MaxNonces %d: Len() = %d", max, n)
 			}
 		}
@@ -245,7 +245,7 @@ func TestMemoryNonceStoreConcurrentBound(t *testing.T) {
 		for w := range workers {
 			wg.Go(func() {
 				for i := range max/2 + 10 {
-					ok, err := m.Use(ctx, Nonce{ConsumerKey: "c", Nonce: fmt.Sprint(w, "-", i)}, t0, t0.Add(time.Minute))
+					ok, err := m.Use(ctx, Nonce{ConsumerKey: "c", Value: fmt.Sprint(w, "-", i)}, t0, t0.Add(time.Minute))
 					switch {
 					case ok && err == nil:
 						accepted.Add(1)
@@ -254,7 +254,7 @@ func TestMemoryNonceStoreConcurrentBound(t *testing.T) {
 					default:
 						t.Errorf("Use = %v, %v", ok, err)
 					}
-					if n := m.Len(); n > max {
+					if n := m.size(); n > max {
 						t.Errorf("MaxNonces %d: Len() = %d during the race", max, n)
 					}
 				}
@@ -264,7 +264,7 @@ func TestMemoryNonceStoreConcurrentBound(t *testing.T) {
 		if a := accepted.Load(); a != int64(max) {
 			t.Errorf("MaxNonces %d: %d goroutines accepted %d nonces (refused %d), want exactly %d", max, workers, a, full.Load(), max)
 		}
-		if n := m.Len(); n != max {
+		if n := m.size(); n != max {
 			t.Errorf("MaxNonces %d: Len() = %d", max, n)
 		}
 	}

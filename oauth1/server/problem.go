@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/countersign/countersign/oauth1"
-	"github.com/countersign/countersign/percent"
+	"github.com/countersign/countersign/oauth1/internal/wire"
 )
 
 // A ProblemError is a refused request, described with a code of the OAuth
@@ -30,6 +30,13 @@ type ProblemError struct {
 	// no secret, and comparing it with the client's is how a
 	// signature_invalid problem is diagnosed. It is not sent to the client.
 	BaseString string
+
+	// StatusCode is the HTTP status of the refusal. The Verifier and the
+	// Provider set it as RFC 5849 §3.2 says: 400 Bad Request for malformed
+	// requests (missing, duplicated or unsupported parameters or methods)
+	// and 401 Unauthorized for bad credentials, signatures, timestamps and
+	// nonces. [Verifier.WriteError] uses that status when it is zero.
+	StatusCode int
 
 	Err error // the underlying error, if any, such as a *oauth1.HeaderError
 }
@@ -55,28 +62,23 @@ func (e *ProblemError) Error() string {
 
 func (e *ProblemError) Unwrap() error { return e.Err }
 
-// StatusCode is the HTTP status for the problem (RFC 5849 §3.2): 400 Bad
-// Request for malformed requests, with missing, duplicated or unsupported
-// parameters or methods, and 401 Unauthorized for bad credentials,
-// signatures, timestamps and nonces.
-func (e *ProblemError) StatusCode() int {
-	switch e.Problem {
+// statusFor is the HTTP status of problem code (RFC 5849 §3.2).
+func statusFor(code oauth1.Problem) int {
+	switch code {
 	case oauth1.ProblemVersionRejected, oauth1.ProblemParameterAbsent, oauth1.ProblemParameterRejected, oauth1.ProblemSignatureMethodRejected:
 		return http.StatusBadRequest
 	}
 	return http.StatusUnauthorized
 }
 
-// Body returns the application/x-www-form-urlencoded problem report:
+// body returns the application/x-www-form-urlencoded problem report:
 // oauth_problem and, where they apply, oauth_parameters_absent,
 // oauth_parameters_rejected, oauth_acceptable_timestamps and
 // oauth_acceptable_versions.
-func (e *ProblemError) Body() string {
-	b := []byte("oauth_problem=")
-	b = percent.AppendEncode(b, string(e.Problem))
+func (e *ProblemError) body() string {
+	b := wire.AppendPair(nil, "oauth_problem", string(e.Problem))
 	list := func(name string) {
-		b = append(b, "&"+name+"="...)
-		b = percent.AppendEncode(b, strings.Join(e.Params, "&"))
+		b = wire.AppendPair(append(b, '&'), name, strings.Join(e.Params, "&"))
 	}
 	switch e.Problem {
 	case oauth1.ProblemParameterAbsent:
@@ -95,5 +97,5 @@ func (e *ProblemError) Body() string {
 }
 
 func problem(code oauth1.Problem, err error, params ...string) *ProblemError {
-	return &ProblemError{Problem: code, Params: params, Err: err}
+	return &ProblemError{Problem: code, Params: params, Err: err, StatusCode: statusFor(code)}
 }

@@ -17,13 +17,12 @@ import (
 
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/internal/wire"
-	"github.com/countersign/countersign/percent"
 )
 
-// DefaultTemporaryTTL is how long temporary credentials live when
+// defaultTemporaryTTL is how long temporary credentials live when
 // Provider.TemporaryTTL is zero: time for the resource owner to sign in and
 // approve.
-const DefaultTemporaryTTL = 10 * time.Minute
+const defaultTemporaryTTL = 10 * time.Minute
 
 // maxCallbackLen bounds oauth_callback, which a TokenStore keeps.
 const maxCallbackLen = 2048
@@ -35,21 +34,21 @@ const maxCallbackLen = 2048
 // [Provider.Deny]. Consumers supplies the client registrations and Tokens
 // keeps the credentials it issues:
 //
-//	p := &oauth1.Provider{Consumers: consumers, Tokens: new(oauth1.MemoryTokenStore)}
+//	p := &server.Provider{Consumers: consumers, Tokens: new(server.MemoryTokenStore)}
 //	mux.Handle("POST /oauth/request_token", p.RequestTokenHandler())
 //	mux.Handle("POST /oauth/access_token", p.AccessTokenHandler())
 //	mux.HandleFunc("/oauth/authorize", consentPage) // calls p.Authorize or p.Deny
 //	mux.Handle("/api/", p.Middleware(api))
 //
-// A Provider is also the [CredentialStore] of its Verifier: consumer keys
-// are looked up in Consumers and tokens in Tokens, token credentials only,
-// except for the token request, which is signed with temporary
-// credentials. So a request to a protected resource signed with temporary
-// credentials is refused.
+// The Provider verifies requests itself, with the settings of Verifier:
+// consumer keys are looked up in Consumers and tokens in Tokens, token
+// credentials only, except for the token request, which is signed with
+// temporary credentials. So a request to a protected resource signed with
+// temporary credentials is refused.
 //
 // Temporary credentials are exchanged once. The token request takes them
-// from the store before it compares the verifier, so a wrong verifier uses
-// them up too: whoever holds temporary credentials without the verifier
+// from the store before it compares the verification code, so a wrong code
+// uses them up too: whoever holds temporary credentials without the code
 // (an attacker who started the flow and lured a victim into approving)
 // gets a single guess. A second exchange is answered token_used, as is a
 // request signed with temporary credentials already exchanged, before its
@@ -59,24 +58,26 @@ const maxCallbackLen = 2048
 // A Provider is safe for concurrent use; its fields must not be changed
 // after first use, and it must not be copied.
 type Provider struct {
-	// Consumers looks up client registrations by consumer key; its
-	// TokenSecret method is not used. [Consumers] is a map that is one.
-	Consumers CredentialStore
+	// Consumers looks up client registrations by consumer key.
+	// [Consumers] is a map that is one.
+	Consumers ConsumerStore
 
 	// Tokens keeps temporary and token credentials. It is required; a
 	// service with several instances needs a shared store.
 	Tokens TokenStore
 
-	// Verifier verifies the requests; its Store must be the Provider
-	// (or a store that asks the Provider for tokens), and its RequireToken
-	// false, since the temporary credential request has no token. Nil
-	// means a Verifier with the defaults and the Provider as Store,
-	// made on first use. Its clock, Now, also dates the temporary
-	// credentials: a TokenStore must decide expiry on a clock that agrees.
+	// Verifier holds the settings the Provider verifies requests with:
+	// the clock, window, methods, nonce store, realm and the rest. Its
+	// Store is ignored, since the Provider looks credentials up in
+	// Consumers and Tokens, and its RequireToken applies to Middleware
+	// only. Nil means a Verifier with the defaults. The Provider copies it
+	// on first use: later changes to it are not seen. Its clock, Now, also
+	// dates the temporary credentials: a TokenStore must decide expiry on
+	// a clock that agrees.
 	Verifier *Verifier
 
-	// TemporaryTTL is how long temporary credentials live; zero means
-	// DefaultTemporaryTTL.
+	// TemporaryTTL is how long temporary credentials live; zero means ten
+	// minutes, time for the resource owner to sign in and approve.
 	TemporaryTTL time.Duration
 
 	// CheckCallback, if set, vets oauth_callback ("oob" or an absolute
@@ -93,53 +94,62 @@ type Provider struct {
 	// Observe, if set, is called for every request the handlers and
 	// Middleware verify, before the answer is written: v is what Verify
 	// found, nil if it refused the request; err is the refusal, if any,
-	// also one after verification (a wrong verifier, say). A
+	// also one after verification (a wrong verification code, say). A
 	// [*ProblemError]'s BaseString, never sent to the client, is worth
 	// logging here.
 	Observe func(r *http.Request, v *Verification, err error)
 
 	once sync.Once
-	ver  *Verifier
+	// forResources verifies requests to protected resources, forIssue the
+	// temporary credential request and forExchange the token request:
+	// copies of Verifier that differ in their Store and RequireToken.
+	forResources, forIssue, forExchange Verifier
 }
 
-var _ CredentialStore = (*Provider)(nil)
-
-// temporaryLookup marks the context of a token request, in which the
-// Provider's TokenSecret looks up temporary credentials.
-type temporaryLookup struct{}
-
-func (p *Provider) verifier() *Verifier {
-	if p.Verifier != nil {
-		return p.Verifier
-	}
-	p.once.Do(func() { p.ver = &Verifier{Store: p} })
-	return p.ver
+// verifiers makes the Provider's Verifiers, once.
+func (p *Provider) verifiers() {
+	p.once.Do(func() {
+		if p.Verifier != nil {
+			p.forResources = *p.Verifier
+		}
+		p.forResources.Store = providerStore{p: p}
+		p.forIssue = p.forResources
+		p.forIssue.RequireToken = false // the temporary credential request has no token
+		p.forExchange = p.forIssue
+		p.forExchange.Store = providerStore{p: p, temporary: true}
+	})
 }
 
-// Consumer looks consumerKey up in p.Consumers.
-func (p *Provider) Consumer(ctx context.Context, consumerKey string) (Registration, error) {
-	if p.Consumers == nil {
+// providerStore is the CredentialStore of a Provider's Verifiers. It looks
+// consumer keys up in Consumers, and tokens in Tokens: those of token
+// credentials, or, for the token request, of temporary credentials.
+type providerStore struct {
+	p         *Provider
+	temporary bool
+}
+
+func (s providerStore) Consumer(ctx context.Context, consumerKey string) (Registration, error) {
+	if s.p.Consumers == nil {
 		return Registration{}, errors.New("oauth1: Provider.Consumers is nil")
 	}
-	return p.Consumers.Consumer(ctx, consumerKey)
+	return s.p.Consumers.Consumer(ctx, consumerKey)
 }
 
-// TokenSecret returns the secret of token credentials in p.Tokens that
-// were issued to consumerKey; during a token request, those of temporary
-// credentials instead.
-func (p *Provider) TokenSecret(ctx context.Context, consumerKey, token string) (string, error) {
-	if p.Tokens == nil {
+// TokenSecret returns the secret of token if it was issued to consumerKey.
+func (s providerStore) TokenSecret(ctx context.Context, consumerKey, token string) (string, error) {
+	tokens := s.p.Tokens
+	if tokens == nil {
 		return "", errors.New("oauth1: Provider.Tokens is nil")
 	}
 	var secret, owner string
-	if ctx.Value(temporaryLookup{}) != nil {
-		t, err := p.Tokens.Temporary(ctx, token)
+	if s.temporary {
+		t, err := tokens.Temporary(ctx, token)
 		if err != nil {
 			return "", err
 		}
 		secret, owner = t.Secret, t.ConsumerKey
 	} else {
-		t, err := p.Tokens.Token(ctx, token)
+		t, err := tokens.Token(ctx, token)
 		if err != nil {
 			return "", err
 		}
@@ -151,48 +161,35 @@ func (p *Provider) TokenSecret(ctx context.Context, consumerKey, token string) (
 	return secret, nil
 }
 
-// verify verifies r, turns ErrTokenUsed from the store into the token_used
-// problem, and checks the result with check. It calls Observe and writes
-// any refusal; it returns nil then.
-func (p *Provider) verify(w http.ResponseWriter, r *http.Request, check func(*Verification) error) *Verification {
-	v, err := p.verifier().Verify(r)
+// verify verifies r with v, turns ErrTokenUsed from the store into the
+// token_used problem, and checks the result with check. It calls Observe
+// and writes any refusal; it returns nil then.
+func (p *Provider) verify(v *Verifier, w http.ResponseWriter, r *http.Request, check func(*Verification) error) *Verification {
+	ver, err := v.Verify(r)
 	if errors.Is(err, ErrTokenUsed) {
 		err = problem(oauth1.ProblemTokenUsed, err)
 	}
 	if err == nil && check != nil {
-		err = check(v)
+		err = check(ver)
 	}
 	if p.Observe != nil {
-		p.Observe(r, v, err)
+		p.Observe(r, ver, err)
 	}
 	if err != nil {
-		p.writeError(w, err)
+		v.WriteError(w, err)
 		return nil
 	}
-	return v
-}
-
-// writeError is the Verifier's WriteError, with 503 for a full store.
-func (p *Provider) writeError(w http.ResponseWriter, err error) {
-	if errors.Is(err, ErrTokenStoreFull) {
-		w.Header().Set("Content-Type", wire.FormType)
-		w.Header().Set("Cache-Control", "no-store")
-		w.Header().Set("Retry-After", "60")
-		w.WriteHeader(http.StatusServiceUnavailable)
-		w.Write([]byte("oauth_problem=internal_error"))
-		return
-	}
-	p.verifier().WriteError(w, err)
+	return ver
 }
 
 // Middleware verifies requests to protected resources, signed with token
-// credentials the Provider issued or with client credentials alone
-// (two-legged), and passes them on to next with the [Verification] in their
-// context (see [VerificationFrom]). next checks Verification.Token when
-// a resource needs a token.
+// credentials the Provider issued or, unless Verifier.RequireToken is set,
+// with client credentials alone (two-legged), and passes them on to next
+// with the [Verification] in their context (see [FromContext]).
 func (p *Provider) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if v := p.verify(w, r, nil); v != nil {
+		p.verifiers()
+		if v := p.verify(&p.forResources, w, r, nil); v != nil {
 			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), verificationKey{}, v)))
 		}
 	})
@@ -206,8 +203,9 @@ func (p *Provider) Middleware(next http.Handler) http.Handler {
 // oauth_callback_confirmed=true.
 func (p *Provider) RequestTokenHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.verifiers()
 		var t TemporaryCredentials
-		v := p.verify(w, r, func(v *Verification) error {
+		v := p.verify(&p.forIssue, w, r, func(v *Verification) error {
 			var err error
 			t, err = p.issueTemporary(r.Context(), v)
 			return err
@@ -232,11 +230,11 @@ func (p *Provider) issueTemporary(ctx context.Context, v *Verification) (Tempora
 	}
 	ttl := p.TemporaryTTL
 	if ttl <= 0 {
-		ttl = DefaultTemporaryTTL
+		ttl = defaultTemporaryTTL
 	}
 	t := TemporaryCredentials{
 		Token: rand.Text(), Secret: rand.Text(), ConsumerKey: v.ConsumerKey,
-		Callback: v.Get("oauth_callback"), Expires: p.verifier().now().Add(ttl),
+		Callback: v.Get("oauth_callback"), Expires: p.forIssue.now().Add(ttl),
 	}
 	if err := p.Tokens.PutTemporary(ctx, t); err != nil {
 		return TemporaryCredentials{}, fmt.Errorf("oauth1: storing temporary credentials: %w", err)
@@ -287,11 +285,11 @@ func validCallback(cb string) error {
 }
 
 // Authorize records that user approved the temporary credentials token
-// (§2.2), once, and makes their verifier. The provider's consent page
+// (§2.2), once, and makes their verification code. The provider's consent page
 // calls it when the resource owner approves, and sends them to redirect:
 // the callback URL with oauth_token and oauth_verifier added to its query.
 // When the callback is "oob", redirect is empty and the page shows the
-// verifier, then eight digits, for the user to type into the client.
+// code, then eight digits, for the user to type into the client.
 //
 // The consent page finds who is asking in p.Tokens.Temporary(ctx, token)
 // (the ConsumerKey), and must make sure that the approval comes from the
@@ -299,7 +297,7 @@ func validCallback(cb string) error {
 // never a plain link, or any site could approve in their name. An unknown
 // or expired token is an error wrapping [ErrNotFound]; one already
 // approved or exchanged, [ErrTokenUsed].
-func (p *Provider) Authorize(ctx context.Context, token, user string) (redirect, verifier string, err error) {
+func (p *Provider) Authorize(ctx context.Context, token, user string) (redirect, code string, err error) {
 	if p.Tokens == nil {
 		return "", "", errors.New("oauth1: Provider.Tokens is nil")
 	}
@@ -308,27 +306,36 @@ func (p *Provider) Authorize(ctx context.Context, token, user string) (redirect,
 		return "", "", err
 	}
 	if t.Callback == "oob" {
-		verifier = pin()
+		code = pin()
 	} else {
-		verifier = rand.Text()
+		code = rand.Text()
 	}
-	if err := p.Tokens.Authorize(ctx, token, user, verifier); err != nil {
+	if err := p.Tokens.Authorize(ctx, token, user, code); err != nil {
 		return "", "", err
 	}
 	if t.Callback == "oob" {
-		return "", verifier, nil
+		return "", code, nil
 	}
-	return appendQuery(t.Callback, oauth1.Param{Name: "oauth_token", Value: token}, oauth1.Param{Name: "oauth_verifier", Value: verifier}), verifier, nil
+	return appendQuery(t.Callback, oauth1.Param{Name: "oauth_token", Value: token}, oauth1.Param{Name: "oauth_verifier", Value: code}), code, nil
 }
 
 // Deny records that the resource owner refused the temporary credentials
 // token: they are used up. The consent page sends the owner to redirect,
 // the callback URL with oauth_token and oauth_problem=permission_denied
-// added, which [oauth1.ParseCallback] reports as [oauth1.ErrDenied]; for "oob", redirect
-// is empty. Errors are those of Authorize.
+// added, which [oauth1.ParseCallback] reports as [oauth1.ErrDenied]; for
+// "oob", redirect is empty. Errors are those of Authorize: temporary
+// credentials already approved are refused with [ErrTokenUsed] and stay
+// the client's, so that whoever reaches the consent page's deny action
+// with the token cannot cancel a flow the owner approved.
 func (p *Provider) Deny(ctx context.Context, token string) (redirect string, err error) {
 	if p.Tokens == nil {
 		return "", errors.New("oauth1: Provider.Tokens is nil")
+	}
+	// Approving with a code nobody holds takes the one approval the store
+	// allows, atomically, in every TokenStore: it fails with ErrTokenUsed
+	// on credentials already approved, and no exchange can succeed after it.
+	if err := p.Tokens.Authorize(ctx, token, "", rand.Text()); err != nil {
+		return "", err
 	}
 	t, err := p.Tokens.TakeTemporary(ctx, token)
 	if err != nil {
@@ -364,9 +371,7 @@ func appendQuery(rawURL string, ps ...oauth1.Param) string {
 		if i > 0 {
 			b = append(b, '&')
 		}
-		b = percent.AppendEncode(b, p.Name)
-		b = append(b, '=')
-		b = percent.AppendEncode(b, p.Value)
+		b = wire.AppendPair(b, p.Name, p.Value)
 	}
 	if hasFrag {
 		b = append(b, '#')
@@ -386,14 +391,14 @@ func appendQuery(rawURL string, ps ...oauth1.Param) string {
 // token_rejected for unknown or expired temporary credentials or those of
 // another client; token_used once exchanged (or denied);
 // permission_unknown before the owner approved; parameter_rejected
-// (oauth_verifier) for a wrong verifier.
+// (oauth_verifier) for a wrong verification code.
 func (p *Provider) AccessTokenHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r = r.WithContext(context.WithValue(r.Context(), temporaryLookup{}, true))
+		p.verifiers()
 		ctx := r.Context()
 		var tok TokenCredentials
 		var extra url.Values
-		v := p.verify(w, r, func(v *Verification) error {
+		v := p.verify(&p.forExchange, w, r, func(v *Verification) error {
 			var err error
 			tok, extra, err = p.exchange(ctx, v)
 			return err
@@ -422,8 +427,8 @@ func (p *Provider) exchange(ctx context.Context, v *Verification) (TokenCredenti
 	if v.Token == "" {
 		absent = append(absent, "oauth_token")
 	}
-	verifier := v.Get("oauth_verifier")
-	if verifier == "" {
+	code := v.Get("oauth_verifier")
+	if code == "" {
 		absent = append(absent, "oauth_verifier")
 	}
 	if len(absent) > 0 {
@@ -442,10 +447,10 @@ func (p *Provider) exchange(ctx context.Context, v *Verification) (TokenCredenti
 		return TokenCredentials{}, nil, fmt.Errorf("oauth1: taking temporary credentials: %w", err)
 	case t.ConsumerKey != v.ConsumerKey:
 		return TokenCredentials{}, nil, problem(oauth1.ProblemTokenRejected, errors.New("temporary credentials of another client"))
-	case t.Verifier == "":
+	case t.VerificationCode == "":
 		return TokenCredentials{}, nil, problem(oauth1.ProblemPermissionUnknown, errors.New("the resource owner has not approved"))
-	case subtle.ConstantTimeCompare([]byte(t.Verifier), []byte(verifier)) != 1:
-		return TokenCredentials{}, nil, problem(oauth1.ProblemParameterRejected, errors.New("wrong verifier"), "oauth_verifier")
+	case subtle.ConstantTimeCompare([]byte(t.VerificationCode), []byte(code)) != 1:
+		return TokenCredentials{}, nil, problem(oauth1.ProblemParameterRejected, errors.New("wrong verification code"), "oauth_verifier")
 	}
 	tok := TokenCredentials{Token: rand.Text(), Secret: rand.Text(), ConsumerKey: t.ConsumerKey, User: t.User}
 	var extra url.Values
@@ -471,9 +476,7 @@ func writeForm(w http.ResponseWriter, ps []oauth1.Param) {
 		if i > 0 {
 			b = append(b, '&')
 		}
-		b = percent.AppendEncode(b, p.Name)
-		b = append(b, '=')
-		b = percent.AppendEncode(b, p.Value)
+		b = wire.AppendPair(b, p.Name, p.Value)
 	}
 	w.Header().Set("Content-Type", wire.FormType)
 	w.Header().Set("Cache-Control", "no-store")

@@ -11,24 +11,26 @@ import (
 
 // TemporaryCredentials is a provider's record of temporary credentials
 // (RFC 5849 §2.1), from their issue to their exchange for token
-// credentials. String and GoString redact Secret and Verifier.
+// credentials. String and GoString redact Secret and VerificationCode.
 type TemporaryCredentials struct {
 	Token, Secret string    // oauth_token, oauth_token_secret
 	ConsumerKey   string    // the client they were issued to
 	Callback      string    // oauth_callback: an absolute URL or "oob"
 	Expires       time.Time // after this they are unknown
 	User          string    // set by Authorize: the resource owner who approved
-	Verifier      string    // set by Authorize: oauth_verifier
+	// VerificationCode is the oauth_verifier value (RFC 5849 §2.2), set
+	// by Authorize.
+	VerificationCode string
 }
 
 func (t TemporaryCredentials) String() string {
-	return fmt.Sprintf("{Token:%s Secret:%s ConsumerKey:%s Callback:%s Expires:%s User:%s Verifier:%s}",
-		t.Token, redact.Secret(t.Secret), t.ConsumerKey, t.Callback, t.Expires.Format(time.RFC3339), t.User, redact.Secret(t.Verifier))
+	return fmt.Sprintf("{Token:%s Secret:%s ConsumerKey:%s Callback:%s Expires:%s User:%s VerificationCode:%s}",
+		t.Token, redact.Secret(t.Secret), t.ConsumerKey, t.Callback, t.Expires.Format(time.RFC3339), t.User, redact.Secret(t.VerificationCode))
 }
 
 func (t TemporaryCredentials) GoString() string {
-	return fmt.Sprintf("oauth1.TemporaryCredentials{Token:%q, Secret:%s, ConsumerKey:%q, Callback:%q, Expires:%q, User:%q, Verifier:%s}",
-		t.Token, redact.Secret(t.Secret), t.ConsumerKey, t.Callback, t.Expires.Format(time.RFC3339), t.User, redact.Secret(t.Verifier))
+	return fmt.Sprintf("oauth1.TemporaryCredentials{Token:%q, Secret:%s, ConsumerKey:%q, Callback:%q, Expires:%q, User:%q, VerificationCode:%s}",
+		t.Token, redact.Secret(t.Secret), t.ConsumerKey, t.Callback, t.Expires.Format(time.RFC3339), t.User, redact.Secret(t.VerificationCode))
 }
 
 // TokenCredentials is a provider's record of token credentials (§2.3): the
@@ -70,9 +72,10 @@ type TokenStore interface {
 	PutTemporary(ctx context.Context, t TemporaryCredentials) error
 	// Temporary returns the temporary credentials for token.
 	Temporary(ctx context.Context, token string) (TemporaryCredentials, error)
-	// Authorize records the approving user and the verifier, once: a second
-	// call for the same token fails with an error wrapping ErrTokenUsed.
-	Authorize(ctx context.Context, token, user, verifier string) error
+	// Authorize records the approving user and the verification code,
+	// once: a second call for the same token fails with an error wrapping
+	// ErrTokenUsed.
+	Authorize(ctx context.Context, token, user, code string) error
 	// TakeTemporary removes and returns the temporary credentials for
 	// token, atomically: of any number of concurrent calls (also from other
 	// processes) exactly one succeeds; the others get an error wrapping
@@ -84,11 +87,11 @@ type TokenStore interface {
 	Token(ctx context.Context, token string) (TokenCredentials, error)
 }
 
-// DefaultMaxTemporary is the capacity of a [MemoryTokenStore] whose
+// defaultMaxTemporary is the capacity of a [MemoryTokenStore] whose
 // MaxTemporary is zero: with the default ten-minute TemporaryTTL, room for
 // a sustained 200 flows a second, and at most about 300 MB when every
 // callback is as long as a Provider allows.
-const DefaultMaxTemporary = 1 << 17
+const defaultMaxTemporary = 1 << 17
 
 // ErrTokenStoreFull is returned by [MemoryTokenStore.PutTemporary] when the
 // store holds its maximum number of unexpired temporary credentials. A
@@ -109,7 +112,7 @@ type MemoryTokenStore struct {
 	Now func() time.Time
 
 	// MaxTemporary bounds the temporary credentials kept, exchanged ones
-	// included until they expire; zero means DefaultMaxTemporary.
+	// included until they expire; zero means 1<<17 (131,072).
 	MaxTemporary int
 
 	mu         sync.Mutex
@@ -143,7 +146,7 @@ func (m *MemoryTokenStore) PutTemporary(_ context.Context, t TemporaryCredential
 	}
 	limit := m.MaxTemporary
 	if limit <= 0 {
-		limit = DefaultMaxTemporary
+		limit = defaultMaxTemporary
 	}
 	now := m.now()
 	m.mu.Lock()
@@ -207,10 +210,10 @@ func (m *MemoryTokenStore) Temporary(_ context.Context, token string) (Temporary
 	return e.t, nil
 }
 
-// Authorize records user and verifier for token, once.
-func (m *MemoryTokenStore) Authorize(_ context.Context, token, user, verifier string) error {
-	if verifier == "" {
-		return errors.New("oauth1: Authorize: empty verifier")
+// Authorize records user and the verification code for token, once.
+func (m *MemoryTokenStore) Authorize(_ context.Context, token, user, code string) error {
+	if code == "" {
+		return errors.New("oauth1: Authorize: empty verification code")
 	}
 	now := m.now()
 	m.mu.Lock()
@@ -222,7 +225,7 @@ func (m *MemoryTokenStore) Authorize(_ context.Context, token, user, verifier st
 	if e.authorized {
 		return fmt.Errorf("%w: temporary token %q is already authorized", ErrTokenUsed, token)
 	}
-	e.authorized, e.t.User, e.t.Verifier = true, user, verifier
+	e.authorized, e.t.User, e.t.VerificationCode = true, user, code
 	return nil
 }
 

@@ -14,9 +14,9 @@ import (
 
 // Verification is what a [Verifier] found in a request it accepted.
 type Verification struct {
-	ConsumerKey string // oauth_consumer_key
-	Token       string // oauth_token; empty for two-legged and temporary credential requests
-	Method      string // oauth_signature_method, such as "HMAC-SHA1"
+	ConsumerKey     string // oauth_consumer_key
+	Token           string // oauth_token; empty for two-legged and temporary credential requests
+	SignatureMethod string // oauth_signature_method, such as "HMAC-SHA1"
 
 	// Params holds every protocol parameter of the request except
 	// oauth_signature, decoded, wherever it was sent: oauth_callback and
@@ -36,8 +36,8 @@ func (v *Verification) Get(name string) string {
 	return ""
 }
 
-// DefaultWindow is the timestamp window of a Verifier whose Window is zero.
-const DefaultWindow = 5 * time.Minute
+// defaultWindow is the timestamp window of a Verifier whose Window is zero.
+const defaultWindow = 5 * time.Minute
 
 // defaultMethods are the signature methods a Verifier accepts when its
 // Methods field is nil; PLAINTEXT is not among them. Unexported, so that no
@@ -49,8 +49,9 @@ var defaultMethods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SH
 // code that signs requests, and comparing in constant time), the timestamp
 // window and, through a [NonceStore], that the request is not a replay.
 //
-// Only Store is required. A Verifier is safe for concurrent use; it
-// must not be copied or modified after first use.
+// Only Store is required. A Verifier is safe for concurrent use and must
+// not be modified after first use; it holds no lock or cache of its own, so
+// copying one, to derive a Verifier with other settings, is fine.
 //
 // # The base string URI behind a proxy
 //
@@ -83,9 +84,12 @@ type Verifier struct {
 	// Store looks up consumer secrets, public keys and token secrets.
 	Store CredentialStore
 
-	// Nonces records nonces for replay protection. Nil means an internal
-	// MemoryNonceStore of DefaultMaxNonces, private to this Verifier; a
-	// service with several instances needs a shared store.
+	// Nonces records nonces for replay protection. Nil means a
+	// MemoryNonceStore with the default MaxNonces, shared by every Verifier of the
+	// process that leaves Nonces nil: nonces are keyed by consumer key,
+	// token and nonce, so sharing refuses only what one Verifier would
+	// refuse anyway (a request replayed to another of them). A service with
+	// several instances needs a shared store.
 	Nonces NonceStore
 
 	// Methods lists the accepted signature methods; nil means every HMAC
@@ -95,7 +99,7 @@ type Verifier struct {
 	AllowInsecurePlainText bool
 
 	// Window is how far oauth_timestamp may be from the current time, in
-	// either direction; zero means DefaultWindow. Nonces are remembered for
+	// either direction; zero means five minutes. Nonces are remembered for
 	// as long as their timestamp is acceptable.
 	Window time.Duration
 
@@ -142,10 +146,10 @@ type Verifier struct {
 
 	// Realm is sent in the WWW-Authenticate header of refusals.
 	Realm string
-
-	nonceOnce sync.Once
-	nonces    NonceStore
 }
+
+// defaultNonces is the NonceStore of the Verifiers whose Nonces is nil.
+var defaultNonces = new(MemoryNonceStore)
 
 func (v *Verifier) now() time.Time {
 	if v.Now != nil {
@@ -158,15 +162,14 @@ func (v *Verifier) window() time.Duration {
 	if v.Window > 0 {
 		return v.Window
 	}
-	return DefaultWindow
+	return defaultWindow
 }
 
 func (v *Verifier) nonceStore() NonceStore {
 	if v.Nonces != nil {
 		return v.Nonces
 	}
-	v.nonceOnce.Do(func() { v.nonces = new(MemoryNonceStore) })
-	return v.nonces
+	return defaultNonces
 }
 
 func (v *Verifier) maxBodyBytes() int64 { return wire.BodyLimit(v.MaxBodyBytes) }
@@ -188,25 +191,79 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 	}
 	s := getState()
 	defer putState(s)
-	limit := v.maxBodyBytes()
-	header, proto, form, hasBody, err := collectProtocol(s, r, limit)
-	if err != nil {
+	q := &found{s: s, r: r, limit: v.maxBodyBytes()}
+	if err := q.collect(); err != nil {
 		return nil, err
 	}
-	get := func(name string) (string, bool) {
-		for _, p := range proto {
-			if p.Name == name {
-				return p.Value, true
-			}
-		}
-		return "", false
-	}
-
 	// Cheap checks first, then the lookups, the signature and the nonce.
-	if ver, ok := get("oauth_version"); ok && ver != "1.0" {
-		return nil, problem(oauth1.ProblemVersionRejected, fmt.Errorf("oauth_version %q", ver))
+	if err := v.checkRequired(q); err != nil {
+		return nil, err
 	}
-	method, _ := get("oauth_signature_method")
+	if err := v.checkTime(q); err != nil {
+		return nil, err
+	}
+	if err := v.lookup(q); err != nil {
+		return nil, err
+	}
+	if err := v.checkSigned(q); err != nil {
+		return nil, err
+	}
+	if err := v.useNonce(q); err != nil {
+		return nil, err
+	}
+	return q.verification(), nil
+}
+
+// found is what one verification has found so far in a request.
+type found struct {
+	s     *state
+	r     *http.Request
+	limit int64 // of the body read
+
+	header []oauth1.Param // those of the Authorization header
+	proto  []oauth1.Param // protocol parameters from all three places, with realm
+
+	form, hasBody bool
+
+	scheme string    // of the base string URI
+	now    time.Time // the Verifier's clock, read once
+	ts     int64     // oauth_timestamp, if hasTS
+	hasTS  bool
+
+	consumer    Registration
+	tokenSecret string
+	base        []byte // the verified base string; pooled, in s
+}
+
+// get returns the protocol parameter name, and whether it was sent.
+func (q *found) get(name string) (string, bool) {
+	for _, p := range q.proto {
+		if p.Name == name {
+			return p.Value, true
+		}
+	}
+	return "", false
+}
+
+func (q *found) value(name string) string {
+	v, _ := q.get(name)
+	return v
+}
+
+// collect reads the protocol parameters of the request.
+func (q *found) collect() error {
+	var err error
+	q.header, q.proto, q.form, q.hasBody, err = collectProtocol(q.s, q.r, q.limit)
+	return err
+}
+
+// checkRequired checks oauth_version, that the parameters required are
+// present, and that the signature method is accepted.
+func (v *Verifier) checkRequired(q *found) error {
+	if ver, ok := q.get("oauth_version"); ok && ver != "1.0" {
+		return problem(oauth1.ProblemVersionRejected, fmt.Errorf("oauth_version %q", ver))
+	}
+	method := q.value("oauth_signature_method")
 	plain := method == "PLAINTEXT"
 	var absent []string
 	required := []string{"oauth_consumer_key", "oauth_signature_method", "oauth_signature", "oauth_timestamp", "oauth_nonce"}
@@ -217,111 +274,144 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 		required = append(required, "oauth_token")
 	}
 	for _, name := range required {
-		if val, ok := get(name); !ok || val == "" && name == "oauth_token" {
+		if val, ok := q.get(name); !ok || val == "" && name == "oauth_token" {
 			absent = append(absent, name)
 		}
 	}
-	bodyHash, hasBodyHash := get("oauth_body_hash")
-	if hasBodyHash && form {
-		return nil, problem(oauth1.ProblemParameterRejected, errors.New("oauth_body_hash on a form-encoded body"), "oauth_body_hash")
+	_, hasBodyHash := q.get("oauth_body_hash")
+	if hasBodyHash && q.form {
+		return problem(oauth1.ProblemParameterRejected, errors.New("oauth_body_hash on a form-encoded body"), "oauth_body_hash")
 	}
-	if v.BodyHash != 0 && !form && !hasBodyHash {
+	if v.BodyHash != 0 && !q.form && !hasBodyHash {
 		absent = append(absent, "oauth_body_hash")
 	}
 	if len(absent) > 0 {
-		return nil, problem(oauth1.ProblemParameterAbsent, nil, absent...)
+		return problem(oauth1.ProblemParameterAbsent, nil, absent...)
 	}
 	methods := v.Methods
 	if methods == nil {
 		methods = defaultMethods
 	}
 	if !slices.Contains(methods, method) {
-		return nil, problem(oauth1.ProblemSignatureMethodRejected, fmt.Errorf("method %q is not accepted", method))
+		return problem(oauth1.ProblemSignatureMethodRejected, fmt.Errorf("method %q is not accepted", method))
 	}
-	scheme := v.scheme(r)
-	if plain && !v.AllowInsecurePlainText && scheme != "https" {
-		return nil, problem(oauth1.ProblemSignatureMethodRejected, errors.New("PLAINTEXT needs https (RFC 5849 §3.4.4)"))
+	q.scheme = v.scheme(q.r)
+	if plain && !v.AllowInsecurePlainText && q.scheme != "https" {
+		return problem(oauth1.ProblemSignatureMethodRejected, errors.New("PLAINTEXT needs https (RFC 5849 §3.4.4)"))
 	}
-	now := v.now()
-	tsText, hasTS := get("oauth_timestamp")
-	var ts int64
+	return nil
+}
+
+// checkTime checks that oauth_timestamp, if sent, is within the window,
+// and that a request with one has a nonce.
+func (v *Verifier) checkTime(q *found) error {
+	q.now = v.now()
+	tsText, hasTS := q.get("oauth_timestamp")
 	if hasTS {
-		if ts, err = parseTimestamp(tsText); err != nil {
-			return nil, problem(oauth1.ProblemParameterRejected, err, "oauth_timestamp")
-		}
-		w := v.window()
-		lo, hi := now.Add(-w).Unix(), now.Add(w).Unix()
-		if ts < lo || ts > hi {
-			return nil, &ProblemError{Problem: oauth1.ProblemTimestampRefused, MinTimestamp: lo, MaxTimestamp: hi}
-		}
-	}
-	nonce, _ := get("oauth_nonce")
-	if hasTS && nonce == "" {
-		return nil, problem(oauth1.ProblemParameterRejected, errors.New("empty nonce"), "oauth_nonce")
-	}
-
-	ctx := r.Context()
-	consumerKey, _ := get("oauth_consumer_key")
-	consumer, err := v.Store.Consumer(ctx, consumerKey)
-	if errors.Is(err, ErrNotFound) {
-		return nil, problem(oauth1.ProblemConsumerKeyUnknown, nil)
-	} else if err != nil {
-		return nil, fmt.Errorf("oauth1: looking up the consumer key: %w", err)
-	}
-	token, hasToken := get("oauth_token")
-	var tokenSecret string
-	if hasToken && token != "" {
-		tokenSecret, err = v.Store.TokenSecret(ctx, consumerKey, token)
-		if errors.Is(err, ErrNotFound) {
-			return nil, problem(oauth1.ProblemTokenRejected, nil)
-		} else if err != nil {
-			return nil, fmt.Errorf("oauth1: looking up the token: %w", err)
-		}
-	}
-
-	if s.URI, err = v.baseURI(s.URI[:0], r, scheme); err != nil {
-		return nil, problem(oauth1.ProblemParameterRejected, err, "Host")
-	}
-	if err := s.receivedBase(r, header, limit); err != nil {
-		if errors.Is(err, oauth1.ErrBodyTooLarge) {
-			return nil, err
-		}
-		return nil, problem(oauth1.ProblemParameterRejected, err)
-	}
-	base := s.Base // pooled: what outlives Verify is a copy
-	sig, _ := get("oauth_signature")
-	if err := s.checkSignature(method, base, sig, consumer, tokenSecret); err != nil {
-		return nil, &ProblemError{Problem: err.Problem, Err: err.Err, BaseString: string(base)}
-	}
-	if hasBodyHash || (v.BodyHash != 0 && !form) {
-		if err := v.checkBodyHash(s, r, hasBody, bodyHash, limit); err != nil {
-			if pe, ok := err.(*ProblemError); ok {
-				pe.BaseString = string(base)
-			}
-			return nil, err
-		}
-	}
-
-	if hasTS {
-		w := v.window()
-		fresh, err := v.nonceStore().Use(ctx, Nonce{ConsumerKey: consumerKey, Token: token, Nonce: nonce, Timestamp: ts},
-			now, time.Unix(ts, 0).Add(w+time.Second))
+		ts, err := parseTimestamp(tsText)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrNonceStoreUnavailable, err)
+			return problem(oauth1.ProblemParameterRejected, err, "oauth_timestamp")
 		}
-		if !fresh {
-			return nil, &ProblemError{Problem: oauth1.ProblemNonceUsed, BaseString: string(base)}
+		w := v.window()
+		lo, hi := q.now.Add(-w).Unix(), q.now.Add(w).Unix()
+		if ts < lo || ts > hi {
+			pe := problem(oauth1.ProblemTimestampRefused, nil)
+			pe.MinTimestamp, pe.MaxTimestamp = lo, hi
+			return pe
+		}
+		q.ts, q.hasTS = ts, true
+	}
+	if hasTS && q.value("oauth_nonce") == "" {
+		return problem(oauth1.ProblemParameterRejected, errors.New("empty nonce"), "oauth_nonce")
+	}
+	return nil
+}
+
+// lookup finds the consumer's registration and the token's secret.
+func (v *Verifier) lookup(q *found) error {
+	ctx := q.r.Context()
+	consumerKey := q.value("oauth_consumer_key")
+	var err error
+	q.consumer, err = v.Store.Consumer(ctx, consumerKey)
+	if errors.Is(err, ErrNotFound) {
+		return problem(oauth1.ProblemConsumerKeyUnknown, nil)
+	} else if err != nil {
+		return fmt.Errorf("oauth1: looking up the consumer key: %w", err)
+	}
+	if token := q.value("oauth_token"); token != "" {
+		q.tokenSecret, err = v.Store.TokenSecret(ctx, consumerKey, token)
+		if errors.Is(err, ErrNotFound) {
+			return problem(oauth1.ProblemTokenRejected, nil)
+		} else if err != nil {
+			return fmt.Errorf("oauth1: looking up the token: %w", err)
 		}
 	}
+	return nil
+}
 
-	out := &Verification{ConsumerKey: consumerKey, Token: token, Method: method, BaseString: string(base)}
-	out.Params = proto[:0] // proto is this call's own, not pooled: filtered in place
-	for _, p := range proto {
+// checkSigned rebuilds the base string and checks the signature, and the
+// body hash where there is one or the Verifier requires one.
+func (v *Verifier) checkSigned(q *found) error {
+	s, r := q.s, q.r
+	var err error
+	if s.URI, err = v.baseURI(s.URI[:0], r, q.scheme); err != nil {
+		return problem(oauth1.ProblemParameterRejected, err, "Host")
+	}
+	if err := s.receivedBase(r, q.header, q.limit); err != nil {
+		if errors.Is(err, oauth1.ErrBodyTooLarge) {
+			return err
+		}
+		return problem(oauth1.ProblemParameterRejected, err)
+	}
+	q.base = s.Base // pooled: what outlives Verify is a copy
+	if err := s.checkSignature(q.value("oauth_signature_method"), q.base, q.value("oauth_signature"), q.consumer, q.tokenSecret); err != nil {
+		err.BaseString = string(q.base)
+		return err
+	}
+	bodyHash, hasBodyHash := q.get("oauth_body_hash")
+	if hasBodyHash || (v.BodyHash != 0 && !q.form) {
+		if err := v.checkBodyHash(s, r, q.hasBody, bodyHash, q.limit); err != nil {
+			if pe, ok := err.(*ProblemError); ok {
+				pe.BaseString = string(q.base)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// useNonce records the nonce of a request with a timestamp, and refuses
+// one already recorded.
+func (v *Verifier) useNonce(q *found) error {
+	if !q.hasTS {
+		return nil
+	}
+	n := Nonce{ConsumerKey: q.value("oauth_consumer_key"), Token: q.value("oauth_token"), Value: q.value("oauth_nonce"), Timestamp: q.ts}
+	fresh, err := v.nonceStore().Use(q.r.Context(), n, q.now, time.Unix(q.ts, 0).Add(v.window()+time.Second))
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrNonceStoreUnavailable, err)
+	}
+	if !fresh {
+		pe := problem(oauth1.ProblemNonceUsed, nil)
+		pe.BaseString = string(q.base)
+		return pe
+	}
+	return nil
+}
+
+// verification is what Verify returns for an accepted request.
+func (q *found) verification() *Verification {
+	out := &Verification{
+		ConsumerKey: q.value("oauth_consumer_key"), Token: q.value("oauth_token"),
+		SignatureMethod: q.value("oauth_signature_method"), BaseString: string(q.base),
+	}
+	out.Params = q.proto[:0] // proto is this call's own, not pooled: filtered in place
+	for _, p := range q.proto {
 		if p.Name != "oauth_signature" && p.Name != "realm" {
 			out.Params = append(out.Params, p)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // state is the scratch space of one verification, pooled.

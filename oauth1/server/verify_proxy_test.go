@@ -97,8 +97,8 @@ func TestVerifyHost(t *testing.T) {
 			if !errors.As(err, &pe) || pe.Problem != oauth1.ProblemParameterRejected || !slices.Equal(pe.Params, []string{"Host"}) {
 				t.Fatalf("Verify(Host %q) with Verifier.Host %q = %v, want parameter_rejected (Host)", r.Host, tt.host, err)
 			}
-			if pe.StatusCode() != http.StatusBadRequest {
-				t.Errorf("StatusCode() = %d, want 400", pe.StatusCode())
+			if pe.StatusCode != http.StatusBadRequest {
+				t.Errorf("StatusCode = %d, want 400", pe.StatusCode)
 			}
 		})
 	}

@@ -125,7 +125,7 @@ func TestVerifyXExample(t *testing.T) {
 			t.Fatalf("Verify(X example, %s) = %v", tt.method, err)
 		}
 		want := &Verification{
-			ConsumerKey: xConsumerKey, Token: xToken, Method: tt.method, BaseString: tt.base,
+			ConsumerKey: xConsumerKey, Token: xToken, SignatureMethod: tt.method, BaseString: tt.base,
 			Params: []oauth1.Param{
 				{Name: "oauth_consumer_key", Value: xConsumerKey}, {Name: "oauth_nonce", Value: xNonce},
 				{Name: "oauth_signature_method", Value: tt.method}, {Name: "oauth_timestamp", Value: "1318622958"},
@@ -229,7 +229,7 @@ func TestVerifySigned(t *testing.T) {
 						t.Errorf("%s: Verify = %v", name, err)
 						continue
 					}
-					if got.ConsumerKey != xConsumerKey || got.Token != xToken || got.Method != sg.Method() {
+					if got.ConsumerKey != xConsumerKey || got.Token != xToken || got.SignatureMethod != sg.Method() {
 						t.Errorf("%s: Verify = %+v", name, got)
 					}
 					if want := "GET&https%3A%2F%2Fapi.example.com%2Fa%252Fb%2Fc%2520d%3Be&"; method == "GET" && !strings.HasPrefix(got.BaseString, want) {
@@ -281,7 +281,7 @@ func mustProblem(t *testing.T, name string, v *Verifier, r *http.Request, want o
 		return nil
 	}
 	for _, secret := range []string{xConsumerSecret, xTokenSecret, "not the secret", "plain secret"} {
-		if strings.Contains(err.Error(), secret) || strings.Contains(err.Error(), percentLike(secret)) || strings.Contains(pe.Body(), secret) {
+		if strings.Contains(err.Error(), secret) || strings.Contains(err.Error(), percentLike(secret)) || strings.Contains(pe.body(), secret) {
 			t.Errorf("%s: error %q reveals a secret", name, err)
 		}
 	}
@@ -533,10 +533,10 @@ func TestMiddleware(t *testing.T) {
 	v := xVerifier()
 	v.Realm = `Photos "x"`
 	h := v.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ver, ok := VerificationFrom(r.Context())
+		ver, ok := FromContext(r.Context())
 		b, err := io.ReadAll(r.Body)
 		if !ok || err != nil {
-			t.Errorf("handler: VerificationFrom = %v, %v; body %v", ver, ok, err)
+			t.Errorf("handler: FromContext = %v, %v; body %v", ver, ok, err)
 		}
 		fmt.Fprintf(w, "%s %s %s", ver.ConsumerKey, ver.Token, b)
 	}))
@@ -578,7 +578,7 @@ func TestMiddleware(t *testing.T) {
 func TestMiddlewareServer(t *testing.T) {
 	v := &Verifier{Store: xCredentials()}
 	srv := httptest.NewServer(v.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ver, _ := VerificationFrom(r.Context())
+		ver, _ := FromContext(r.Context())
 		io.WriteString(w, ver.BaseString)
 	})))
 	defer srv.Close()
@@ -605,8 +605,19 @@ func TestProblemErrorStatus(t *testing.T) {
 		oauth1.ProblemSignatureMethodRejected: 400, oauth1.ProblemTimestampRefused: 401, oauth1.ProblemNonceUsed: 401,
 		oauth1.ProblemSignatureInvalid: 401, oauth1.ProblemConsumerKeyUnknown: 401, oauth1.ProblemTokenRejected: 401,
 	} {
-		if got := (&ProblemError{Problem: code}).StatusCode(); got != want {
-			t.Errorf("ProblemError{%s}.StatusCode() = %d, want %d", code, got, want)
+		if got := problem(code, nil).StatusCode; got != want {
+			t.Errorf("problem(%s).StatusCode = %d, want %d", code, got, want)
+		}
+		// A ProblemError made without a status gets its problem's.
+		w := httptest.NewRecorder()
+		new(Verifier).WriteError(w, &ProblemError{Problem: code})
+		if w.Code != want {
+			t.Errorf("WriteError(ProblemError{%s}) status = %d, want %d", code, w.Code, want)
+		}
+		w = httptest.NewRecorder()
+		new(Verifier).WriteError(w, &ProblemError{Problem: code, StatusCode: http.StatusForbidden})
+		if w.Code != http.StatusForbidden {
+			t.Errorf("WriteError(ProblemError{%s, StatusCode: 403}) status = %d, want 403", code, w.Code)
 		}
 	}
 }
@@ -663,7 +674,7 @@ func FuzzVerify(f *testing.F) {
 			tokenSecret = xTokenSecret
 		}
 		var want string
-		switch got.Method {
+		switch got.SignatureMethod {
 		case "HMAC-SHA1":
 			want = refHMACSHA1(got.BaseString, secrets[got.ConsumerKey], tokenSecret)
 		case "PLAINTEXT":
@@ -677,7 +688,7 @@ func FuzzVerify(f *testing.F) {
 			return
 		}
 		if sig != want {
-			t.Fatalf("accepted %s request with signature %q, want %q; base string %q", got.Method, sig, want, got.BaseString)
+			t.Fatalf("accepted %s request with signature %q, want %q; base string %q", got.SignatureMethod, sig, want, got.BaseString)
 		}
 	})
 }
