@@ -98,7 +98,7 @@ func (v vector) config(t *testing.T) *oauth1.Config {
 		require.NoError(t, err, "%s: private-key-file", v.file)
 		c.Signer = oauth1.RSA{Key: key, Hash: hashes[hash]}
 	case "PLAINTEXT":
-		c.Signer = oauth1.PlainText{}
+		c.Signer = oauth1.Plaintext{}
 	default:
 		require.FailNow(t, "unknown signature-method", "%s: %q", v.file, v.get("signature-method"))
 	}

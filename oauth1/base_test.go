@@ -286,7 +286,7 @@ func errorTests() []errorTest {
 		{"malformed form content type", testConfig, func(t *testing.T) *http.Request {
 			return newRequest(t, "POST", "https://example.com/r", "text/x-www-form-urlencoded/;;", "a=1")
 		}, "malformed Content-Type"},
-		{"PLAINTEXT over http", cfg(func(c *oauth1.Config) { c.Signer = oauth1.PlainText{} }), func(t *testing.T) *http.Request {
+		{"PLAINTEXT over http", cfg(func(c *oauth1.Config) { c.Signer = oauth1.Plaintext{} }), func(t *testing.T) *http.Request {
 			return newRequest(t, "GET", "http://example.com/r", "", "")
 		}, "PLAINTEXT needs an https URL"},
 		{"FormBody delivery of a JSON body", cfg(func(c *oauth1.Config) { c.Delivery = oauth1.FormBody }), func(t *testing.T) *http.Request {
@@ -657,7 +657,7 @@ func TestHeaderMatchesQuery(t *testing.T) {
 		"realm":           {Consumer: ck, Realm: "Photos & more", OmitVersion: true},
 		"escaped key":     {Consumer: oauth1.Credentials{Token: "c k+/=é", Secret: consumerSecret}},
 		"body hash":       {Consumer: ck, BodyHash: crypto.SHA256},
-		"plaintext":       {Consumer: ck, Signer: oauth1.PlainText{}},
+		"plaintext":       {Consumer: ck, Signer: oauth1.Plaintext{}},
 		"HMAC-SHA512":     {Consumer: ck, Signer: oauth1.HMAC{Hash: crypto.SHA512}},
 		"version omitted": {Consumer: ck, OmitVersion: true},
 	}

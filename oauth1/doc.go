@@ -45,7 +45,7 @@
 //
 // [HMAC] (HMAC-SHA1, the zero value; HMAC-SHA256; HMAC-SHA512), [RSA]
 // (RSA-SHA1/256/512 with PKCS #1 v1.5, over any [crypto.Signer], so keys held
-// in an HSM or KMS work) and [PlainText]. Package
+// in an HSM or KMS work) and [Plaintext]. Package
 // [github.com/countersign/countersign/oauth1/rsakey] loads RSA keys from PEM,
 // OpenSSH and PKCS #12 files. Any other method implements [Signer].
 //

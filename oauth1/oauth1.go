@@ -95,10 +95,10 @@ type Config struct {
 	// Mastercard uses. The hash is chosen apart from the signature method.
 	BodyHash crypto.Hash
 
-	// AllowInsecurePlainText lets the PLAINTEXT method sign requests whose
+	// AllowInsecurePlaintext lets the PLAINTEXT method sign requests whose
 	// URL is not https. RFC 5849 §3.4.4 requires a secure channel, so
 	// by default such requests are refused.
-	AllowInsecurePlainText bool
+	AllowInsecurePlaintext bool
 
 	// MaxBodyBytes limits how much of a body signing reads; zero means
 	// DefaultMaxBodyBytes, and no limit goes above 256 MiB. A larger body

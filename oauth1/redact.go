@@ -66,7 +66,7 @@ func signerText(s Signer) string {
 		if s != nil {
 			return s.String()
 		}
-	case HMAC, PlainText, *HMAC, *PlainText:
+	case HMAC, Plaintext, *HMAC, *Plaintext:
 		return s.Method()
 	}
 	return fmt.Sprintf("%T", s) // a Signer of the caller's: its fields are its own

@@ -46,15 +46,15 @@ type RSA struct {
 	Hash crypto.Hash // crypto.SHA1 (or zero), crypto.SHA256 or crypto.SHA512
 }
 
-// PlainText implements PLAINTEXT (RFC 5849 §3.4.4): the signature is the
+// Plaintext implements PLAINTEXT (RFC 5849 §3.4.4): the signature is the
 // signing key itself. It is only safe over TLS, so Config refuses to sign a
-// non-https request with it unless Config.AllowInsecurePlainText is set.
-type PlainText struct{}
+// non-https request with it unless Config.AllowInsecurePlaintext is set.
+type Plaintext struct{}
 
 var (
 	_ Signer = HMAC{}
 	_ Signer = RSA{}
-	_ Signer = PlainText{}
+	_ Signer = Plaintext{}
 )
 
 // SignerFor returns the Signer for a signature method's wire name, such as
@@ -63,7 +63,7 @@ var (
 // others.
 func SignerFor(method string, key crypto.Signer) (Signer, error) {
 	if method == "PLAINTEXT" {
-		return PlainText{}, nil
+		return Plaintext{}, nil
 	}
 	h, isRSA, ok := mac.MethodHash(method)
 	switch {
@@ -137,9 +137,9 @@ func (s RSA) Sign(base []byte, _, _ string) (string, error) {
 }
 
 // Method returns "PLAINTEXT".
-func (PlainText) Method() string { return "PLAINTEXT" }
+func (Plaintext) Method() string { return "PLAINTEXT" }
 
 // Sign returns percent(consumerSecret) "&" percent(tokenSecret).
-func (PlainText) Sign(_ []byte, consumerSecret, tokenSecret string) (string, error) {
+func (Plaintext) Sign(_ []byte, consumerSecret, tokenSecret string) (string, error) {
 	return string(mac.AppendKey(nil, consumerSecret, tokenSecret)), nil
 }

@@ -137,7 +137,7 @@ func TestTraceTokenRequests(t *testing.T) {
 // Nothing a hook is given holds a secret, not even with PLAINTEXT, whose
 // signature is made of them.
 func TestTraceHoldsNoSecret(t *testing.T) {
-	cfg := &oauth1.Config{Consumer: rfcClient, Signer: oauth1.PlainText{}}
+	cfg := &oauth1.Config{Consumer: rfcClient, Signer: oauth1.Plaintext{}}
 	var log traceLog
 	r, _ := http.NewRequestWithContext(log.ctx(context.Background()), "GET", "https://api.example.com/", nil)
 	require.NoError(t, cfg.Sign(r, &rfcToken))

@@ -109,7 +109,7 @@ func (c *cmd) verify(args []string) int {
 		v := &server.Verifier{Store: store, Scheme: scheme, Now: func() time.Time { return now }}
 		if plaintext {
 			v.Methods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SHA1", "RSA-SHA256", "RSA-SHA512", "PLAINTEXT"}
-			v.AllowInsecurePlainText = true
+			v.AllowInsecurePlaintext = true
 		}
 		if anyTime {
 			v.Window = 100 * 365 * 24 * time.Hour
