@@ -71,7 +71,8 @@
 //
 // [Config.RequestToken], [Config.AuthorizationURL], [ParseCallback] and
 // [Config.AccessToken] run the redirection-based flow of RFC 5849 §2 against
-// the URLs in [Config.Endpoint]; [XEndpoint] holds the X API's. A token
+// the URLs in [Config.Endpoint] (the examples hold the X API's and
+// others'). A token
 // endpoint that answers with an error status yields a [*ResponseError]
 // carrying the status, the oauth_problem and a bounded excerpt of the body;
 // [CheckResponse] makes the same error of any other answer. Extra

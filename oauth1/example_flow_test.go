@@ -79,7 +79,11 @@ func ExampleConfig_AccessToken() {
 	ctx := context.Background()
 	cfg := &oauth1.Config{
 		Consumer: oauth1.Credentials{Token: os.Getenv("X_CONSUMER_KEY"), Secret: os.Getenv("X_CONSUMER_SECRET")},
-		Endpoint: oauth1.XEndpoint,
+		Endpoint: oauth1.Endpoint{
+			RequestTokenURL: "https://api.x.com/oauth/request_token",
+			AuthorizeURL:    "https://api.x.com/oauth/authorize", // asks the user every time
+			AccessTokenURL:  "https://api.x.com/oauth/access_token",
+		},
 		Callback: "oob",
 	}
 	temp, _, err := cfg.RequestToken(ctx)
@@ -105,7 +109,13 @@ func ExampleConfig_AccessToken() {
 func ExampleParseCallback() {
 	cfg := &oauth1.Config{
 		Consumer: oauth1.Credentials{Token: os.Getenv("X_CONSUMER_KEY"), Secret: os.Getenv("X_CONSUMER_SECRET")},
-		Endpoint: oauth1.XAuthenticateEndpoint,
+		Endpoint: oauth1.Endpoint{
+			RequestTokenURL: "https://api.x.com/oauth/request_token",
+			// "Sign in with X": a user who has authorized the application
+			// already is sent back at once.
+			AuthorizeURL:   "https://api.x.com/oauth/authenticate",
+			AccessTokenURL: "https://api.x.com/oauth/access_token",
+		},
 		Callback: "https://app.example/callback",
 	}
 	pending := map[string]*oauth1.Credentials{} // temporary credentials by token; guard it in real code
@@ -136,7 +146,11 @@ func ExampleParseCallback() {
 func Example_x() {
 	cfg := &oauth1.Config{
 		Consumer: oauth1.Credentials{Token: os.Getenv("X_CONSUMER_KEY"), Secret: os.Getenv("X_CONSUMER_SECRET")},
-		Endpoint: oauth1.XEndpoint,
+		Endpoint: oauth1.Endpoint{
+			RequestTokenURL: "https://api.x.com/oauth/request_token",
+			AuthorizeURL:    "https://api.x.com/oauth/authorize", // asks the user every time
+			AccessTokenURL:  "https://api.x.com/oauth/access_token",
+		},
 	}
 	client := cfg.Client(&oauth1.Credentials{Token: os.Getenv("X_ACCESS_TOKEN"), Secret: os.Getenv("X_ACCESS_TOKEN_SECRET")})
 	_, _ = client.Post("https://api.x.com/2/tweets", "application/json", strings.NewReader(`{"text":"Hello"}`))

@@ -28,23 +28,6 @@ type Endpoint struct {
 	TokenMethod string
 }
 
-// XEndpoint is the X (Twitter) API's endpoint. Its AuthorizeURL asks the
-// user to authorize the application every time.
-var XEndpoint = Endpoint{
-	RequestTokenURL: "https://api.x.com/oauth/request_token",
-	AuthorizeURL:    "https://api.x.com/oauth/authorize",
-	AccessTokenURL:  "https://api.x.com/oauth/access_token",
-}
-
-// XAuthenticateEndpoint is XEndpoint with the "Sign in with X"
-// authorization URL, which sends back at once a user who has already
-// authorized the application.
-var XAuthenticateEndpoint = Endpoint{
-	RequestTokenURL: "https://api.x.com/oauth/request_token",
-	AuthorizeURL:    "https://api.x.com/oauth/authenticate",
-	AccessTokenURL:  "https://api.x.com/oauth/access_token",
-}
-
 // maxResponseBytes bounds the token endpoints' answers, which are a few
 // hundred bytes of form data.
 const maxResponseBytes = 64 << 10

@@ -69,9 +69,10 @@ func main() {
 	switch *preset {
 	case "":
 	case "x":
-		cfg.Endpoint = oauth1.XEndpoint
+		cfg.Endpoint = xEndpoint
 	case "x-authenticate":
-		cfg.Endpoint = oauth1.XAuthenticateEndpoint
+		cfg.Endpoint = xEndpoint
+		cfg.Endpoint.AuthorizeURL = "https://api.x.com/oauth/authenticate"
 	default:
 		log.Fatalf("unknown -preset %q", *preset)
 	}
@@ -331,4 +332,13 @@ func demoCheck(r *http.Request, signer oauth1.Signer, consumer oauth1.Credential
 		}
 	}
 	return nil, fmt.Errorf("invalid %s signature", p["oauth_signature_method"])
+}
+
+// xEndpoint is the X API's: its AuthorizeURL asks the user every time, and
+// https://api.x.com/oauth/authenticate sends back at once a user who has
+// authorized the application already.
+var xEndpoint = oauth1.Endpoint{
+	RequestTokenURL: "https://api.x.com/oauth/request_token",
+	AuthorizeURL:    "https://api.x.com/oauth/authorize",
+	AccessTokenURL:  "https://api.x.com/oauth/access_token",
 }
