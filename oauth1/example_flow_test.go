@@ -8,7 +8,6 @@ import (
 	"io"
 	"log"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -73,8 +72,8 @@ func ExampleConfig_Client() {
 
 // Run the three-legged flow (RFC 5849 §2) out of band: the user authorizes
 // the application in a browser and types the PIN the provider shows. A web
-// application sets Callback to its own URL instead and reads the verifier
-// with ParseCallback.
+// application sets Callback to its own URL instead and reads the
+// verification code with ParseCallback.
 func ExampleConfig_AccessToken() {
 	ctx := context.Background()
 	cfg := &oauth1.Config{
@@ -91,7 +90,7 @@ func ExampleConfig_AccessToken() {
 		log.Fatal(err)
 	}
 	fmt.Println("Open this URL, authorize the application and type the PIN:")
-	fmt.Println(cfg.AuthorizationURL(temp, nil))
+	fmt.Println(cfg.AuthorizationURL(temp))
 	pin, err := bufio.NewReader(os.Stdin).ReadString('\n')
 	if err != nil {
 		log.Fatal(err)
@@ -120,7 +119,7 @@ func ExampleParseCallback() {
 	}
 	pending := map[string]*oauth1.Credentials{} // temporary credentials by token; guard it in real code
 	http.HandleFunc("/callback", func(w http.ResponseWriter, r *http.Request) {
-		token, verifier, err := oauth1.ParseCallback(r, nil)
+		token, code, err := oauth1.ParseCallback(r, nil)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusForbidden) // also when the user said no (oauth1.ErrDenied)
 			return
@@ -131,7 +130,7 @@ func ExampleParseCallback() {
 			return
 		}
 		delete(pending, token)
-		tok, values, err := cfg.AccessToken(r.Context(), temp, verifier)
+		tok, values, err := cfg.AccessToken(r.Context(), temp, code)
 		if err != nil {
 			http.Error(w, "the provider refused the token request", http.StatusBadGateway)
 			return
@@ -243,5 +242,5 @@ func Example_eTrade() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(cfg.AuthorizationURL(temp, url.Values{"key": {cfg.Consumer.Token}, "token": {temp.Token}}))
+	fmt.Println(cfg.AuthorizationURL(temp, oauth1.Param{Name: "key", Value: cfg.Consumer.Token}, oauth1.Param{Name: "token", Value: temp.Token}))
 }

@@ -134,7 +134,7 @@ func TestTokenRequestExtras(t *testing.T) {
 		_, _, err := cfg.AccessToken(ctx, nil, rfcVerifier)
 		assert.ErrorContains(t, err, "nil temporary credentials")
 		_, _, err = cfg.AccessToken(ctx, &rfcTemp, "")
-		assert.ErrorContains(t, err, "empty verifier")
+		assert.ErrorContains(t, err, "empty verification code")
 		_, _, err = cfg.RequestToken(ctx, oauth1.Param{Name: "", Value: "x"})
 		assert.ErrorContains(t, err, "empty name")
 		_, _, err = cfg.RequestToken(ctx, oauth1.Param{Name: "oauth_callback", Value: "x"})

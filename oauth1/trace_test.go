@@ -121,7 +121,7 @@ func TestTraceTokenRequests(t *testing.T) {
 	ctx := log.ctx(context.Background())
 	temp, _, err := cfg.RequestToken(ctx)
 	require.NoError(t, err)
-	verifier, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp, nil))
+	verifier, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp))
 	require.NoError(t, err)
 	_, _, err = cfg.AccessToken(ctx, temp, verifier)
 	require.NoError(t, err)

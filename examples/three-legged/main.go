@@ -173,7 +173,7 @@ func (a *app) login(w http.ResponseWriter, r *http.Request) {
 	}
 	a.pending[temp.Token] = pendingAuth{temp, now.Add(10 * time.Minute)}
 	a.mu.Unlock()
-	http.Redirect(w, r, a.cfg.AuthorizationURL(temp, nil), http.StatusFound)
+	http.Redirect(w, r, a.cfg.AuthorizationURL(temp), http.StatusFound)
 }
 
 var result = template.Must(template.New("").Parse(`Signed in. Token credentials: {{.Token}}

@@ -13,7 +13,7 @@
 //	defer srv.Close()
 //	cfg := &oauth1.Config{Consumer: srv.Consumer, Endpoint: srv.Endpoint}
 //	temp, _, err := cfg.RequestToken(ctx)
-//	verifier, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp, nil))
+//	verifier, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp))
 //	tok, _, err := cfg.AccessToken(ctx, temp, verifier)
 //	resp, err := cfg.Client(tok).Get(srv.ResourceURL)
 package oauth1test
