@@ -356,28 +356,6 @@ func TestExtraParams(t *testing.T) {
 	}
 }
 
-func TestCredentialsRedacted(t *testing.T) {
-	c := oauth1.Credentials{Token: "tk", Secret: tokenSecret}
-	cfg := oauth1.Config{Consumer: oauth1.Credentials{Token: "ck", Secret: consumerSecret}}
-	for _, format := range []string{"%v", "%+v", "%s", "%#v", "%q"} {
-		for _, v := range []any{c, &c, cfg, &cfg, []oauth1.Credentials{c}} {
-			got := fmt.Sprintf(format, v)
-			if strings.Contains(got, tokenSecret) || strings.Contains(got, consumerSecret) {
-				t.Errorf("Sprintf(%q, %T) = %s: contains a secret", format, v, got)
-			}
-		}
-	}
-	if got, want := c.String(), "{Token:tk Secret:REDACTED}"; got != want {
-		t.Errorf("String() = %s, want %s", got, want)
-	}
-	if got, want := fmt.Sprintf("%#v", c), `oauth1.Credentials{Token:"tk", Secret:REDACTED}`; got != want {
-		t.Errorf("GoString() = %s, want %s", got, want)
-	}
-	if got, want := (oauth1.Credentials{Token: "tk"}).String(), `{Token:tk Secret:""}`; got != want {
-		t.Errorf("String() of an empty secret = %s, want %s", got, want)
-	}
-}
-
 func TestQueryDeliveryKeepsCallerURL(t *testing.T) {
 	c := *testConfig
 	c.Delivery = oauth1.QueryString

@@ -220,7 +220,7 @@ func (a *app) callback(w http.ResponseWriter, r *http.Request) {
 	result.Execute(w, struct {
 		Token  string
 		Values []string
-	}{tok.String(), extra})
+	}{fmt.Sprint(tok), extra})
 }
 
 // The demo provider plays the RFC 5849 §1.2 example (photos.example.net).

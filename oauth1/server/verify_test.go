@@ -809,7 +809,7 @@ func TestConsumerRedacted(t *testing.T) {
 			}
 		}
 	}
-	if got, want := c.String(), "{Secret:REDACTED PublicKey:RSA-2048}"; got != want {
+	if got, want := fmt.Sprint(c), "{Secret:REDACTED PublicKey:RSA-2048}"; got != want {
 		t.Errorf("String() = %s, want %s", got, want)
 	}
 }
