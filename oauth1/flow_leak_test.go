@@ -133,7 +133,7 @@ func TestResponseErrorScrubsEcho(t *testing.T) {
 	for _, echo := range []string{"text", "json", "escaped"} {
 		for _, delivery := range []oauth1.Delivery{oauth1.AuthHeader, oauth1.QueryString, oauth1.FormBody} {
 			for _, signer := range []oauth1.Signer{oauth1.Plaintext{}, oauth1.HMAC{}} {
-				name := echo + "/" + delivery.String() + "/" + signer.Method()
+				name := echo + "/" + deliveryName(delivery) + "/" + signer.Method()
 				cfg := &oauth1.Config{
 					Consumer: leakConsumer, Signer: signer, Delivery: delivery, AllowInsecurePlaintext: true,
 					Endpoint: oauth1.Endpoint{

@@ -40,7 +40,8 @@ const (
 	FormBody
 )
 
-func (d Delivery) String() string {
+// text names d in descriptions and errors.
+func (d Delivery) text() string {
 	switch d {
 	case AuthHeader:
 		return "header"
@@ -51,11 +52,6 @@ func (d Delivery) String() string {
 	}
 	return "Delivery(" + strconv.Itoa(int(d)) + ")"
 }
-
-// DefaultMaxBodyBytes is the limit on the body that signing reads when
-// Config.MaxBodyBytes is zero: form bodies are read to collect their
-// parameters and, with Config.BodyHash, other bodies are read to hash them.
-const DefaultMaxBodyBytes = wire.DefaultMaxBodyBytes
 
 // ErrBodyTooLarge is returned (wrapped, with the limit) when a body that
 // signing must read is larger than the limit. A request is never signed over
@@ -110,9 +106,10 @@ type Config struct {
 	// by default such requests are refused.
 	AllowInsecurePlaintext bool
 
-	// MaxBodyBytes limits how much of a body signing reads; zero means
-	// DefaultMaxBodyBytes, and no limit goes above 256 MiB. A larger body
-	// is an error wrapping ErrBodyTooLarge.
+	// MaxBodyBytes limits how much of a body signing reads (form bodies,
+	// to collect their parameters, and with BodyHash other bodies, to hash
+	// them); zero means 4 MiB, and no limit goes above 256 MiB. A larger
+	// body is an error wrapping ErrBodyTooLarge.
 	MaxBodyBytes int64
 
 	// Endpoint holds the provider's URLs for the three-legged flow

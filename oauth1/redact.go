@@ -3,7 +3,6 @@ package oauth1
 import (
 	"crypto"
 	"crypto/rsa"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -25,9 +24,10 @@ import (
 // go vet's printf check reports both.
 //
 // JSON is a serialization, not a log format: encoding/json writes
-// Credentials and Config as they are, secrets included. slog's JSON handler
-// calls LogValue on the value it is given, but encodes a struct or slice
-// that merely holds one with encoding/json.
+// Credentials and Config as they are, secrets included, and leaves out
+// keys (Config.Signer, RSA.Key). slog's JSON handler calls LogValue on the
+// value it is given, but encodes a struct or slice that merely holds one
+// with encoding/json.
 
 var (
 	_ fmt.Formatter  = Credentials{}
@@ -36,7 +36,6 @@ var (
 	_ slog.LogValuer = Config{}
 	_ fmt.Formatter  = RSA{}
 	_ slog.LogValuer = RSA{}
-	_ json.Marshaler = RSA{}
 )
 
 // Format implements [fmt.Formatter]: every verb prints the token with the
@@ -71,7 +70,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Any("Consumer", c.Consumer),
 		slog.String("Signer", signerText(c.Signer)),
 		slog.String("Realm", c.Realm),
-		slog.String("Delivery", c.Delivery.String()),
+		slog.String("Delivery", c.Delivery.text()),
 		slog.String("RequestTokenURL", urlText(c.Endpoint.RequestTokenURL)),
 		slog.String("AuthorizeURL", urlText(c.Endpoint.AuthorizeURL)),
 		slog.String("AccessTokenURL", urlText(c.Endpoint.AccessTokenURL)),
@@ -80,7 +79,7 @@ func (c Config) LogValue() slog.Value {
 
 func (c Config) text() string {
 	return "{Consumer:" + c.Consumer.text() + " Signer:" + signerText(c.Signer) +
-		" Realm:" + c.Realm + " Delivery:" + c.Delivery.String() +
+		" Realm:" + c.Realm + " Delivery:" + c.Delivery.text() +
 		" Endpoint:{" + urlText(c.Endpoint.RequestTokenURL) + " " + urlText(c.Endpoint.AuthorizeURL) + " " +
 		urlText(c.Endpoint.AccessTokenURL) + " " + c.Endpoint.TokenMethod + "}" +
 		" Callback:" + urlText(c.Callback) + " HTTPClient:" + clientText(c) + "}"
@@ -88,7 +87,7 @@ func (c Config) text() string {
 
 func (c Config) goText() string {
 	return "oauth1.Config{Consumer:" + c.Consumer.goText() + ", Signer:" + signerText(c.Signer) +
-		", Realm:" + strconv.Quote(c.Realm) + ", Delivery:" + c.Delivery.String() + ", ...}"
+		", Realm:" + strconv.Quote(c.Realm) + ", Delivery:" + c.Delivery.text() + ", ...}"
 }
 
 // Format implements [fmt.Formatter]: the method and the key's size, never
@@ -100,13 +99,6 @@ func (s RSA) Format(f fmt.State, verb rune) {
 // LogValue implements [slog.LogValuer].
 func (s RSA) LogValue() slog.Value {
 	return slog.GroupValue(slog.String("Key", signingKeyText(s)), slog.String("Hash", hashText(s.Hash)))
-}
-
-// MarshalJSON writes what LogValue logs. An RSA has no faithful JSON form
-// (its Key may live in an HSM), and encoding/json would otherwise write the
-// private key of an *rsa.PrivateKey.
-func (s RSA) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct{ Key, Hash string }{signingKeyText(s), hashText(s.Hash)})
 }
 
 func (s RSA) text() string {

@@ -235,6 +235,11 @@ func TestJSONRoundTrip(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &back))
 	assert.Equal(t, cfg, back)
 
+	// An RSA is written without its key.
+	b, err = json.Marshal(oauth1.RSA{Key: redactRSAKey(t), Hash: crypto.SHA256})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"Hash":5}`, string(b))
+
 	// What is left out is left out, a key first of all.
 	withCode := cfg
 	withCode.Signer = oauth1.RSA{Key: redactRSAKey(t)}

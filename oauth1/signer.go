@@ -41,9 +41,12 @@ type HMAC struct {
 // Key may be an *rsa.PrivateKey or any crypto.Signer whose public key is an
 // *rsa.PublicKey and that signs PKCS #1 v1.5 when given a crypto.Hash as
 // options, as keys held in an HSM or a cloud KMS do.
+//
+// fmt, under every verb, and slog print an RSA as the key's size and the
+// hash, never the key. JSON leaves Key out too: it writes only Hash.
 type RSA struct {
-	Key  crypto.Signer
-	Hash crypto.Hash // crypto.SHA1 (or zero), crypto.SHA256 or crypto.SHA512
+	Key  crypto.Signer `json:"-"`
+	Hash crypto.Hash   // crypto.SHA1 (or zero), crypto.SHA256 or crypto.SHA512
 }
 
 // Plaintext implements PLAINTEXT (RFC 5849 §3.4.4): the signature is the
