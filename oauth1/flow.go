@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/countersign/countersign/internal/ascii"
 	"github.com/countersign/countersign/oauth1/internal/wire"
 )
 
@@ -312,7 +313,7 @@ func newResponseError(status int, body []byte, secrets ...string) *ResponseError
 	e.Advice = string(scrubEcho([]byte(e.Advice), secrets...))
 	// A token secret the provider issued is unknown here and may be
 	// written in any format: a body that names one is dropped whole.
-	if indexFold(body, "oauth_token_secret") < 0 {
+	if ascii.IndexFold(body, "oauth_token_secret") < 0 {
 		// Scrub the whole body, then cut: a cut secret would escape.
 		b := scrubEcho(body, secrets...)
 		e.Body = b[:min(len(b), maxExcerptBytes):min(len(b), maxExcerptBytes)]
