@@ -98,7 +98,7 @@ func (v vector) config(t *testing.T) *oauth1.Config {
 		require.NoError(t, err, "%s: private-key-file", v.file)
 		c.Signer = oauth1.RSA{Key: key, Hash: hashes[hash]}
 	case "PLAINTEXT":
-		c.Signer = oauth1.PlainText{}
+		c.Signer = oauth1.Plaintext{}
 	default:
 		require.FailNow(t, "unknown signature-method", "%s: %q", v.file, v.get("signature-method"))
 	}
@@ -205,7 +205,7 @@ func checkDeliveries(t *testing.T, v vector, wantSig string) {
 		if d == oauth1.FormBody && v.get("method") == "GET" {
 			continue
 		}
-		t.Run(d.String(), func(t *testing.T) {
+		t.Run(map[oauth1.Delivery]string{oauth1.QueryString: "query", oauth1.FormBody: "body"}[d], func(t *testing.T) {
 			c := v.config(t)
 			c.Delivery = d
 			r := v.request(t)

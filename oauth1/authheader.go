@@ -8,24 +8,23 @@ import (
 	"github.com/countersign/countersign/percent"
 )
 
-// A HeaderError reports an Authorization header that is not a well-formed
-// OAuth credentials field (RFC 5849 §3.5.1, RFC 9110 §11.4). HeaderError
-// values are comparable when Err is nil or comparable.
-type HeaderError struct {
-	Offset int    // byte offset in the header value where parsing failed
-	Reason string // what was expected or found there
-	Err    error  // the underlying decoding error, such as a *percent.EscapeError
+// A headerError reports an Authorization header that is not a well-formed
+// OAuth credentials field (RFC 5849 §3.5.1, RFC 9110 §11.4), and where.
+type headerError struct {
+	offset int    // byte offset in the header value where parsing failed
+	reason string // what was expected or found there
+	err    error  // the underlying decoding error, such as a *percent.EscapeError
 }
 
-func (e *HeaderError) Error() string {
-	s := "oauth1: malformed Authorization header at offset " + strconv.Itoa(e.Offset) + ": " + e.Reason
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
+func (e *headerError) Error() string {
+	s := "oauth1: malformed Authorization header at offset " + strconv.Itoa(e.offset) + ": " + e.reason
+	if e.err != nil {
+		s += ": " + e.err.Error()
 	}
 	return s
 }
 
-func (e *HeaderError) Unwrap() error { return e.Err }
+func (e *headerError) Unwrap() error { return e.err }
 
 // ParseAuthHeader parses the value of an Authorization header that uses the
 // OAuth scheme (RFC 5849 §3.5.1) and returns its parameters in the order
@@ -39,17 +38,19 @@ func (e *HeaderError) Unwrap() error { return e.Err }
 // [percent.Decode] ("+" stays "+"); realm is an RFC 9110 quoted string, not
 // signed, and is returned as it is written, with backslash escapes undone.
 // Duplicate names are returned as they are: rejecting them is the caller's
-// decision. A value that is not an OAuth header, or is malformed, is a
-// [*HeaderError].
+// decision. A value that is not an OAuth header, or is malformed, is an
+// error that names the byte offset where parsing failed and what was wrong
+// there, and wraps the decoding error of a bad percent-encoding (a
+// [*percent.EscapeError]).
 func ParseAuthHeader(v string) ([]Param, error) {
 	const scheme = "OAuth"
 	i := skipSpace(v, 0)
 	if len(v)-i < len(scheme) || !strings.EqualFold(v[i:i+len(scheme)], scheme) {
-		return nil, &HeaderError{Offset: i, Reason: `scheme is not "OAuth"`}
+		return nil, &headerError{offset: i, reason: `scheme is not "OAuth"`}
 	}
 	i += len(scheme)
 	if i < len(v) && v[i] != ' ' && v[i] != '\t' {
-		return nil, &HeaderError{Offset: i, Reason: `scheme is not "OAuth"`}
+		return nil, &headerError{offset: i, reason: `scheme is not "OAuth"`}
 	}
 	// Every parameter has an "=" and takes three bytes at least ("a=,"):
 	// room for them all at once, so that a hostile header costs a few times
@@ -71,23 +72,23 @@ func ParseAuthHeader(v string) ([]Param, error) {
 			i++
 		}
 		if i == start {
-			return nil, &HeaderError{Offset: i, Reason: "expected a parameter name, found " + strconv.QuoteRune(rune(v[i]))}
+			return nil, &headerError{offset: i, reason: "expected a parameter name, found " + strconv.QuoteRune(rune(v[i]))}
 		}
 		// Names are percent-encoded too (§3.5.1); "%" is a token character,
 		// so an encoded name reads as one token and decodes here.
 		name, err := percent.Decode(v[start:i])
 		if err != nil {
-			return nil, &HeaderError{Offset: start, Reason: "bad percent-encoding in a parameter name", Err: err}
+			return nil, &headerError{offset: start, reason: "bad percent-encoding in a parameter name", err: err}
 		}
 		i = skipSpace(v, i)
 		if i == len(v) || v[i] != '=' {
-			return nil, &HeaderError{Offset: i, Reason: "expected \"=\" after " + strconv.Quote(name)}
+			return nil, &headerError{offset: i, reason: "expected \"=\" after " + strconv.Quote(name)}
 		}
 		i = skipSpace(v, i+1)
 		valueAt := i
 		var raw string
 		if i < len(v) && v[i] == '"' {
-			var err *HeaderError
+			var err *headerError
 			raw, i, err = quotedString(v, i)
 			if err != nil {
 				return nil, err
@@ -103,14 +104,14 @@ func ParseAuthHeader(v string) ([]Param, error) {
 		if name != "realm" {
 			d, err := percent.Decode(raw)
 			if err != nil {
-				return nil, &HeaderError{Offset: valueAt, Reason: "bad percent-encoding in " + strconv.Quote(name), Err: err}
+				return nil, &headerError{offset: valueAt, reason: "bad percent-encoding in " + strconv.Quote(name), err: err}
 			}
 			value = d
 		}
 		params = append(params, Param{Name: name, Value: value})
 		i = skipSpace(v, i)
 		if i < len(v) && v[i] != ',' {
-			return nil, &HeaderError{Offset: i, Reason: "expected \",\" after the value of " + strconv.Quote(name)}
+			return nil, &headerError{offset: i, reason: "expected \",\" after the value of " + strconv.Quote(name)}
 		}
 	}
 }
@@ -118,7 +119,7 @@ func ParseAuthHeader(v string) ([]Param, error) {
 // quotedString reads the quoted-string starting at v[i] == '"' and returns
 // its content with quoted-pairs undone, and the offset after the closing
 // quote.
-func quotedString(v string, i int) (string, int, *HeaderError) {
+func quotedString(v string, i int) (string, int, *headerError) {
 	open := i
 	i++
 	start := i
@@ -136,7 +137,7 @@ func quotedString(v string, i int) (string, int, *HeaderError) {
 			return b.String(), i + 1, nil
 		case '\\':
 			if i+1 == len(v) {
-				return "", i, &HeaderError{Offset: i, Reason: "backslash at end of quoted string"}
+				return "", i, &headerError{offset: i, reason: "backslash at end of quoted string"}
 			}
 			b.WriteByte(v[i+1])
 			i += 2
@@ -145,7 +146,7 @@ func quotedString(v string, i int) (string, int, *HeaderError) {
 			i++
 		}
 	}
-	return "", open, &HeaderError{Offset: open, Reason: "unterminated quoted string"}
+	return "", open, &headerError{offset: open, reason: "unterminated quoted string"}
 }
 
 func skipSpace(v string, i int) int {

@@ -61,8 +61,8 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 		return err
 	}
 	plain := method == "PLAINTEXT"
-	if plain && !c.AllowInsecurePlainText && !strings.EqualFold(r.URL.Scheme, "https") {
-		return fmt.Errorf("oauth1: PLAINTEXT needs an https URL, not %q (RFC 5849 §3.4.4); set Config.AllowInsecurePlainText to override", r.URL.Scheme)
+	if plain && !c.AllowInsecurePlaintext && !strings.EqualFold(r.URL.Scheme, "https") {
+		return fmt.Errorf("oauth1: PLAINTEXT needs an https URL, not %q (RFC 5849 §3.4.4); set Config.AllowInsecurePlaintext to override", r.URL.Scheme)
 	}
 	omitTime := plain && t.IsZero() && nonce == "" // §3.1 lets PLAINTEXT omit both
 	if !omitTime {

@@ -53,7 +53,7 @@ func (s *state) deliver(c *Config, r *http.Request, sig []byte) error {
 			r.Header.Set("Content-Type", wire.FormType)
 		}
 	default:
-		return fmt.Errorf("oauth1: unknown %v", c.Delivery)
+		return fmt.Errorf("oauth1: unknown %s", c.Delivery.text())
 	}
 	s.Out = b
 	return nil

@@ -1,7 +1,7 @@
-// Package oauth1 signs and verifies HTTP requests with OAuth 1.0a
-// (RFC 5849), the protocol still spoken by the X (Twitter) API v1.1/v2 user
-// context, Jira and Atlassian application links, NetSuite, WooCommerce,
-// Mastercard, Garmin, Flickr and others.
+// Package oauth1 is the client side of OAuth 1.0a (RFC 5849): it signs HTTP
+// requests and runs the three-legged flow. OAuth 1.0a is still spoken by the
+// X (Twitter) API v1.1/v2 user context, Jira and Atlassian application links,
+// NetSuite, WooCommerce, Mastercard, Garmin, Flickr and others.
 //
 // A [Config] holds the client (consumer) credentials and the signature
 // method; [Credentials] hold a token and its secret. Signing a request is one
@@ -45,7 +45,7 @@
 //
 // [HMAC] (HMAC-SHA1, the zero value; HMAC-SHA256; HMAC-SHA512), [RSA]
 // (RSA-SHA1/256/512 with PKCS #1 v1.5, over any [crypto.Signer], so keys held
-// in an HSM or KMS work) and [PlainText]. Package
+// in an HSM or KMS work) and [Plaintext]. Package
 // [github.com/countersign/countersign/oauth1/rsakey] loads RSA keys from PEM,
 // OpenSSH and PKCS #12 files. Any other method implements [Signer].
 //
@@ -71,11 +71,13 @@
 //
 // [Config.RequestToken], [Config.AuthorizationURL], [ParseCallback] and
 // [Config.AccessToken] run the redirection-based flow of RFC 5849 §2 against
-// the URLs in [Config.Endpoint]; [XEndpoint] holds the X API's. A token
-// endpoint that answers with an error status yields a [*ResponseError]
-// carrying the status, the oauth_problem and a bounded excerpt of the body;
-// [CheckResponse] makes the same error of any other answer. Extra
-// parameters of the token requests cover xAuth and session renewal.
+// the URLs in [Config.Endpoint]; the examples hold the X API's and other
+// providers'. The values these return besides the Credentials never hold the
+// token or its secret. A token endpoint that answers with an error status
+// yields a [*ResponseError] carrying the status, the oauth_problem and a
+// bounded excerpt of the body, scrubbed of signatures and secrets;
+// [CheckResponse] makes the same error of any other answer. Extra parameters
+// of the token requests cover xAuth and session renewal.
 //
 // When a provider refuses a signature, a [Trace] attached to the request's
 // context with [WithTrace] receives the base string each request was signed
@@ -84,20 +86,8 @@
 //
 // # Providers
 //
-// A [Verifier] checks incoming requests with the same base string code the
-// signer uses: the signature (in constant time), the timestamp window and
-// nonce replay through a [NonceStore]. Its Middleware answers failures with
-// the OAuth Problem Reporting codes. It finds secrets in a
-// [CredentialStore]; [Consumers] is one for two-legged providers and LTI
-// 1.1 tools, which know only clients.
-//
-// A [Provider] adds the endpoints that issue credentials (§2):
-// RequestTokenHandler and AccessTokenHandler, and Authorize and Deny for
-// the provider's own consent page. It keeps temporary and token
-// credentials in a [TokenStore]: [MemoryTokenStore] for one process, or a
-// shared store, such as the Redis one of module
-// github.com/countersign/countersign/redisstore, for several instances,
-// which also need a shared [NonceStore]. Package
-// [github.com/countersign/countersign/oauth1/oauth1test] builds a complete
-// fake provider on it for tests.
+// Package [github.com/countersign/countersign/oauth1/server] verifies
+// incoming requests with the same base string code and issues credentials;
+// package [github.com/countersign/countersign/oauth1/oauth1test] builds a
+// complete fake provider on it for tests.
 package oauth1

@@ -101,7 +101,7 @@ func exampleProvider(store exampleStore, answer func(http.ResponseWriter, *http.
 // Exchange a user's name and password for token credentials with xAuth,
 // which X granted to some desktop and mobile applications: the request goes
 // straight to the access token URL, with no temporary credentials and no
-// verifier, and X wants the x_auth_* parameters in the POST body, which is
+// verification code, and X wants the x_auth_* parameters in the POST body, which is
 // where AccessToken sends extra parameters not named oauth_*. They are
 // signed like any form parameter.
 func ExampleConfig_AccessToken_xAuth() {

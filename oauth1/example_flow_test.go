@@ -8,7 +8,6 @@ import (
 	"io"
 	"log"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -73,13 +72,17 @@ func ExampleConfig_Client() {
 
 // Run the three-legged flow (RFC 5849 §2) out of band: the user authorizes
 // the application in a browser and types the PIN the provider shows. A web
-// application sets Callback to its own URL instead and reads the verifier
-// with ParseCallback.
+// application sets Callback to its own URL instead and reads the
+// verification code with ParseCallback.
 func ExampleConfig_AccessToken() {
 	ctx := context.Background()
 	cfg := &oauth1.Config{
 		Consumer: oauth1.Credentials{Token: os.Getenv("X_CONSUMER_KEY"), Secret: os.Getenv("X_CONSUMER_SECRET")},
-		Endpoint: oauth1.XEndpoint,
+		Endpoint: oauth1.Endpoint{
+			RequestTokenURL: "https://api.x.com/oauth/request_token",
+			AuthorizeURL:    "https://api.x.com/oauth/authorize", // asks the user every time
+			AccessTokenURL:  "https://api.x.com/oauth/access_token",
+		},
 		Callback: "oob",
 	}
 	temp, _, err := cfg.RequestToken(ctx)
@@ -87,7 +90,7 @@ func ExampleConfig_AccessToken() {
 		log.Fatal(err)
 	}
 	fmt.Println("Open this URL, authorize the application and type the PIN:")
-	fmt.Println(cfg.AuthorizationURL(temp, nil))
+	fmt.Println(cfg.AuthorizationURL(temp))
 	pin, err := bufio.NewReader(os.Stdin).ReadString('\n')
 	if err != nil {
 		log.Fatal(err)
@@ -105,12 +108,18 @@ func ExampleConfig_AccessToken() {
 func ExampleParseCallback() {
 	cfg := &oauth1.Config{
 		Consumer: oauth1.Credentials{Token: os.Getenv("X_CONSUMER_KEY"), Secret: os.Getenv("X_CONSUMER_SECRET")},
-		Endpoint: oauth1.XAuthenticateEndpoint,
+		Endpoint: oauth1.Endpoint{
+			RequestTokenURL: "https://api.x.com/oauth/request_token",
+			// "Sign in with X": a user who has authorized the application
+			// already is sent back at once.
+			AuthorizeURL:   "https://api.x.com/oauth/authenticate",
+			AccessTokenURL: "https://api.x.com/oauth/access_token",
+		},
 		Callback: "https://app.example/callback",
 	}
 	pending := map[string]*oauth1.Credentials{} // temporary credentials by token; guard it in real code
 	http.HandleFunc("/callback", func(w http.ResponseWriter, r *http.Request) {
-		token, verifier, err := oauth1.ParseCallback(r, nil)
+		token, code, err := oauth1.ParseCallback(r, nil)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusForbidden) // also when the user said no (oauth1.ErrDenied)
 			return
@@ -121,7 +130,7 @@ func ExampleParseCallback() {
 			return
 		}
 		delete(pending, token)
-		tok, values, err := cfg.AccessToken(r.Context(), temp, verifier)
+		tok, values, err := cfg.AccessToken(r.Context(), temp, code)
 		if err != nil {
 			http.Error(w, "the provider refused the token request", http.StatusBadGateway)
 			return
@@ -136,7 +145,11 @@ func ExampleParseCallback() {
 func Example_x() {
 	cfg := &oauth1.Config{
 		Consumer: oauth1.Credentials{Token: os.Getenv("X_CONSUMER_KEY"), Secret: os.Getenv("X_CONSUMER_SECRET")},
-		Endpoint: oauth1.XEndpoint,
+		Endpoint: oauth1.Endpoint{
+			RequestTokenURL: "https://api.x.com/oauth/request_token",
+			AuthorizeURL:    "https://api.x.com/oauth/authorize", // asks the user every time
+			AccessTokenURL:  "https://api.x.com/oauth/access_token",
+		},
 	}
 	client := cfg.Client(&oauth1.Credentials{Token: os.Getenv("X_ACCESS_TOKEN"), Secret: os.Getenv("X_ACCESS_TOKEN_SECRET")})
 	_, _ = client.Post("https://api.x.com/2/tweets", "application/json", strings.NewReader(`{"text":"Hello"}`))
@@ -229,5 +242,5 @@ func Example_eTrade() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(cfg.AuthorizationURL(temp, url.Values{"key": {cfg.Consumer.Token}, "token": {temp.Token}}))
+	fmt.Println(cfg.AuthorizationURL(temp, oauth1.Param{Name: "key", Value: cfg.Consumer.Token}, oauth1.Param{Name: "token", Value: temp.Token}))
 }

@@ -73,7 +73,7 @@ func ExampleProvider() {
 	}
 	// The user opens the authorization URL and types the PIN it shows
 	// into the client.
-	resp, err := http.Get(cfg.AuthorizationURL(temp, nil))
+	resp, err := http.Get(cfg.AuthorizationURL(temp))
 	if err != nil {
 		panic(err)
 	}

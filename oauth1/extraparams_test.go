@@ -20,7 +20,7 @@ import (
 // provider's Verifier recomputes the signature from what arrived.
 func TestConfigParamsSignedAndSent(t *testing.T) {
 	for _, d := range []oauth1.Delivery{oauth1.AuthHeader, oauth1.QueryString, oauth1.FormBody} {
-		t.Run(d.String(), func(t *testing.T) {
+		t.Run(deliveryName(d), func(t *testing.T) {
 			srv := oauth1test.NewServer(rfcClient)
 			defer srv.Close()
 			tok := srv.IssueToken()
@@ -134,7 +134,7 @@ func TestTokenRequestExtras(t *testing.T) {
 		_, _, err := cfg.AccessToken(ctx, nil, rfcVerifier)
 		assert.ErrorContains(t, err, "nil temporary credentials")
 		_, _, err = cfg.AccessToken(ctx, &rfcTemp, "")
-		assert.ErrorContains(t, err, "empty verifier")
+		assert.ErrorContains(t, err, "empty verification code")
 		_, _, err = cfg.RequestToken(ctx, oauth1.Param{Name: "", Value: "x"})
 		assert.ErrorContains(t, err, "empty name")
 		_, _, err = cfg.RequestToken(ctx, oauth1.Param{Name: "oauth_callback", Value: "x"})
@@ -148,7 +148,7 @@ func TestTokenRequestExtras(t *testing.T) {
 func TestTokenRequestExtrasVerified(t *testing.T) {
 	for _, d := range []oauth1.Delivery{oauth1.AuthHeader, oauth1.QueryString, oauth1.FormBody} {
 		for _, method := range []string{"POST", "GET"} {
-			t.Run(d.String()+"/"+method, func(t *testing.T) {
+			t.Run(deliveryName(d)+"/"+method, func(t *testing.T) {
 				store := exampleStore{consumer: rfcClient, tokens: map[string]string{rfcToken.Token: rfcToken.Secret}}
 				srv := exampleProvider(store, func(w http.ResponseWriter, r *http.Request, v *server.Verification) {
 					if r.FormValue("x_auth_username") != "jane" || v.Get("oauth_session_handle") != "h" {
@@ -168,4 +168,9 @@ func TestTokenRequestExtrasVerified(t *testing.T) {
 			})
 		}
 	}
+}
+
+// deliveryName names d in test names.
+func deliveryName(d oauth1.Delivery) string {
+	return map[oauth1.Delivery]string{oauth1.AuthHeader: "header", oauth1.QueryString: "query", oauth1.FormBody: "body"}[d]
 }

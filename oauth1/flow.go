@@ -12,7 +12,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/countersign/countersign/percent"
+	"github.com/countersign/countersign/internal/ascii"
+	"github.com/countersign/countersign/oauth1/internal/wire"
 )
 
 // Endpoint holds a provider's URLs for the three-legged flow of RFC 5849
@@ -26,23 +27,6 @@ type Endpoint struct {
 	// and AccessTokenURL. Empty means POST, as §2.1 and §2.3 require;
 	// E*TRADE wants GET.
 	TokenMethod string
-}
-
-// XEndpoint is the X (Twitter) API's endpoint. Its AuthorizeURL asks the
-// user to authorize the application every time.
-var XEndpoint = Endpoint{
-	RequestTokenURL: "https://api.x.com/oauth/request_token",
-	AuthorizeURL:    "https://api.x.com/oauth/authorize",
-	AccessTokenURL:  "https://api.x.com/oauth/access_token",
-}
-
-// XAuthenticateEndpoint is XEndpoint with the "Sign in with X"
-// authorization URL, which sends back at once a user who has already
-// authorized the application.
-var XAuthenticateEndpoint = Endpoint{
-	RequestTokenURL: "https://api.x.com/oauth/request_token",
-	AuthorizeURL:    "https://api.x.com/oauth/authenticate",
-	AccessTokenURL:  "https://api.x.com/oauth/access_token",
 }
 
 // maxResponseBytes bounds the token endpoints' answers, which are a few
@@ -106,8 +90,9 @@ func (e *ResponseError) Error() string {
 }
 
 // RequestToken asks the provider for temporary credentials (RFC 5849
-// §2.1), sending c.Callback as oauth_callback. It returns them with all the
-// values of the response, and fails unless the provider confirms the
+// §2.1), sending c.Callback as oauth_callback. It returns them and the other
+// values of the response (the token and its secret are only in the
+// Credentials), and fails unless the provider confirms the
 // callback with oauth_callback_confirmed=true, as OAuth 1.0a requires. An
 // answer with a status other than 2xx is a [*ResponseError].
 //
@@ -136,10 +121,10 @@ func (c *Config) RequestToken(ctx context.Context, extra ...Param) (*Credentials
 
 // AuthorizationURL returns the URL to send the resource owner to so that
 // they authorize temp (RFC 5849 §2.2): c.Endpoint.AuthorizeURL with
-// oauth_token and then extra added to its query, which is kept. extra holds
-// the parameters some providers want there, such as SmugMug's Access and
-// Permissions; it may be nil.
-func (c *Config) AuthorizationURL(temp *Credentials, extra url.Values) string {
+// oauth_token and then extra, in their order, added to its query, which is
+// kept. extra holds the parameters some providers want there, such as
+// SmugMug's Access and Permissions.
+func (c *Config) AuthorizationURL(temp *Credentials, extra ...Param) string {
 	u, frag, hasFrag := strings.Cut(c.Endpoint.AuthorizeURL, "#")
 	b := []byte(u)
 	switch i := strings.IndexByte(u, '?'); {
@@ -148,20 +133,9 @@ func (c *Config) AuthorizationURL(temp *Credentials, extra url.Values) string {
 	case !strings.HasSuffix(u, "?") && !strings.HasSuffix(u, "&"):
 		b = append(b, '&')
 	}
-	b = append(b, "oauth_token="...)
-	b = percent.AppendEncode(b, temp.token())
-	keys := make([]string, 0, len(extra))
-	for k := range extra {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		for _, v := range extra[k] {
-			b = append(b, '&')
-			b = percent.AppendEncode(b, k)
-			b = append(b, '=')
-			b = percent.AppendEncode(b, v)
-		}
+	b = wire.AppendPair(b, "oauth_token", temp.token())
+	for _, p := range extra {
+		b = wire.AppendPair(append(b, '&'), p.Name, p.Value)
 	}
 	if hasFrag {
 		b = append(b, '#')
@@ -170,13 +144,14 @@ func (c *Config) AuthorizationURL(temp *Credentials, extra url.Values) string {
 	return string(b)
 }
 
-// ParseCallback reads the oauth_token and oauth_verifier with which the
-// provider sends the resource owner back to the callback URL (§2.2). When
+// ParseCallback reads the oauth_token and the verification code
+// (oauth_verifier) with which the provider sends the resource owner back to
+// the callback URL (§2.2). When
 // temp is not nil, the token must be temp's; pass nil to look the temporary
 // credentials up by the returned token instead. A denial (a "denied"
 // parameter, as X sends, or an oauth_problem) is an error wrapping
 // [ErrDenied].
-func ParseCallback(r *http.Request, temp *Credentials) (token, verifier string, err error) {
+func ParseCallback(r *http.Request, temp *Credentials) (token, code string, err error) {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return "", "", fmt.Errorf("oauth1: callback: malformed query: %w", err)
@@ -187,25 +162,26 @@ func ParseCallback(r *http.Request, temp *Credentials) (token, verifier string, 
 	if p := q.Get("oauth_problem"); p != "" {
 		return "", "", fmt.Errorf("%w (oauth_problem=%s)", ErrDenied, p)
 	}
-	token, verifier = q.Get("oauth_token"), q.Get("oauth_verifier")
+	token, code = q.Get("oauth_token"), q.Get("oauth_verifier")
 	switch {
 	case token == "":
 		return "", "", errors.New("oauth1: callback: no oauth_token")
-	case verifier == "":
+	case code == "":
 		return "", "", errors.New("oauth1: callback: no oauth_verifier")
 	case temp != nil && subtle.ConstantTimeCompare([]byte(token), []byte(temp.Token)) != 1:
 		return "", "", fmt.Errorf("oauth1: callback: oauth_token %q is not the temporary token %q", token, temp.Token)
 	}
-	return token, verifier, nil
+	return token, code, nil
 }
 
-// AccessToken exchanges the temporary credentials temp and the verifier
-// from the callback (or the PIN the user typed) for token credentials
-// (§2.3). The verifier is sent as a protocol parameter, in the
+// AccessToken exchanges the temporary credentials temp and the verification
+// code from the callback (or the PIN the user typed) for token credentials
+// (§2.3). The code is sent as the protocol parameter oauth_verifier, in the
 // Authorization header by default, where providers such as Garmin require
-// it. It returns all the values of the response too, which carry
-// provider-specific data (X sends user_id and screen_name). An answer with a
-// status other than 2xx is a [*ResponseError].
+// it. It also returns the other values of the response, which carry
+// provider-specific data (X sends user_id and screen_name); the token and
+// its secret are only in the Credentials. An answer with a status other than
+// 2xx is a [*ResponseError].
 //
 // Token requests follow a redirect only to the scheme, host and port they
 // were sent to; a redirect elsewhere is an error, since the request carries
@@ -215,27 +191,26 @@ func ParseCallback(r *http.Request, temp *Credentials) (token, verifier string, 
 // own: oauth_* names as protocol parameters, others in the form body. They
 // make the other exchanges of this endpoint:
 //
-//   - xAuth (X's password exchange): temp is nil and verifier empty, and
+//   - xAuth (X's password exchange): temp is nil and code empty, and
 //     extra holds x_auth_mode=client_auth, x_auth_username and
 //     x_auth_password, which X wants in the POST body;
 //   - renewal under the OAuth Session 1.0 extension: temp is the expired
-//     token credentials, verifier is empty, and extra holds the
+//     token credentials, code is empty, and extra holds the
 //     oauth_session_handle of the response that issued them.
 //
-// An empty verifier is not sent. Without extra, temp and verifier are
-// required.
-func (c *Config) AccessToken(ctx context.Context, temp *Credentials, verifier string, extra ...Param) (*Credentials, url.Values, error) {
+// An empty code is not sent. Without extra, temp and code are required.
+func (c *Config) AccessToken(ctx context.Context, temp *Credentials, code string, extra ...Param) (*Credentials, url.Values, error) {
 	if len(extra) == 0 {
 		switch {
 		case temp == nil:
 			return nil, nil, errors.New("oauth1: access token: nil temporary credentials")
-		case verifier == "":
-			return nil, nil, errors.New("oauth1: access token: empty verifier")
+		case code == "":
+			return nil, nil, errors.New("oauth1: access token: empty verification code")
 		}
 	}
 	var v Param
-	if verifier != "" {
-		v = Param{"oauth_verifier", verifier}
+	if code != "" {
+		v = Param{"oauth_verifier", code}
 	}
 	return c.tokenRequest(ctx, "access token", c.Endpoint.AccessTokenURL, temp, v, extra)
 }
@@ -291,6 +266,10 @@ func (c *Config) tokenRequest(ctx context.Context, what, rawURL string, tok *Cre
 	if t.Token == "" || !v.Has("oauth_token_secret") {
 		return nil, nil, fmt.Errorf("oauth1: %s: the response lacks oauth_token or oauth_token_secret (it has %s)", what, keyList(v))
 	}
+	// The values are handed on, logged and stored with less care than
+	// Credentials, which print redacted: they keep no copy of the token.
+	v.Del("oauth_token")
+	v.Del("oauth_token_secret")
 	return t, v, nil
 }
 
@@ -334,7 +313,7 @@ func newResponseError(status int, body []byte, secrets ...string) *ResponseError
 	e.Advice = string(scrubEcho([]byte(e.Advice), secrets...))
 	// A token secret the provider issued is unknown here and may be
 	// written in any format: a body that names one is dropped whole.
-	if indexFold(body, "oauth_token_secret") < 0 {
+	if ascii.IndexFold(body, "oauth_token_secret") < 0 {
 		// Scrub the whole body, then cut: a cut secret would escape.
 		b := scrubEcho(body, secrets...)
 		e.Body = b[:min(len(b), maxExcerptBytes):min(len(b), maxExcerptBytes)]

@@ -53,12 +53,12 @@ func closedPort(t *testing.T) string {
 func TestTokenRequestErrorNamesEndpoint(t *testing.T) {
 	addr := closedPort(t)
 	for _, delivery := range []oauth1.Delivery{oauth1.QueryString, oauth1.AuthHeader, oauth1.FormBody} {
-		for _, signer := range []oauth1.Signer{oauth1.PlainText{}, oauth1.HMAC{}} {
+		for _, signer := range []oauth1.Signer{oauth1.Plaintext{}, oauth1.HMAC{}} {
 			cfg := &oauth1.Config{
 				Consumer:               leakConsumer,
 				Signer:                 signer,
 				Delivery:               delivery,
-				AllowInsecurePlainText: true,
+				AllowInsecurePlaintext: true,
 				Endpoint: oauth1.Endpoint{
 					RequestTokenURL: "http://" + addr + "/rt?scope=read",
 					AccessTokenURL:  "http://" + addr + "/at",
@@ -132,10 +132,10 @@ func TestResponseErrorScrubsEcho(t *testing.T) {
 	srv, sigs := echoProvider(t)
 	for _, echo := range []string{"text", "json", "escaped"} {
 		for _, delivery := range []oauth1.Delivery{oauth1.AuthHeader, oauth1.QueryString, oauth1.FormBody} {
-			for _, signer := range []oauth1.Signer{oauth1.PlainText{}, oauth1.HMAC{}} {
-				name := echo + "/" + delivery.String() + "/" + signer.Method()
+			for _, signer := range []oauth1.Signer{oauth1.Plaintext{}, oauth1.HMAC{}} {
+				name := echo + "/" + deliveryName(delivery) + "/" + signer.Method()
 				cfg := &oauth1.Config{
-					Consumer: leakConsumer, Signer: signer, Delivery: delivery, AllowInsecurePlainText: true,
+					Consumer: leakConsumer, Signer: signer, Delivery: delivery, AllowInsecurePlaintext: true,
 					Endpoint: oauth1.Endpoint{
 						RequestTokenURL: srv.URL + "/rt?echo=" + echo,
 						AccessTokenURL:  srv.URL + "/at?echo=" + echo,
@@ -192,7 +192,7 @@ func TestTokenRequestRedirect(t *testing.T) {
 	}
 	for _, delivery := range []oauth1.Delivery{oauth1.AuthHeader, oauth1.QueryString, oauth1.FormBody} {
 		cfg := &oauth1.Config{
-			Consumer: leakConsumer, Signer: oauth1.PlainText{}, Delivery: delivery,
+			Consumer: leakConsumer, Signer: oauth1.Plaintext{}, Delivery: delivery,
 			Endpoint:   oauth1.Endpoint{AccessTokenURL: originSrv.URL + "/away"},
 			HTTPClient: originSrv.Client(),
 		}

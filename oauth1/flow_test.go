@@ -108,21 +108,22 @@ func TestFlow(t *testing.T) {
 			if *temp != rfcTemp || v.Get("oauth_callback_confirmed") != "true" {
 				t.Fatalf("RequestToken() = %#v, %v; want %#v", temp, v, rfcTemp)
 			}
+			noSecrets(t, "RequestToken", v)
 
 			// The browser's part: the provider redirects to the callback.
 			noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-			resp, err := noFollow.Get(cfg.AuthorizationURL(temp, nil))
+			resp, err := noFollow.Get(cfg.AuthorizationURL(temp))
 			if err != nil {
 				t.Fatal(err)
 			}
 			resp.Body.Close()
 			callback := httptest.NewRequest("GET", resp.Header.Get("Location"), nil)
-			token, verifier, err := oauth1.ParseCallback(callback, temp)
-			if err != nil || token != rfcTemp.Token || verifier != rfcVerifier {
-				t.Fatalf("ParseCallback(%q) = %q, %q, %v; want %q, %q", resp.Header.Get("Location"), token, verifier, err, rfcTemp.Token, rfcVerifier)
+			token, code, err := oauth1.ParseCallback(callback, temp)
+			if err != nil || token != rfcTemp.Token || code != rfcVerifier {
+				t.Fatalf("ParseCallback(%q) = %q, %q, %v; want %q, %q", resp.Header.Get("Location"), token, code, err, rfcTemp.Token, rfcVerifier)
 			}
 
-			tok, v, err := cfg.AccessToken(ctx, temp, verifier)
+			tok, v, err := cfg.AccessToken(ctx, temp, code)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -132,7 +133,25 @@ func TestFlow(t *testing.T) {
 			if v.Get("user_id") != "6253282" || v.Get("screen_name") != "Jane Doe" {
 				t.Errorf("AccessToken() values = %v, want user_id and screen_name", v)
 			}
+			noSecrets(t, "AccessToken", v)
 		})
+	}
+}
+
+// noSecrets fails unless v, the values a token request returns besides the
+// Credentials, has neither the token nor its secret: callers pass them on
+// and log them with less care than Credentials, which print redacted.
+func noSecrets(t *testing.T, what string, v url.Values) {
+	t.Helper()
+	for _, k := range []string{"oauth_token", "oauth_token_secret"} {
+		if v.Has(k) {
+			t.Errorf("%s() values hold %s", what, k)
+		}
+	}
+	for _, s := range []string{rfcTemp.Token, rfcTemp.Secret, rfcToken.Token, rfcToken.Secret} {
+		if strings.Contains(v.Encode(), url.QueryEscape(s)) {
+			t.Errorf("%s() values %v hold %q", what, v, s)
+		}
 	}
 }
 
@@ -266,7 +285,7 @@ func TestAuthorizationURL(t *testing.T) {
 	temp := &oauth1.Credentials{Token: "a b+c", Secret: "never shown"}
 	tests := []struct {
 		authorize string
-		extra     url.Values
+		extra     []oauth1.Param
 		want      string
 	}{
 		{"https://p.example/authorize", nil, "https://p.example/authorize?oauth_token=a%20b%2Bc"},
@@ -274,12 +293,14 @@ func TestAuthorizationURL(t *testing.T) {
 		{"https://p.example/authorize?lang=fr", nil, "https://p.example/authorize?lang=fr&oauth_token=a%20b%2Bc"},
 		{"https://p.example/authorize?lang=fr&", nil, "https://p.example/authorize?lang=fr&oauth_token=a%20b%2Bc"},
 		{"https://p.example/authorize#top", nil, "https://p.example/authorize?oauth_token=a%20b%2Bc#top"},
-		{"https://p.example/authorize", url.Values{"Permissions": {"Modify"}, "Access": {"Full"}},
-			"https://p.example/authorize?oauth_token=a%20b%2Bc&Access=Full&Permissions=Modify"},
+		{"https://p.example/authorize", []oauth1.Param{{Name: "Permissions", Value: "Modify"}, {Name: "Access", Value: "Full"}},
+			"https://p.example/authorize?oauth_token=a%20b%2Bc&Permissions=Modify&Access=Full"},
+		{"https://p.example/authorize", []oauth1.Param{{Name: "a b", Value: "x&y=z"}, {Name: "a b", Value: ""}},
+			"https://p.example/authorize?oauth_token=a%20b%2Bc&a%20b=x%26y%3Dz&a%20b="},
 	}
 	for _, tt := range tests {
 		cfg := &oauth1.Config{Endpoint: oauth1.Endpoint{AuthorizeURL: tt.authorize}}
-		if got := cfg.AuthorizationURL(temp, tt.extra); got != tt.want {
+		if got := cfg.AuthorizationURL(temp, tt.extra...); got != tt.want {
 			t.Errorf("AuthorizationURL(%q, %v) = %q, want %q", tt.authorize, tt.extra, got, tt.want)
 		}
 	}
@@ -291,7 +312,7 @@ func TestParseCallback(t *testing.T) {
 		query      string
 		temp       *oauth1.Credentials
 		wantToken  string
-		wantVerif  string
+		wantCode   string
 		wantErr    string
 		wantDenied bool
 	}{
@@ -306,11 +327,11 @@ func TestParseCallback(t *testing.T) {
 	}
 	for _, tt := range tests {
 		r := httptest.NewRequest("GET", "/callback?"+tt.query, nil)
-		token, verifier, err := oauth1.ParseCallback(r, tt.temp)
-		if token != tt.wantToken || verifier != tt.wantVerif || (err == nil) != (tt.wantErr == "") ||
+		token, code, err := oauth1.ParseCallback(r, tt.temp)
+		if token != tt.wantToken || code != tt.wantCode || (err == nil) != (tt.wantErr == "") ||
 			err != nil && !strings.Contains(err.Error(), tt.wantErr) || errors.Is(err, oauth1.ErrDenied) != tt.wantDenied {
 			t.Errorf("ParseCallback(%q) = %q, %q, %v; want %q, %q, error %q (denied %v)",
-				tt.query, token, verifier, err, tt.wantToken, tt.wantVerif, tt.wantErr, tt.wantDenied)
+				tt.query, token, code, err, tt.wantToken, tt.wantCode, tt.wantErr, tt.wantDenied)
 		}
 	}
 }
@@ -330,7 +351,7 @@ func FuzzAuthorizationURL(f *testing.F) {
 			return
 		}
 		cfg := &oauth1.Config{Endpoint: oauth1.Endpoint{AuthorizeURL: authorize}}
-		got := cfg.AuthorizationURL(&oauth1.Credentials{Token: token}, url.Values{key: {value}})
+		got := cfg.AuthorizationURL(&oauth1.Credentials{Token: token}, oauth1.Param{Name: key, Value: value})
 		gu, err := url.Parse(got)
 		if err != nil {
 			t.Fatalf("AuthorizationURL(%q) = %q, which does not parse: %v", authorize, got, err)

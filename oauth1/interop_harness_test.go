@@ -178,7 +178,7 @@ func (c interopCase) signer(key *rsa.PrivateKey) oauth1.Signer {
 	case "RSA-SHA256":
 		return oauth1.RSA{Key: key, Hash: crypto.SHA256}
 	case "PLAINTEXT":
-		return oauth1.PlainText{}
+		return oauth1.Plaintext{}
 	}
 	panic("interop case with unknown method " + c.method)
 }

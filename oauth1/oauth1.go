@@ -12,14 +12,14 @@ import (
 
 // Credentials is a token and shared-secret pair: the client credentials
 // (consumer key and secret), temporary credentials or token credentials of
-// RFC 5849 §1.1. Its String, GoString, Format and LogValue methods redact
-// Secret, so that a Credentials value can be printed with any fmt verb or
-// logged with slog without leaking it. json.Marshal keeps Secret, since
-// storing a token is a real use of it: so slog's JSON handler, which encodes
-// a slice or struct holding a Credentials with encoding/json, writes the
-// secret of one nested there. Log the Credentials itself, or a Config.
-// fmt's %p and %w, misused on a Credentials, print its fields without
-// calling any method; go vet reports both.
+// RFC 5849 §1.1.
+//
+// fmt, under every verb, and slog print a Credentials with Secret redacted.
+// JSON is its faithful serialization, Secret included, since storing a token
+// is what it is for: json.Unmarshal of what json.Marshal wrote gives the same
+// value. slog's JSON handler encodes a struct or slice that holds a
+// Credentials with encoding/json, and so writes its secret: log the
+// Credentials itself, or a Config.
 type Credentials struct {
 	Token  string
 	Secret string
@@ -40,7 +40,8 @@ const (
 	FormBody
 )
 
-func (d Delivery) String() string {
+// text names d in descriptions and errors.
+func (d Delivery) text() string {
 	switch d {
 	case AuthHeader:
 		return "header"
@@ -52,11 +53,6 @@ func (d Delivery) String() string {
 	return "Delivery(" + strconv.Itoa(int(d)) + ")"
 }
 
-// DefaultMaxBodyBytes is the limit on the body that signing reads when
-// Config.MaxBodyBytes is zero: form bodies are read to collect their
-// parameters and, with Config.BodyHash, other bodies are read to hash them.
-const DefaultMaxBodyBytes = wire.DefaultMaxBodyBytes
-
 // ErrBodyTooLarge is returned (wrapped, with the limit) when a body that
 // signing must read is larger than the limit. A request is never signed over
 // a truncated body.
@@ -64,13 +60,23 @@ var ErrBodyTooLarge = wire.ErrBodyTooLarge
 
 // Config holds a client's credentials, its signature method and how
 // requests are signed. A Config is never modified by this package and is
-// safe for concurrent use, as long as the caller does not change it.
+// safe for concurrent use, as long as the caller does not change it; it may
+// be copied.
+//
+// fmt, under every verb, and slog print a Config with the consumer secret
+// redacted and the signature method named without its key. JSON is its
+// faithful serialization, the consumer secret included, of every field but
+// Signer, HTTPClient, Now and Nonce, which hold code or keys and are left
+// out: json.Unmarshal of what json.Marshal wrote gives the same Config with
+// those four nil. A Config read from JSON needs its Signer set again unless
+// it is HMAC-SHA1.
 type Config struct {
 	// Consumer holds the client credentials (consumer key and secret).
 	Consumer Credentials
 
 	// Signer is the signature method. Nil means HMAC{}, that is HMAC-SHA1.
-	Signer Signer
+	// It is not written to JSON: an RSA key has no place there.
+	Signer Signer `json:"-"`
 
 	// Realm, if set, is sent as the realm parameter of the Authorization
 	// header (NetSuite wants the account id). It is never signed
@@ -95,14 +101,15 @@ type Config struct {
 	// Mastercard uses. The hash is chosen apart from the signature method.
 	BodyHash crypto.Hash
 
-	// AllowInsecurePlainText lets the PLAINTEXT method sign requests whose
+	// AllowInsecurePlaintext lets the PLAINTEXT method sign requests whose
 	// URL is not https. RFC 5849 §3.4.4 requires a secure channel, so
 	// by default such requests are refused.
-	AllowInsecurePlainText bool
+	AllowInsecurePlaintext bool
 
-	// MaxBodyBytes limits how much of a body signing reads; zero means
-	// DefaultMaxBodyBytes, and no limit goes above 256 MiB. A larger body
-	// is an error wrapping ErrBodyTooLarge.
+	// MaxBodyBytes limits how much of a body signing reads (form bodies,
+	// to collect their parameters, and with BodyHash other bodies, to hash
+	// them); zero means 4 MiB, and no limit goes above 256 MiB. A larger
+	// body is an error wrapping ErrBodyTooLarge.
 	MaxBodyBytes int64
 
 	// Endpoint holds the provider's URLs for the three-legged flow
@@ -115,20 +122,20 @@ type Config struct {
 
 	// HTTPClient sends the token requests of the flow and is the base of
 	// [Config.Client]. Nil means http.DefaultClient.
-	HTTPClient *http.Client
+	HTTPClient *http.Client `json:"-"`
 
 	// Now, if set, is the clock that Sign, the Transport and the token
 	// requests read for oauth_timestamp; nil means time.Now. With Nonce,
 	// it makes every request a Config signs reproducible in tests (see
 	// [github.com/countersign/countersign/oauth1/oauth1test.NewClock]).
-	Now func() time.Time
+	Now func() time.Time `json:"-"`
 
 	// Nonce, if set, returns the oauth_nonce for Sign, the Transport and
 	// the token requests; nil means 26 random characters from crypto/rand.
 	// A provider refuses a nonce it has seen with the same timestamp, so
 	// outside tests the values must not repeat. It must be safe for
 	// concurrent use when the Transport is.
-	Nonce func() string
+	Nonce func() string `json:"-"`
 
 	// Params are protocol parameters added to every request signed with
 	// this Config, by Sign, SignAt, BaseString, the Transport and the token

@@ -137,7 +137,7 @@ func (tp *testProvider) approve(t *testing.T, cfg *oauth1.Config) (*oauth1.Crede
 	t.Helper()
 	temp, _, err := cfg.RequestToken(context.Background())
 	require.NoError(t, err, "RequestToken")
-	loc, page := tp.consent(t, cfg.AuthorizationURL(temp, nil))
+	loc, page := tp.consent(t, cfg.AuthorizationURL(temp))
 	if loc == "" {
 		pin, ok := strings.CutPrefix(page, "PIN: ")
 		if !ok {
@@ -176,7 +176,7 @@ func TestProviderFlow(t *testing.T) {
 				t.Errorf("stored temporary credentials %v, %v; response %v", stored, err, vals)
 			}
 
-			loc, page := tp.consent(t, cfg.AuthorizationURL(temp, nil))
+			loc, page := tp.consent(t, cfg.AuthorizationURL(temp))
 			var verifier string
 			if callback == "oob" {
 				if loc != "" || !regexp.MustCompile(`^PIN: [0-9]{8}$`).MatchString(page) {
@@ -391,7 +391,7 @@ func TestProviderAuthorizeAndDeny(t *testing.T) {
 
 	temp, _, err := cfg.RequestToken(ctx)
 	require.NoError(t, err)
-	loc, _ := tp.consent(t, cfg.AuthorizationURL(temp, url.Values{"deny": {"1"}}))
+	loc, _ := tp.consent(t, cfg.AuthorizationURL(temp, oauth1.Param{Name: "deny", Value: "1"}))
 	want := "https://client.example/cb?oauth_token=" + temp.Token + "&oauth_problem=permission_denied"
 	if loc != want {
 		t.Errorf("denial redirect %q, want %q", loc, want)

@@ -13,9 +13,11 @@ import (
 	"math/big"
 	"net/http"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,6 +29,7 @@ import (
 const (
 	rConsumerSecret = "consumer-S3CRET"
 	rTokenSecret    = "token-S3CRET"
+	rCode           = "code-S3CRET" // a verification code
 )
 
 func redactRSAKey(t *testing.T) *rsa.PrivateKey {
@@ -39,14 +42,15 @@ func redactRSAKey(t *testing.T) *rsa.PrivateKey {
 	return k
 }
 
-// forbidden returns the texts that no output may hold: the secrets as they
-// are, quoted and in hex, and the digits of the private key's D and primes.
+// forbidden returns the texts that no output may hold: the secrets and the
+// verification code as they are and in hex, and the leading digits of the
+// private key's D and primes in the bases fmt writes integers in.
 func forbidden(k *rsa.PrivateKey) []string {
 	var out []string
-	for _, s := range []string{rConsumerSecret, rTokenSecret} {
+	for _, s := range []string{rConsumerSecret, rTokenSecret, rCode} {
 		out = append(out, s, hex.EncodeToString([]byte(s)), strings.ToUpper(hex.EncodeToString([]byte(s))))
 	}
-	for _, n := range append([]*bigInt{k.D}, k.Primes...) {
+	for _, n := range append([]*big.Int{k.D}, k.Primes...) {
 		for _, base := range []int{10, 16, 8, 2} {
 			out = append(out, n.Text(base)[:24])
 		}
@@ -55,81 +59,116 @@ func forbidden(k *rsa.PrivateKey) []string {
 	return out
 }
 
-// fmtDirectives returns every verb letter with each flag and a width,
-// except %p and %w: fmt prints an operand they do not fit (a non-pointer, a
+// fmtDirectives returns every verb letter with flags and widths, except
+// %p and %w: fmt prints an operand they do not fit (a non-pointer, a
 // non-error) through its bad-verb path, which walks the fields without
 // calling any method, so no type can redact itself there. go vet's printf
 // check reports both misuses.
 func fmtDirectives() []string {
 	var ds []string
 	for _, r := range "abcdefghijklmnoqrstuvxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" {
-		for _, flags := range []string{"", "+", "#", "-", " ", "0", "+#", "-40", "40", ".3", "#80"} {
+		for _, flags := range []string{"", "+", "#", "-", " ", "0", "+#", "-40", "40", ".3", "#80", "08.2"} {
 			ds = append(ds, "%"+flags+string(r))
 		}
 	}
 	return ds
 }
 
-// redactValues returns each type holding secrets by value, by pointer and
-// nested in an exported struct field, a slice and a map.
-func redactValues(t *testing.T) map[string]any {
+// secretHolders returns one value of each type that holds a secret, the
+// secret set and every other field too.
+func secretHolders(t *testing.T) map[string]any {
 	key := redactRSAKey(t)
 	cons := oauth1.Credentials{Token: "ck", Secret: rConsumerSecret}
-	tok := oauth1.Credentials{Token: "tk", Secret: rTokenSecret}
-	cfg := oauth1.Config{Consumer: cons, Signer: oauth1.RSA{Key: key, Hash: crypto.SHA256}, Realm: "r",
-		HTTPClient: http.DefaultClient,
-		Endpoint:   oauth1.Endpoint{RequestTokenURL: "https://user:" + rConsumerSecret + "@example.com/rt"}}
-	hcfg := oauth1.Config{Consumer: cons}
-	// A Transport is never copied (go vet's copylocks): it goes by pointer.
-	tr := &oauth1.Transport{Config: &cfg, Token: &tok}
-	htr := &oauth1.Transport{Config: &hcfg, Token: &tok}
-	reg := server.Registration{Secret: rConsumerSecret, PublicKey: &key.PublicKey}
-	rsaSigner := oauth1.RSA{Key: key}
-	base := map[string]any{
-		"Credentials": tok, "Registration": reg, "Config": cfg, "Config HMAC": hcfg,
-		"Transport": tr, "Transport HMAC": htr, "RSA": rsaSigner,
+	return map[string]any{
+		"Credentials": oauth1.Credentials{Token: "tk", Secret: rTokenSecret},
+		"Config": oauth1.Config{Consumer: cons, Signer: oauth1.RSA{Key: key, Hash: crypto.SHA256}, Realm: "r",
+			HTTPClient: http.DefaultClient,
+			Endpoint:   oauth1.Endpoint{RequestTokenURL: "https://user:" + rConsumerSecret + "@example.com/rt"},
+			Params:     []oauth1.Param{{Name: "xoauth_a", Value: "b"}}},
+		"Config HMAC":  oauth1.Config{Consumer: cons},
+		"RSA":          oauth1.RSA{Key: key},
+		"Registration": server.Registration{Secret: rConsumerSecret, PublicKey: &key.PublicKey},
+		"TemporaryCredentials": server.TemporaryCredentials{Token: "tt", Secret: rTokenSecret, ConsumerKey: "ck",
+			Callback: "https://client.example/cb", Expires: time.Unix(1e9, 0), User: "jane", VerificationCode: rCode},
+		"TokenCredentials": server.TokenCredentials{Token: "tk", Secret: rTokenSecret, ConsumerKey: "ck", User: "jane"},
 	}
-	vals := map[string]any{}
-	for name, v := range base {
-		vals[name] = v
-		vals[name+" in struct"] = struct{ X any }{v}
-		vals[name+" in slice"] = []any{v, v}
-		vals[name+" in map"] = map[string]any{"k": v}
-	}
-	// Pointers, typed, and in typed containers.
-	vals["*Credentials"] = &tok
-	vals["[]Credentials"] = []oauth1.Credentials{cons, tok}
-	vals["struct{*Credentials}"] = struct{ C *oauth1.Credentials }{&tok}
-	vals["*Registration"] = &reg
-	vals["[]*Registration"] = []*server.Registration{&reg}
-	vals["*Config"] = &cfg
-	vals["struct{Config}"] = struct{ C oauth1.Config }{cfg}
-	vals["struct{*Transport}"] = struct{ T *oauth1.Transport }{tr}
-	var nilTr *oauth1.Transport
-	vals["nil *Transport"] = nilTr
-	vals["*RSA"] = &rsaSigner
-	vals["struct{Signer}"] = struct{ S oauth1.Signer }{rsaSigner}
-	vals["http.Client"] = cfg.Client(&tok)
-	return vals
 }
 
-type bigInt = big.Int
+// pointerTo returns a pointer to a copy of v.
+func pointerTo(v any) any {
+	p := reflect.New(reflect.TypeOf(v))
+	p.Elem().Set(reflect.ValueOf(v))
+	return p.Interface()
+}
 
-func TestRedactionFmt(t *testing.T) {
-	vals := redactValues(t)
+// Every type that holds a secret prints it as REDACTED under every fmt verb,
+// flag and width, by value, by pointer and inside exported fields, slices
+// and maps, and logs it redacted with slog's text and JSON handlers.
+func TestRedaction(t *testing.T) {
 	bad := forbidden(redactRSAKey(t))
-	for name, v := range vals {
-		for _, d := range fmtDirectives() {
-			got := fmt.Sprintf(d, v)
-			for _, f := range bad {
-				if strings.Contains(got, f) {
-					t.Errorf("Sprintf(%q, %s) = %q: holds %q", d, name, got, f)
-					break
-				}
+	check := func(t *testing.T, what, got string) {
+		t.Helper()
+		for _, f := range bad {
+			if strings.Contains(got, f) {
+				t.Errorf("%s = %q: holds %q", what, got, f)
+				return
 			}
 		}
 	}
-	// The redacted forms say what there is.
+	holders := secretHolders(t)
+	for name, v := range holders {
+		t.Run(name, func(t *testing.T) {
+			if !strings.Contains(fmt.Sprint(v), "REDACTED") && name != "RSA" { // an RSA names its key by size
+				t.Errorf("Sprint = %q, which says nothing is redacted", fmt.Sprint(v))
+			}
+			p := pointerTo(v)
+			forms := map[string]any{
+				"value":  v,
+				"ptr":    p,
+				"struct": struct{ X any }{v},
+				"slice":  []any{v, p},
+				"map":    map[string]any{"k": v},
+			}
+			for form, x := range forms {
+				for _, d := range fmtDirectives() {
+					check(t, fmt.Sprintf("Sprintf(%q, %s)", d, form), fmt.Sprintf(d, x))
+				}
+			}
+			for _, h := range []struct {
+				name string
+				new  func(*bytes.Buffer) slog.Handler
+			}{
+				{"text", func(b *bytes.Buffer) slog.Handler { return slog.NewTextHandler(b, nil) }},
+				{"json", func(b *bytes.Buffer) slog.Handler { return slog.NewJSONHandler(b, nil) }},
+			} {
+				var buf bytes.Buffer
+				slog.New(h.new(&buf)).Info("msg", "v", v, "p", p, slog.Group("g", "v", v, "p", p))
+				check(t, "slog "+h.name+" handler", buf.String())
+				if !strings.Contains(buf.String(), "REDACTED") && name != "RSA" {
+					t.Errorf("slog %s handler wrote %s, which says nothing is redacted", h.name, buf.String())
+				}
+			}
+		})
+	}
+
+	// A Transport holds only pointers, which print redacted; an http.Client
+	// from Config.Client holds a Transport.
+	cfg := holders["Config"].(oauth1.Config)
+	tok := holders["Credentials"].(oauth1.Credentials)
+	tr := &oauth1.Transport{Config: &cfg, Token: &tok}
+	for name, x := range map[string]any{"*Transport": tr, "Transport": *tr, "http.Client": cfg.Client(&tok)} {
+		for _, d := range fmtDirectives() {
+			check(t, fmt.Sprintf("Sprintf(%q, %s)", d, name), fmt.Sprintf(d, x))
+		}
+		var buf bytes.Buffer
+		slog.New(slog.NewTextHandler(&buf, nil)).Info("msg", "v", x)
+		slog.New(slog.NewJSONHandler(&buf, nil)).Info("msg", "v", x)
+		check(t, "slog of "+name, buf.String())
+	}
+}
+
+// The redacted forms say what there is.
+func TestRedactedText(t *testing.T) {
 	tok := oauth1.Credentials{Token: "tk", Secret: rTokenSecret}
 	for d, want := range map[string]string{
 		"%v":   "{Token:tk Secret:REDACTED}",
@@ -144,53 +183,77 @@ func TestRedactionFmt(t *testing.T) {
 	} {
 		assert.Equal(t, want, fmt.Sprintf(d, tok), "Sprintf(%q, tok)", d)
 	}
-	assert.Equal(t, "{Token:tk Secret:\"\"}", fmt.Sprint(oauth1.Credentials{Token: "tk"}))
+	assert.Equal(t, `{Token:tk Secret:""}`, fmt.Sprint(oauth1.Credentials{Token: "tk"}), "an empty secret")
 	var nilTok *oauth1.Credentials
 	assert.Equal(t, "<nil>", fmt.Sprint(nilTok))
-	assert.Contains(t, fmt.Sprint(vals["RSA"]), "RSA-2048")
+	holders := secretHolders(t)
+	assert.Equal(t, "{Key:RSA-2048 Hash:0}", fmt.Sprint(holders["RSA"]))
+	assert.Equal(t, "{Secret:REDACTED PublicKey:RSA-2048}", fmt.Sprint(holders["Registration"]))
+	assert.Contains(t, fmt.Sprint(holders["TemporaryCredentials"]), "VerificationCode:REDACTED}")
 }
 
-func TestRedactionSlog(t *testing.T) {
-	vals := redactValues(t)
-	bad := forbidden(redactRSAKey(t))
-	for name, v := range vals {
-		for _, h := range []struct {
-			name string
-			new  func(*bytes.Buffer) slog.Handler
-		}{
-			{"text", func(b *bytes.Buffer) slog.Handler { return slog.NewTextHandler(b, nil) }},
-			{"json", func(b *bytes.Buffer) slog.Handler { return slog.NewJSONHandler(b, nil) }},
-		} {
-			if h.name == "json" && (strings.Contains(name, "Credentials") && strings.ContainsAny(name, "[{") || name == "Credentials in slice" || name == "Credentials in struct" || name == "Credentials in map") {
-				// encoding/json writes a nested Credentials' secret, as
-				// documented; TestCredentialsJSONKeepsSecret holds to it.
-				continue
-			}
-			var buf bytes.Buffer
-			slog.New(h.new(&buf)).Info("msg", "v", v, slog.Group("g", "v", v))
-			for _, f := range bad {
-				if strings.Contains(buf.String(), f) {
-					t.Errorf("slog %s handler, %s: %s holds %q", h.name, name, buf.String(), f)
-					break
-				}
-			}
-		}
-	}
-}
-
-// json.Marshal keeps the secret of a Credentials, as its doc says: storing
-// a token is a real use. The other types write their redacted form.
-func TestCredentialsJSONKeepsSecret(t *testing.T) {
+// JSON is the faithful serialization of Credentials and Config: what
+// json.Marshal writes, json.Unmarshal reads back the same, secrets
+// included. Config leaves out its Signer, HTTPClient, Now and Nonce.
+func TestJSONRoundTrip(t *testing.T) {
 	tok := oauth1.Credentials{Token: "tk", Secret: rTokenSecret}
 	b, err := json.Marshal(tok)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"Token":"tk","Secret":"`+rTokenSecret+`"}`, string(b))
-	var back oauth1.Credentials
-	require.NoError(t, json.Unmarshal(b, &back))
-	assert.Equal(t, tok.Secret, back.Secret)
+	var backTok oauth1.Credentials
+	require.NoError(t, json.Unmarshal(b, &backTok))
+	assert.Equal(t, tok, backTok)
 
-	b, err = json.Marshal(oauth1.Config{Consumer: tok})
+	cfg := oauth1.Config{
+		Consumer:               oauth1.Credentials{Token: "ck", Secret: rConsumerSecret},
+		Realm:                  "1234567_SB1",
+		Delivery:               oauth1.FormBody,
+		OmitVersion:            true,
+		BodyHash:               crypto.SHA256,
+		AllowInsecurePlaintext: true,
+		MaxBodyBytes:           1 << 10,
+		Endpoint: oauth1.Endpoint{RequestTokenURL: "https://p.example/rt", AuthorizeURL: "https://p.example/a",
+			AccessTokenURL: "https://p.example/at", TokenMethod: "GET"},
+		Callback: "https://client.example/cb",
+		Params:   []oauth1.Param{{Name: "xoauth_requestor_id", Value: "jane"}},
+	}
+	// Every field that JSON carries is set, so that a new one is tested too.
+	skipped := map[string]bool{"Signer": true, "HTTPClient": true, "Now": true, "Nonce": true}
+	rv := reflect.ValueOf(cfg)
+	for i := range rv.NumField() {
+		f := rv.Type().Field(i)
+		if skip := f.Tag.Get("json") == "-"; skip != skipped[f.Name] {
+			t.Errorf("Config.%s: json tag %q", f.Name, f.Tag.Get("json"))
+		} else if !skip && rv.Field(i).IsZero() {
+			t.Errorf("Config.%s is not set in this test", f.Name)
+		}
+	}
+	b, err = json.Marshal(cfg)
 	require.NoError(t, err)
-	assert.NotContains(t, string(b), rTokenSecret)
-	assert.Contains(t, string(b), `"Secret":"REDACTED"`)
+	assert.Contains(t, string(b), rConsumerSecret)
+	var back oauth1.Config
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.Equal(t, cfg, back)
+
+	// An RSA is written without its key.
+	b, err = json.Marshal(oauth1.RSA{Key: redactRSAKey(t), Hash: crypto.SHA256})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"Hash":5}`, string(b))
+
+	// What is left out is left out, a key first of all.
+	withCode := cfg
+	withCode.Signer = oauth1.RSA{Key: redactRSAKey(t)}
+	withCode.HTTPClient = http.DefaultClient
+	withCode.Now = time.Now
+	withCode.Nonce = func() string { return "n" }
+	b, err = json.Marshal(withCode)
+	require.NoError(t, err)
+	for _, f := range forbidden(redactRSAKey(t)) {
+		if f != rConsumerSecret && f != hex.EncodeToString([]byte(rConsumerSecret)) && f != strings.ToUpper(hex.EncodeToString([]byte(rConsumerSecret))) {
+			assert.NotContains(t, string(b), f)
+		}
+	}
+	back = oauth1.Config{}
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.Equal(t, cfg, back)
 }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/countersign/countersign/internal/ascii"
 	"github.com/countersign/countersign/oauth1/internal/redact"
 	"github.com/countersign/countersign/percent"
 )
@@ -111,31 +112,31 @@ func scrubEcho(text []byte, secrets ...string) []byte {
 	return out
 }
 
-// scrubParam replaces the value after each occurrence of name (matched
-// without regard to case), past separators such as `="`, `": "` or `%3D`,
-// up to the next delimiter.
+// scrubParam replaces with REDACTED the value after each occurrence of
+// name, matched without regard to case, as an echo of the request writes it:
+// past separators such as `="`, `": "`, `%3D` or HTML tags, and to the end of
+// the value, whatever it holds. A PLAINTEXT signature is the two secrets
+// joined by "&": "%26" when percent-encoded, "&" when decoded, "%2526" when
+// encoded twice. So a value ends at the closing quote when it is quoted, at
+// the next tag in HTML, and otherwise at a delimiter; an "&" (or, in a value
+// that is itself encoded inside another, a "%26") ends it only when a
+// name=value pair follows.
 func scrubParam(b []byte, name string) []byte {
 	var out []byte
 	for {
-		i := indexFold(b, name)
+		i := ascii.IndexFold(b, name)
 		if i < 0 {
 			return append(out, b...)
 		}
-		j := i + len(name)
-		for j < len(b) {
-			if c := b[j]; c == '"' || c == '\'' || c == ':' || c == '=' || c == '>' || c == ' ' || c == '\t' || c == '\\' {
-				j++
-			} else if hasPrefixFold(b[j:], "%3D") || hasPrefixFold(b[j:], "%22") || hasPrefixFold(b[j:], "%3A") {
-				j += 3
-			} else {
-				break
-			}
+		j, format, quote := valueStart(b, i+len(name))
+		// No separator: name is the start of a longer word
+		// (oauth_signature_method). A "/" before it: a closing tag.
+		if j == i+len(name) || i > 0 && b[i-1] == '/' {
+			out = append(out, b[:j]...)
+			b = b[j:]
+			continue
 		}
-		k := j
-		for k < len(b) && strings.IndexByte("&,\"'; \t\r\n<}\\", b[k]) < 0 &&
-			!hasPrefixFold(b[k:], "%26") && !hasPrefixFold(b[k:], "%2C") && !hasPrefixFold(b[k:], "%22") {
-			k++
-		}
+		k := valueEnd(b, j, format, quote)
 		out = append(out, b[:j]...)
 		if k > j {
 			out = append(out, redact.Text...)
@@ -144,12 +145,110 @@ func scrubParam(b []byte, name string) []byte {
 	}
 }
 
+// How a value is written, as the separators before it tell.
+const (
+	bareValue    = iota // a=b, a: b
+	quotedValue         // a="b", "a": "b"
+	htmlValue           // <td>a</td><td>b</td>
+	encodedValue        // x=a%3Db%26c%3Dd: a query encoded inside another
+)
+
+// valueStart skips the separators at b[j:] and returns where the value
+// starts, its format and, for a quoted one, its quote.
+func valueStart(b []byte, j int) (int, int, byte) {
+	format, quote := bareValue, byte(0)
+	for j < len(b) {
+		switch c := b[j]; {
+		case c == '"' || c == '\'':
+			format, quote = quotedValue, c
+			j++
+		case c == '<': // a tag between a table's name and value cells
+			k := bytes.IndexByte(b[j:], '>')
+			if k < 0 {
+				return j, format, quote
+			}
+			format = htmlValue
+			j += k + 1
+		case c == '>':
+			format = htmlValue
+			j++
+		case c == ':' || c == '=' || c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\\':
+			if format == quotedValue {
+				format = bareValue // "a": b
+			}
+			j++
+		case ascii.HasPrefixFold(b[j:], "%3D") || ascii.HasPrefixFold(b[j:], "%22") || ascii.HasPrefixFold(b[j:], "%3A"):
+			format = encodedValue
+			j += 3
+		default:
+			return j, format, quote
+		}
+	}
+	return j, format, quote
+}
+
+// valueEnd returns where the value that starts at b[j] ends.
+func valueEnd(b []byte, j, format int, quote byte) int {
+	k := j
+	for ; k < len(b); k++ {
+		c := b[k]
+		switch format {
+		case quotedValue:
+			if c == quote || c == '\\' || c == '\r' || c == '\n' {
+				return k
+			}
+			continue
+		case htmlValue:
+			if c == '<' || c == '\r' || c == '\n' {
+				return k
+			}
+			continue
+		}
+		if format == encodedValue {
+			if ascii.HasPrefixFold(b[k:], "%26") {
+				if pairFollows(b[k+3:]) {
+					return k
+				}
+				k += 2
+				continue
+			}
+			if ascii.HasPrefixFold(b[k:], "%2C") || ascii.HasPrefixFold(b[k:], "%22") {
+				return k
+			}
+		}
+		if c == '&' {
+			if pairFollows(b[k+1:]) {
+				return k
+			}
+			continue
+		}
+		if strings.IndexByte(",\"'; \t\r\n<}\\", c) >= 0 {
+			return k
+		}
+	}
+	return k
+}
+
+// pairFollows reports whether b starts with a name=value pair (its "=" may
+// be encoded), rather than the rest of a value that holds an "&".
+func pairFollows(b []byte) bool {
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '=' || ascii.HasPrefixFold(b[i:], "%3D"):
+			return i > 0
+		case c == '&' || strings.IndexByte(",\"'; \t\r\n<}\\", c) >= 0 || ascii.HasPrefixFold(b[i:], "%26"):
+			return false
+		}
+	}
+	return false
+}
+
 // replaceFold replaces every occurrence of old in b, matched without regard
 // to ASCII case, with new.
 func replaceFold(b []byte, old, new string) []byte {
 	var out []byte
 	for {
-		i := indexFold(b, old)
+		i := ascii.IndexFold(b, old)
 		if i < 0 {
 			if out == nil {
 				return b
@@ -159,32 +258,4 @@ func replaceFold(b []byte, old, new string) []byte {
 		out = append(append(out, b[:i]...), new...)
 		b = b[i+len(old):]
 	}
-}
-
-func indexFold(b []byte, s string) int {
-	for i := 0; i+len(s) <= len(b); i++ {
-		if hasPrefixFold(b[i:], s) {
-			return i
-		}
-	}
-	return -1
-}
-
-func hasPrefixFold(b []byte, s string) bool {
-	if len(b) < len(s) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if lower(b[i]) != lower(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
 }

@@ -1,7 +1,10 @@
 package oauth1
 
 import (
+	"io"
+	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -15,6 +18,9 @@ func TestScrubEcho(t *testing.T) {
 		{`<oauth_signature>abc=</oauth_signature>`, `<oauth_signature>REDACTED</oauth_signature>`},
 		{"debug=GET%20%2Fx%3Foauth_signature%3Dabc%252B%26y%3D1", "debug=GET%20%2Fx%3Foauth_signature%3DREDACTED%26y%3D1"},
 		{"oauth_token_secret=new&oauth_token=t", "oauth_token_secret=REDACTED&oauth_token=t"},
+		{"a=1&oauth_signature_method=PLAINTEXT", "a=1&oauth_signature_method=PLAINTEXT"},
+		{"<oauth_signature>abc=</oauth_signature>\n<a>b</a>", "<oauth_signature>REDACTED</oauth_signature>\n<a>b</a>"},
+		{`{"oauth_signature": null, "n": 1}`, `{"oauth_signature": REDACTED, "n": 1}`},
 		{"secret is c/s+1 or " + url.QueryEscape(cs) + " or c%2Fs%2B1 or c%252fs%252b1, and t&s", "secret is REDACTED or REDACTED or REDACTED or REDACTED, and REDACTED"},
 	}
 	for _, tt := range tests {
@@ -35,6 +41,58 @@ func TestStripProtocolQuery(t *testing.T) {
 	for _, tt := range tests {
 		if got := stripProtocolQuery(tt.in, "https://fallback.example/at?oauth_nonce=1"); got != tt.want {
 			t.Errorf("stripProtocolQuery(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// A provider that echoes a refused PLAINTEXT request shows the signature,
+// percent(consumer secret) "&" percent(token secret), in whatever format its
+// error page uses. CheckResponse knows neither secret, and must scrub the
+// whole value, not stop at the "&" or "%26" in its middle.
+func TestCheckResponseScrubsPlaintextSignature(t *testing.T) {
+	const cs, ts = "CONSUMERSECRET", "TOKENSECRET"
+	for _, body := range []string{
+		// The Authorization header, as sent and as a JSON string.
+		`OAuth oauth_consumer_key="k", oauth_signature="CONSUMERSECRET%26TOKENSECRET", oauth_signature_method="PLAINTEXT"`,
+		`{"authorization": "OAuth oauth_signature=\"CONSUMERSECRET%26TOKENSECRET\", oauth_version=\"1.0\""}`,
+		"Authorization: OAuth oauth_signature='CONSUMERSECRET%26TOKENSECRET'\r\n",
+		// A form, as sent, decoded, and encoded inside another.
+		"oauth_problem=signature_invalid&oauth_signature=CONSUMERSECRET%26TOKENSECRET&oauth_token=t",
+		"oauth_problem=signature_invalid&oauth_signature=CONSUMERSECRET&TOKENSECRET&oauth_token=t",
+		"oauth_problem=signature_invalid&oauth_signature=CONSUMERSECRET&TOKENSECRET",
+		"oauth_problem=signature_invalid&oauth_signature=CONSUMERSECRET%26TOKENSECRET",
+		"debug=POST%20%2Frt%3Foauth_signature%3DCONSUMERSECRET%2526TOKENSECRET%26oauth_token%3Dt",
+		"debug=POST%20%2Frt%3Foauth_signature%3DCONSUMERSECRET%26TOKENSECRET%26oauth_token%3Dt",
+		// JSON, encoded and decoded.
+		`{"error": "signature_invalid", "oauth_signature": "CONSUMERSECRET%26TOKENSECRET", "n": 1}`,
+		`{"error": "signature_invalid", "params": {"oauth_signature":"CONSUMERSECRET&TOKENSECRET"}}`,
+		// An HTML table and a definition list.
+		"<table><tr><td>oauth_signature</td><td>CONSUMERSECRET%26TOKENSECRET</td></tr></table>",
+		"<tr><th>oauth_signature</th>\n  <td>CONSUMERSECRET&amp;TOKENSECRET</td></tr>",
+		"<dl><dt>oauth_signature</dt><dd>CONSUMERSECRET&TOKENSECRET</dd></dl>",
+		// Plain text.
+		"refused: oauth_signature: CONSUMERSECRET&TOKENSECRET\nbye",
+	} {
+		resp := &http.Response{StatusCode: 401, Body: io.NopCloser(strings.NewReader(body))}
+		err := CheckResponse(resp)
+		re, ok := err.(*ResponseError)
+		if !ok {
+			t.Fatalf("CheckResponse(%q) = %v", body, err)
+		}
+		got := string(re.Body) + " " + re.Error()
+		for _, s := range []string{cs, ts} {
+			if strings.Contains(got, s) {
+				t.Errorf("CheckResponse(%q): Body %q holds %s", body, re.Body, s)
+			}
+		}
+		if !strings.Contains(string(re.Body), "REDACTED") {
+			t.Errorf("CheckResponse(%q): Body %q redacts nothing", body, re.Body)
+		}
+		// What is after the signature survives.
+		for _, after := range []string{"oauth_token", "oauth_version", "oauth_signature_method", "</td></tr>", `"n": 1`, "bye"} {
+			if strings.Contains(body, after) && !strings.Contains(string(re.Body), after) {
+				t.Errorf("CheckResponse(%q): Body %q lost %q", body, re.Body, after)
+			}
 		}
 	}
 }

@@ -41,20 +41,23 @@ type HMAC struct {
 // Key may be an *rsa.PrivateKey or any crypto.Signer whose public key is an
 // *rsa.PublicKey and that signs PKCS #1 v1.5 when given a crypto.Hash as
 // options, as keys held in an HSM or a cloud KMS do.
+//
+// fmt, under every verb, and slog print an RSA as the key's size and the
+// hash, never the key. JSON leaves Key out too: it writes only Hash.
 type RSA struct {
-	Key  crypto.Signer
-	Hash crypto.Hash // crypto.SHA1 (or zero), crypto.SHA256 or crypto.SHA512
+	Key  crypto.Signer `json:"-"`
+	Hash crypto.Hash   // crypto.SHA1 (or zero), crypto.SHA256 or crypto.SHA512
 }
 
-// PlainText implements PLAINTEXT (RFC 5849 §3.4.4): the signature is the
+// Plaintext implements PLAINTEXT (RFC 5849 §3.4.4): the signature is the
 // signing key itself. It is only safe over TLS, so Config refuses to sign a
-// non-https request with it unless Config.AllowInsecurePlainText is set.
-type PlainText struct{}
+// non-https request with it unless Config.AllowInsecurePlaintext is set.
+type Plaintext struct{}
 
 var (
 	_ Signer = HMAC{}
 	_ Signer = RSA{}
-	_ Signer = PlainText{}
+	_ Signer = Plaintext{}
 )
 
 // SignerFor returns the Signer for a signature method's wire name, such as
@@ -63,7 +66,7 @@ var (
 // others.
 func SignerFor(method string, key crypto.Signer) (Signer, error) {
 	if method == "PLAINTEXT" {
-		return PlainText{}, nil
+		return Plaintext{}, nil
 	}
 	h, isRSA, ok := mac.MethodHash(method)
 	switch {
@@ -137,9 +140,9 @@ func (s RSA) Sign(base []byte, _, _ string) (string, error) {
 }
 
 // Method returns "PLAINTEXT".
-func (PlainText) Method() string { return "PLAINTEXT" }
+func (Plaintext) Method() string { return "PLAINTEXT" }
 
 // Sign returns percent(consumerSecret) "&" percent(tokenSecret).
-func (PlainText) Sign(_ []byte, consumerSecret, tokenSecret string) (string, error) {
+func (Plaintext) Sign(_ []byte, consumerSecret, tokenSecret string) (string, error) {
 	return string(mac.AppendKey(nil, consumerSecret, tokenSecret)), nil
 }

@@ -82,17 +82,17 @@ func FuzzHMAC(f *testing.F) {
 	})
 }
 
-func TestPlainText(t *testing.T) {
+func TestPlaintext(t *testing.T) {
 	// RFC 5849 §3.4.4: the signature is the encoded secrets joined by "&";
 	// the RFC's own example secret "jjd99$tj88uiths3" encodes to jjd99%24tj88uiths3.
-	got, err := oauth1.PlainText{}.Sign(nil, "djr9rjt0jd78jf88", "jjd99$tj88uiths3")
+	got, err := oauth1.Plaintext{}.Sign(nil, "djr9rjt0jd78jf88", "jjd99$tj88uiths3")
 	if want := "djr9rjt0jd78jf88&jjd99%24tj88uiths3"; err != nil || got != want {
-		t.Errorf("PlainText.Sign = %q, %v, want %q", got, err, want)
+		t.Errorf("Plaintext.Sign = %q, %v, want %q", got, err, want)
 	}
 }
 
-func TestPlainTextRequest(t *testing.T) {
-	c := &oauth1.Config{Consumer: oauth1.Credentials{Token: "ck", Secret: "djr9rjt0jd78jf88"}, Signer: oauth1.PlainText{}, OmitVersion: true}
+func TestPlaintextRequest(t *testing.T) {
+	c := &oauth1.Config{Consumer: oauth1.Credentials{Token: "ck", Secret: "djr9rjt0jd78jf88"}, Signer: oauth1.Plaintext{}, OmitVersion: true}
 	tok := &oauth1.Credentials{Token: "tk", Secret: "jjd99$tj88uiths3"}
 	r := newRequest(t, "GET", "https://example.com/r", "", "")
 	// With no time and no nonce, PLAINTEXT leaves both out (§3.1).
@@ -104,9 +104,9 @@ func TestPlainTextRequest(t *testing.T) {
 		t.Errorf("Authorization =\n%s\nwant\n%s", got, want)
 	}
 	insecure := *c
-	insecure.AllowInsecurePlainText = true
+	insecure.AllowInsecurePlaintext = true
 	if err := insecure.SignAt(newRequest(t, "GET", "http://example.com/r", "", ""), tok, zeroTime, ""); err != nil {
-		t.Errorf("SignAt with AllowInsecurePlainText over http: %v", err)
+		t.Errorf("SignAt with AllowInsecurePlaintext over http: %v", err)
 	}
 }
 

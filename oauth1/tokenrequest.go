@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/countersign/countersign/oauth1/internal/wire"
-	"github.com/countersign/countersign/percent"
 )
 
 // newTokenRequest returns a token request to rawURL and the protocol
@@ -31,9 +30,7 @@ func newTokenRequest(ctx context.Context, method, rawURL string, p Param, extra 
 		if len(form) > 0 {
 			form = append(form, '&')
 		}
-		form = percent.AppendEncode(form, e.Name)
-		form = append(form, '=')
-		form = percent.AppendEncode(form, e.Value)
+		form = wire.AppendPair(form, e.Name, e.Value)
 	}
 	inQuery := method == http.MethodGet || method == http.MethodHead
 	var body *strings.Reader

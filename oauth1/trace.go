@@ -45,14 +45,14 @@ func WithTrace(ctx context.Context, t *Trace) context.Context {
 	if t == nil {
 		return ctx
 	}
-	if old := ContextTrace(ctx); old != nil {
+	if old := contextTrace(ctx); old != nil {
 		t = t.compose(old)
 	}
 	return context.WithValue(ctx, traceKey{}, t)
 }
 
-// ContextTrace returns the Trace of ctx, or nil if it has none.
-func ContextTrace(ctx context.Context) *Trace {
+// contextTrace returns the Trace of ctx, or nil if it has none.
+func contextTrace(ctx context.Context) *Trace {
 	t, _ := ctx.Value(traceKey{}).(*Trace)
 	return t
 }
@@ -74,7 +74,7 @@ func (t *Trace) compose(old *Trace) *Trace {
 
 // signedHook returns the Signed hook of r's trace, or nil.
 func signedHook(r *http.Request) func(SignInfo) {
-	if tr := ContextTrace(r.Context()); tr != nil {
+	if tr := contextTrace(r.Context()); tr != nil {
 		return tr.Signed
 	}
 	return nil

@@ -38,11 +38,13 @@ import (
 // through untouched.
 //
 // A Transport is safe for concurrent use by multiple goroutines, as long as
-// its fields and the Config are not changed.
+// its fields and the Config are not changed; it may be copied. It holds no
+// secret of its own: fmt prints its Config and Token through pointers, which
+// print redacted, and JSON leaves both out.
 type Transport struct {
-	Config *Config           // required
-	Token  *Credentials      // token credentials; nil for two-legged requests
-	Base   http.RoundTripper // nil means http.DefaultTransport
+	Config *Config           `json:"-"` // required
+	Token  *Credentials      `json:"-"` // token credentials; nil for two-legged requests
+	Base   http.RoundTripper `json:"-"` // nil means http.DefaultTransport
 
 	// RedirectHosts lists the hosts, besides the one the caller sent a
 	// request to, that may receive a redirected request signed, each as

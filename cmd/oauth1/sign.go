@@ -166,7 +166,7 @@ func (j *job) config() (*oauth1.Config, error) {
 		Signer:                 s,
 		Realm:                  j.Realm,
 		OmitVersion:            j.Version != nil && !*j.Version,
-		AllowInsecurePlainText: j.allowInsecure,
+		AllowInsecurePlaintext: j.allowInsecure,
 	}
 	switch strings.ToLower(j.Delivery) {
 	case "", "header":
@@ -197,7 +197,7 @@ func (j *job) sign(now time.Time) (*signed, error) {
 		return nil, err
 	}
 	// Config.SignAt refuses this too, but names the Go field, not the flag.
-	if cfg.Signer.Method() == "PLAINTEXT" && !cfg.AllowInsecurePlainText && !strings.EqualFold(r.URL.Scheme, "https") {
+	if cfg.Signer.Method() == "PLAINTEXT" && !cfg.AllowInsecurePlaintext && !strings.EqualFold(r.URL.Scheme, "https") {
 		return nil, fmt.Errorf("PLAINTEXT sends the secrets as the signature, so it needs an https URL, not %s (RFC 5849 §3.4.4); --allow-insecure-plaintext signs anyway", r.URL.Scheme)
 	}
 	t := now

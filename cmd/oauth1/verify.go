@@ -165,7 +165,7 @@ func (f *verifyOptions) verifier(scheme string) *server.Verifier {
 	v := &server.Verifier{Store: f.store, Nonces: new(server.MemoryNonceStore), Scheme: scheme, Now: func() time.Time { return f.at }}
 	if f.plaintext {
 		v.Methods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SHA1", "RSA-SHA256", "RSA-SHA512", "PLAINTEXT"}
-		v.AllowInsecurePlainText = true
+		v.AllowInsecurePlaintext = true
 	}
 	if f.anyTime {
 		v.Window = 100 * 365 * 24 * time.Hour

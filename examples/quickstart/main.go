@@ -59,7 +59,7 @@ func run(out io.Writer) error {
 	fmt.Fprintf(out, "   temporary credentials: %v\n\n", *temp)
 
 	fmt.Fprintln(out, "2. Resource owner authorization (§2.2)")
-	authURL := cfg.AuthorizationURL(temp, nil)
+	authURL := cfg.AuthorizationURL(temp)
 	fmt.Fprintf(out, "   open in a browser: %s\n", authURL)
 	pin, err := srv.Authorize(ctx, authURL) // the fake resource owner approves at once
 	if err != nil {

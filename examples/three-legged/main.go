@@ -69,9 +69,10 @@ func main() {
 	switch *preset {
 	case "":
 	case "x":
-		cfg.Endpoint = oauth1.XEndpoint
+		cfg.Endpoint = xEndpoint
 	case "x-authenticate":
-		cfg.Endpoint = oauth1.XAuthenticateEndpoint
+		cfg.Endpoint = xEndpoint
+		cfg.Endpoint.AuthorizeURL = "https://api.x.com/oauth/authenticate"
 	default:
 		log.Fatalf("unknown -preset %q", *preset)
 	}
@@ -172,7 +173,7 @@ func (a *app) login(w http.ResponseWriter, r *http.Request) {
 	}
 	a.pending[temp.Token] = pendingAuth{temp, now.Add(10 * time.Minute)}
 	a.mu.Unlock()
-	http.Redirect(w, r, a.cfg.AuthorizationURL(temp, nil), http.StatusFound)
+	http.Redirect(w, r, a.cfg.AuthorizationURL(temp), http.StatusFound)
 }
 
 var result = template.Must(template.New("").Parse(`Signed in. Token credentials: {{.Token}}
@@ -219,7 +220,7 @@ func (a *app) callback(w http.ResponseWriter, r *http.Request) {
 	result.Execute(w, struct {
 		Token  string
 		Values []string
-	}{tok.String(), extra})
+	}{fmt.Sprint(tok), extra})
 }
 
 // The demo provider plays the RFC 5849 §1.2 example (photos.example.net).
@@ -331,4 +332,13 @@ func demoCheck(r *http.Request, signer oauth1.Signer, consumer oauth1.Credential
 		}
 	}
 	return nil, fmt.Errorf("invalid %s signature", p["oauth_signature_method"])
+}
+
+// xEndpoint is the X API's: its AuthorizeURL asks the user every time, and
+// https://api.x.com/oauth/authenticate sends back at once a user who has
+// authorized the application already.
+var xEndpoint = oauth1.Endpoint{
+	RequestTokenURL: "https://api.x.com/oauth/request_token",
+	AuthorizeURL:    "https://api.x.com/oauth/authorize",
+	AccessTokenURL:  "https://api.x.com/oauth/access_token",
 }

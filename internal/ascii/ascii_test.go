@@ -107,3 +107,27 @@ func TestAppendEncode(t *testing.T) {
 		}
 	}
 }
+
+func TestFold(t *testing.T) {
+	for _, tt := range []struct {
+		b, s   string
+		index  int
+		prefix bool
+	}{
+		{"", "", 0, true},
+		{"abc", "", 0, true},
+		{"", "a", -1, false},
+		{"OAuth_Signature=x", "oauth_signature", 0, true},
+		{"a=1&oauth_SIGNATURE", "oauth_signature", 4, false},
+		{"%3d", "%3D", 0, true},
+		{"%3", "%3D", -1, false},
+		{"\xc3\x9c", "\xc3\xbc", -1, false}, // only ASCII letters fold
+	} {
+		if got := IndexFold([]byte(tt.b), tt.s); got != tt.index {
+			t.Errorf("IndexFold(%q, %q) = %d, want %d", tt.b, tt.s, got, tt.index)
+		}
+		if got := HasPrefixFold([]byte(tt.b), tt.s); got != tt.prefix {
+			t.Errorf("HasPrefixFold(%q, %q) = %v, want %v", tt.b, tt.s, got, tt.prefix)
+		}
+	}
+}

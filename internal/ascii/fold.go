@@ -28,11 +28,17 @@ func ContainsFold(s, sub string) bool {
 // without case, or -1.
 func IndexFold(b []byte, s string) int {
 	for i := 0; i+len(s) <= len(b); i++ {
-		if equalFold(string(b[i:i+len(s)]), s) {
+		if HasPrefixFold(b[i:], s) {
 			return i
 		}
 	}
 	return -1
+}
+
+// HasPrefixFold reports whether b begins with s, ASCII letters compared
+// without case.
+func HasPrefixFold(b []byte, s string) bool {
+	return len(b) >= len(s) && equalFold(string(b[:len(s)]), s)
 }
 
 func equalFold(a, b string) bool {

@@ -13,7 +13,7 @@
 //	defer srv.Close()
 //	cfg := &oauth1.Config{Consumer: srv.Consumer, Endpoint: srv.Endpoint}
 //	temp, _, err := cfg.RequestToken(ctx)
-//	code, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp, nil))
+//	code, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp))
 //	tok, _, err := cfg.AccessToken(ctx, temp, code)
 //	resp, err := cfg.Client(tok).Get(srv.ResourceURL)
 package oauth1test

@@ -29,7 +29,7 @@ func TestFlow(t *testing.T) {
 		if err != nil {
 			t.Fatalf("callback %q: RequestToken: %v", callback, err)
 		}
-		verifier, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp, nil))
+		verifier, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp))
 		if err != nil || verifier == "" {
 			t.Fatalf("callback %q: Authorize = %q, %v", callback, verifier, err)
 		}
@@ -45,7 +45,7 @@ func TestFlow(t *testing.T) {
 		if err != nil {
 			t.Fatalf("callback %q: RequestToken: %v", callback, err)
 		}
-		verifier2, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp2, nil))
+		verifier2, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp2))
 		if err != nil {
 			t.Fatalf("callback %q: Authorize: %v", callback, err)
 		}
@@ -186,7 +186,7 @@ func ExampleServer() {
 	if err != nil {
 		panic(err)
 	}
-	pin, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp, nil))
+	pin, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp))
 	if err != nil {
 		panic(err)
 	}
@@ -293,7 +293,7 @@ func TestTokenValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	verifier, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp, nil))
+	verifier, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func TestTokenValues(t *testing.T) {
 	if err != nil || vals.Get("user_id") != "12345" || vals.Get("screen_name") != "jack" {
 		t.Errorf("AccessToken values %v, %v; want user_id 12345 and screen_name jack", vals, err)
 	}
-	if _, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp, nil)); err == nil || !strings.Contains(err.Error(), "token_used") {
+	if _, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp)); err == nil || !strings.Contains(err.Error(), "token_used") {
 		t.Errorf("Authorize after the exchange: %v, want a token_used refusal", err)
 	}
 }

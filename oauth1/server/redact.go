@@ -1,31 +1,37 @@
 package server
 
 import (
-	"encoding/json"
 	"fmt"
 	"log/slog"
+	"strconv"
+	"time"
 
 	"github.com/countersign/countersign/oauth1/internal/redact"
 )
 
+// Registration, TemporaryCredentials and TokenCredentials print and log
+// themselves redacted, as oauth1.Credentials does: each implements
+// [fmt.Formatter], so that every fmt verb, flag and width prints the
+// secrets (and a verification code) as REDACTED, and [slog.LogValuer], so
+// that slog's text and JSON handlers do too. JSON is their faithful
+// serialization, for stores to keep them: encoding/json writes the secrets,
+// and json.Unmarshal of what json.Marshal wrote gives the same value.
+
 var (
 	_ fmt.Formatter  = Registration{}
 	_ slog.LogValuer = Registration{}
+	_ fmt.Formatter  = TemporaryCredentials{}
+	_ slog.LogValuer = TemporaryCredentials{}
+	_ fmt.Formatter  = TokenCredentials{}
+	_ slog.LogValuer = TokenCredentials{}
 )
 
-// String and GoString redact Secret, as oauth1.Credentials' do, so that a Registration
-// can be logged with any fmt verb.
-func (c Registration) String() string {
-	return "{Secret:" + redact.Secret(c.Secret) + " PublicKey:" + redact.PublicKey(c.PublicKey) + "}"
-}
-
-func (c Registration) GoString() string {
-	return "server.Registration{Secret:" + redact.Secret(c.Secret) + ", PublicKey:" + redact.PublicKey(c.PublicKey) + "}"
-}
-
-// Format implements [fmt.Formatter], as [oauth1.Credentials.Format] does.
+// Format implements [fmt.Formatter]: Secret is redacted and the public key
+// named by its size.
 func (c Registration) Format(f fmt.State, verb rune) {
-	redact.Format(f, verb, "server.Registration", c.String(), c.GoString())
+	redact.Format(f, verb, "server.Registration",
+		"{Secret:"+redact.Secret(c.Secret)+" PublicKey:"+redact.PublicKey(c.PublicKey)+"}",
+		"server.Registration{Secret:"+redact.Secret(c.Secret)+", PublicKey:"+redact.PublicKey(c.PublicKey)+"}")
 }
 
 // LogValue implements [slog.LogValuer].
@@ -33,8 +39,45 @@ func (c Registration) LogValue() slog.Value {
 	return slog.GroupValue(slog.String("Secret", redact.Secret(c.Secret)), slog.String("PublicKey", redact.PublicKey(c.PublicKey)))
 }
 
-// MarshalJSON writes the redacted form: a Registration is looked up from a
-// store, never stored from its JSON.
-func (c Registration) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct{ Secret, PublicKey string }{redact.Secret(c.Secret), redact.PublicKey(c.PublicKey)})
+// Format implements [fmt.Formatter]: Secret and VerificationCode are redacted.
+func (t TemporaryCredentials) Format(f fmt.State, verb rune) {
+	redact.Format(f, verb, "server.TemporaryCredentials",
+		"{Token:"+t.Token+" Secret:"+redact.Secret(t.Secret)+" ConsumerKey:"+t.ConsumerKey+
+			" Callback:"+t.Callback+" Expires:"+t.Expires.Format(time.RFC3339)+" User:"+t.User+
+			" VerificationCode:"+redact.Secret(t.VerificationCode)+"}",
+		"server.TemporaryCredentials{Token:"+strconv.Quote(t.Token)+", Secret:"+redact.Secret(t.Secret)+
+			", ConsumerKey:"+strconv.Quote(t.ConsumerKey)+", Callback:"+strconv.Quote(t.Callback)+
+			", Expires:"+strconv.Quote(t.Expires.Format(time.RFC3339))+", User:"+strconv.Quote(t.User)+
+			", VerificationCode:"+redact.Secret(t.VerificationCode)+"}")
+}
+
+// LogValue implements [slog.LogValuer].
+func (t TemporaryCredentials) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("Token", t.Token),
+		slog.String("Secret", redact.Secret(t.Secret)),
+		slog.String("ConsumerKey", t.ConsumerKey),
+		slog.String("Callback", t.Callback),
+		slog.Time("Expires", t.Expires),
+		slog.String("User", t.User),
+		slog.String("VerificationCode", redact.Secret(t.VerificationCode)),
+	)
+}
+
+// Format implements [fmt.Formatter]: Secret is redacted.
+func (t TokenCredentials) Format(f fmt.State, verb rune) {
+	redact.Format(f, verb, "server.TokenCredentials",
+		"{Token:"+t.Token+" Secret:"+redact.Secret(t.Secret)+" ConsumerKey:"+t.ConsumerKey+" User:"+t.User+"}",
+		"server.TokenCredentials{Token:"+strconv.Quote(t.Token)+", Secret:"+redact.Secret(t.Secret)+
+			", ConsumerKey:"+strconv.Quote(t.ConsumerKey)+", User:"+strconv.Quote(t.User)+"}")
+}
+
+// LogValue implements [slog.LogValuer].
+func (t TokenCredentials) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("Token", t.Token),
+		slog.String("Secret", redact.Secret(t.Secret)),
+		slog.String("ConsumerKey", t.ConsumerKey),
+		slog.String("User", t.User),
+	)
 }

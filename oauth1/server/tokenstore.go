@@ -4,14 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/countersign/countersign/oauth1/internal/redact"
 	"sync"
 	"time"
 )
 
 // TemporaryCredentials is a provider's record of temporary credentials
 // (RFC 5849 §2.1), from their issue to their exchange for token
-// credentials. String and GoString redact Secret and VerificationCode.
+// credentials. fmt and slog print it with Secret and VerificationCode redacted; JSON
+// is its faithful serialization.
 type TemporaryCredentials struct {
 	Token, Secret string    // oauth_token, oauth_token_secret
 	ConsumerKey   string    // the client they were issued to
@@ -23,32 +23,13 @@ type TemporaryCredentials struct {
 	VerificationCode string
 }
 
-func (t TemporaryCredentials) String() string {
-	return fmt.Sprintf("{Token:%s Secret:%s ConsumerKey:%s Callback:%s Expires:%s User:%s VerificationCode:%s}",
-		t.Token, redact.Secret(t.Secret), t.ConsumerKey, t.Callback, t.Expires.Format(time.RFC3339), t.User, redact.Secret(t.VerificationCode))
-}
-
-func (t TemporaryCredentials) GoString() string {
-	return fmt.Sprintf("oauth1.TemporaryCredentials{Token:%q, Secret:%s, ConsumerKey:%q, Callback:%q, Expires:%q, User:%q, VerificationCode:%s}",
-		t.Token, redact.Secret(t.Secret), t.ConsumerKey, t.Callback, t.Expires.Format(time.RFC3339), t.User, redact.Secret(t.VerificationCode))
-}
-
 // TokenCredentials is a provider's record of token credentials (§2.3): the
-// token a client signs its requests with, on behalf of User. String and
-// GoString redact Secret.
+// token a client signs its requests with, on behalf of User. fmt and slog
+// print it with Secret redacted; JSON is its faithful serialization.
 type TokenCredentials struct {
 	Token, Secret string
 	ConsumerKey   string
 	User          string
-}
-
-func (t TokenCredentials) String() string {
-	return "{Token:" + t.Token + " Secret:" + redact.Secret(t.Secret) + " ConsumerKey:" + t.ConsumerKey + " User:" + t.User + "}"
-}
-
-func (t TokenCredentials) GoString() string {
-	return fmt.Sprintf("oauth1.TokenCredentials{Token:%q, Secret:%s, ConsumerKey:%q, User:%q}",
-		t.Token, redact.Secret(t.Secret), t.ConsumerKey, t.User)
 }
 
 // ErrTokenUsed is returned, wrapped, by a [TokenStore] for temporary

@@ -94,9 +94,9 @@ type Verifier struct {
 
 	// Methods lists the accepted signature methods; nil means every HMAC
 	// and RSA method (HMAC-SHA1/256/512, RSA-SHA1/256/512). PLAINTEXT, if listed, is accepted only over https
-	// (RFC 5849 §3.4.4) unless AllowInsecurePlainText is set.
+	// (RFC 5849 §3.4.4) unless AllowInsecurePlaintext is set.
 	Methods                []string
-	AllowInsecurePlainText bool
+	AllowInsecurePlaintext bool
 
 	// Window is how far oauth_timestamp may be from the current time, in
 	// either direction; zero means five minutes. Nonces are remembered for
@@ -296,7 +296,7 @@ func (v *Verifier) checkRequired(q *found) error {
 		return problem(oauth1.ProblemSignatureMethodRejected, fmt.Errorf("method %q is not accepted", method))
 	}
 	q.scheme = v.scheme(q.r)
-	if plain && !v.AllowInsecurePlainText && q.scheme != "https" {
+	if plain && !v.AllowInsecurePlaintext && q.scheme != "https" {
 		return problem(oauth1.ProblemSignatureMethodRejected, errors.New("PLAINTEXT needs https (RFC 5849 §3.4.4)"))
 	}
 	return nil

@@ -14,7 +14,7 @@ import (
 // PLAINTEXT accepted over plain http.
 func TestVerifySchemeHeaderNearest(t *testing.T) {
 	plain := xConfig()
-	plain.Signer = oauth1.PlainText{}
+	plain.Signer = oauth1.Plaintext{}
 	for _, tt := range []struct {
 		name   string
 		lines  []string // X-Forwarded-Proto header lines, as received

@@ -198,7 +198,7 @@ func xConfig() *oauth1.Config {
 // method and body combination, and checks that changing the request or
 // the secret makes it fail.
 func TestVerifySigned(t *testing.T) {
-	signers := []oauth1.Signer{oauth1.HMAC{}, oauth1.HMAC{Hash: crypto.SHA256}, oauth1.HMAC{Hash: crypto.SHA512}, oauth1.RSA{Key: testRSAKey}, oauth1.RSA{Key: testRSAKey, Hash: crypto.SHA256}, oauth1.PlainText{}}
+	signers := []oauth1.Signer{oauth1.HMAC{}, oauth1.HMAC{Hash: crypto.SHA256}, oauth1.HMAC{Hash: crypto.SHA512}, oauth1.RSA{Key: testRSAKey}, oauth1.RSA{Key: testRSAKey, Hash: crypto.SHA256}, oauth1.Plaintext{}}
 	bodies := []struct{ ctype, body string }{
 		{"", ""},
 		{"application/x-www-form-urlencoded; charset=utf-8", "a=1&b=x+y&c=%E2%98%83&empty="},
@@ -316,8 +316,8 @@ func TestVerifyProblems(t *testing.T) {
 	omit := xConfig()
 	omit.OmitVersion = true
 	http1 := xConfig()
-	http1.Signer = oauth1.PlainText{}
-	http1.AllowInsecurePlainText = true
+	http1.Signer = oauth1.Plaintext{}
+	http1.AllowInsecurePlaintext = true
 	unknown := xConfig()
 	unknown.Consumer.Token = "who"
 	md5 := xConfig()
@@ -346,7 +346,7 @@ func TestVerifyProblems(t *testing.T) {
 		{"method not listed", func(v *Verifier) { v.Methods = []string{"RSA-SHA256"} }, hdr(func(*http.Request) {}), oauth1.ProblemSignatureMethodRejected, nil},
 		{"PLAINTEXT over http", func(v *Verifier) { v.Methods = []string{"PLAINTEXT"} }, signed(t, http1, "GET", "http://api.example.com/r", "", "", "n1"), oauth1.ProblemSignatureMethodRejected, nil},
 		{"PLAINTEXT for an RSA-only consumer", func(v *Verifier) { v.Methods = []string{"PLAINTEXT"} }, func() *http.Request {
-			c := &oauth1.Config{Consumer: oauth1.Credentials{Token: "rsa-only"}, Signer: oauth1.PlainText{}}
+			c := &oauth1.Config{Consumer: oauth1.Credentials{Token: "rsa-only"}, Signer: oauth1.Plaintext{}}
 			r, _ := http.NewRequest("GET", url, nil)
 			c.SignAt(r, nil, time.Unix(xTimestamp, 0), "n1")
 			return received(t, r)
@@ -820,7 +820,7 @@ func TestConsumerRedacted(t *testing.T) {
 			}
 		}
 	}
-	if got, want := c.String(), "{Secret:REDACTED PublicKey:RSA-2048}"; got != want {
+	if got, want := fmt.Sprint(c), "{Secret:REDACTED PublicKey:RSA-2048}"; got != want {
 		t.Errorf("String() = %s, want %s", got, want)
 	}
 }
