@@ -34,8 +34,12 @@ func (s *state) checkSignature(method string, base []byte, sig string, c Registr
 		return rejected(fmt.Errorf("method %q is not supported", method))
 	}
 	if isRSA {
-		if c.PublicKey == nil {
-			return rejected(errors.New("no oauth1.RSA public key registered for the consumer"))
+		if c.PublicKey == nil || c.PublicKey.N == nil {
+			return rejected(errors.New("no RSA public key registered for the consumer"))
+		}
+		if n := c.PublicKey.N.BitLen(); n > mac.MaxRSABits {
+			// Checking costs time that grows with the cube of the size.
+			return rejected(fmt.Errorf("the registered RSA key of %d bits is larger than %d bits", n, mac.MaxRSABits))
 		}
 		raw, err := base64.StdEncoding.DecodeString(sig)
 		if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/internal/wire"
 	"io"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -822,5 +823,32 @@ func TestConsumerRedacted(t *testing.T) {
 	}
 	if got, want := fmt.Sprint(c), "{Secret:REDACTED PublicKey:RSA-2048}"; got != want {
 		t.Errorf("String() = %s, want %s", got, want)
+	}
+}
+
+// A registered public key is the client's choice: one of 262,144 bits made
+// every request with a bogus signature cost seconds of CPU. Keys over 8192
+// bits are refused before any RSA operation, whatever the signature.
+func TestVerifyRefusesHugeRegisteredKey(t *testing.T) {
+	n := new(big.Int).Lsh(big.NewInt(1), 262144-1)
+	n.SetBit(n, 0, 1)
+	v := &Verifier{
+		Store: Consumers{xConsumerKey: {PublicKey: &rsa.PublicKey{N: n, E: 65537}}},
+		Now:   func() time.Time { return time.Unix(xTimestamp, 0) },
+	}
+	c := xConfig()
+	c.Signer = oauth1.RSA{Key: testRSAKey}
+	r, _ := http.NewRequest("GET", "https://api.example.com/r", nil)
+	if err := c.SignAt(r, nil, time.Unix(xTimestamp, 0), "huge-1"); err != nil {
+		t.Fatal(err)
+	}
+	r = received(t, r)
+	start := time.Now()
+	pe := mustProblem(t, "262,144-bit key", v, r, oauth1.ProblemSignatureMethodRejected)
+	if d := time.Since(start); d > 200*time.Millisecond {
+		t.Errorf("refusing took %v", d)
+	}
+	if pe != nil && !strings.Contains(pe.Error(), "262144 bits") {
+		t.Errorf("error %q does not name the key's size", pe.Error())
 	}
 }

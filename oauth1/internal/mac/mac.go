@@ -58,6 +58,10 @@ func MethodHash(name string) (h crypto.Hash, rsa, ok bool) {
 	return 0, false, false
 }
 
+// MaxRSABits is the largest RSA modulus a signature is checked with, as in
+// crypto/tls: a registered key is chosen by the client.
+const MaxRSABits = 8192
+
 // UnsupportedHash names the hash by number: crypto.Hash.String panics on
 // values it does not know, and bad input must never panic.
 func UnsupportedHash(prefix string, h crypto.Hash) error {
