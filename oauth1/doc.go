@@ -84,10 +84,18 @@
 // over, to log or to compare with the provider's. [Config.Now] and
 // [Config.Nonce] make every request reproducible in tests.
 //
-// # Providers
+// # Who uses what
 //
-// Package [github.com/countersign/countersign/oauth1/server] verifies
+// This package is the client: someone who only signs requests reads its 57
+// exported names (types, functions, methods, variables and constants), of
+// which [Problem] and its twelve codes, [Param] and [ParseAuthHeader] are the
+// vocabulary both sides share. Package
+// [github.com/countersign/countersign/oauth1/server] (47 names) verifies
 // incoming requests with the same base string code and issues credentials;
-// package [github.com/countersign/countersign/oauth1/oauth1test] builds a
-// complete fake provider on it for tests.
+// it imports this package, never the reverse, so a program that only signs
+// does not link it. Package
+// [github.com/countersign/countersign/oauth1/oauth1test] builds a complete
+// fake provider for tests, [github.com/countersign/countersign/oauth1/rsakey]
+// loads RSA keys, and [github.com/countersign/countersign/oauth1/basestring]
+// explains why two base strings differ.
 package oauth1

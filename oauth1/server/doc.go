@@ -1,0 +1,38 @@
+// Package server is the server side of OAuth 1.0a (RFC 5849 §1 names the
+// roles client and server): it verifies signed requests and issues
+// credentials. Clients need only package
+// [github.com/countersign/countersign/oauth1], which does not import this
+// one, so a program that only signs requests does not link it.
+//
+// A [Verifier] checks an incoming request with the same base string code
+// the client signs with: the protocol parameters, the signature (in
+// constant time), the timestamp window and, through a [NonceStore], that
+// the request is not a replay. It finds secrets and public keys in a
+// [CredentialStore]; [Consumers] is one for two-legged providers and LTI 1.1
+// tools, which know only clients:
+//
+//	v := &server.Verifier{Store: server.Consumers{"key": {Secret: "secret"}}}
+//	mux.Handle("/api/", v.Middleware(api)) // the handler reads server.FromContext(r.Context())
+//
+// A refused request is a [*ProblemError] with a code of the OAuth Problem
+// Reporting extension ([oauth1.Problem]); [Verifier.WriteError] answers it.
+// The error's BaseString, never sent to the client, is what the client
+// should have signed: compare it with the client's, for instance with
+// package [github.com/countersign/countersign/oauth1/basestring].
+//
+// A [Provider] adds the endpoints that issue credentials (§2): the
+// temporary credential and token request handlers, and Authorize and Deny
+// for the provider's own consent page. It verifies with Verifiers of its
+// own, built from the settings in Provider.Verifier, and keeps temporary and
+// token credentials in a [TokenStore]: [MemoryTokenStore] for one process,
+// or a shared store, such as the Redis one of module
+// github.com/countersign/countersign/redisstore, for several instances,
+// which also need a shared NonceStore.
+//
+// # Who uses what
+//
+// A provider reads this package (47 exported names: types, functions,
+// methods, variables and constants) and the vocabulary it shares with
+// clients in package oauth1: [oauth1.Param], [oauth1.Problem] and its codes,
+// [oauth1.ParseAuthHeader]. A client reads only package oauth1 (57).
+package server
