@@ -1,6 +1,9 @@
 package basestring
 
-import "strings"
+import (
+	"github.com/countersign/countersign/internal/ascii"
+	"strings"
+)
 
 // parseLoose parses s as Parse does, but when s breaks the syntax of a
 // base string in a way a client's bug explains, it parses on and reports
@@ -30,7 +33,9 @@ func looseDecode(s string) string {
 	for i := 0; i < len(s); i++ {
 		if s[i] == '%' {
 			if i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-				b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
+				hi, _ := ascii.Unhex(s[i+1])
+				lo, _ := ascii.Unhex(s[i+2])
+				b.WriteByte(hi<<4 | lo)
 				i += 2
 				continue
 			}
@@ -41,15 +46,6 @@ func looseDecode(s string) string {
 }
 
 func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c <= 'F':
-		return c - 'A' + 10
-	}
-	return c - 'a' + 10
+	_, ok := ascii.Unhex(c)
+	return ok
 }

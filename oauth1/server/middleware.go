@@ -6,11 +6,7 @@ import (
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/internal/wire"
 	"net/http"
-	"strings"
 )
-
-// quoteEscaper makes a quoted-string of RFC 9110 §5.6.4.
-var quoteEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
 
 type verificationKey struct{}
 
@@ -54,7 +50,7 @@ func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
 		if status == 0 {
 			status = statusFor(pe.Problem)
 		}
-		w.Header().Set("WWW-Authenticate", `OAuth realm="`+quoteEscaper.Replace(v.Realm)+`"`)
+		w.Header().Set("WWW-Authenticate", string(wire.AppendQuoted([]byte("OAuth realm="), v.Realm)))
 	case errors.Is(err, oauth1.ErrBodyTooLarge):
 		status, body = http.StatusRequestEntityTooLarge, "oauth_problem=parameter_rejected"
 	case errors.Is(err, ErrNonceStoreUnavailable), errors.Is(err, ErrNonceStoreFull):
