@@ -32,18 +32,35 @@ func TestClasses(t *testing.T) {
 	}
 }
 
+// refCountEscapes is CountEscapes written plainly, against the set as the
+// RFC spells it.
+func refCountEscapes(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(unreservedSet, s[i]) < 0 {
+			n++
+		}
+	}
+	return n
+}
+
 func TestCountEscapes(t *testing.T) {
 	var all []byte
 	for i := range 256 {
 		all = append(all, byte(i))
 	}
-	for _, s := range []string{"", "a", "%", "ab", "a b", "unreserved-._~AZaz09", string(all), string(all[:17]), string(all[100:]) + "xyz"} {
-		want := 0
-		for i := 0; i < len(s); i++ {
-			if strings.IndexByte(unreservedSet, s[i]) < 0 {
-				want++
-			}
+	inputs := []string{"", "a", "%", "ab", "a b", "unreserved-._~AZaz09", string(all), string(all[:17]), string(all[100:]) + "xyz"}
+	// Every length up to a few blocks, so that each step of the unrolled
+	// loops and each tail is taken, on text of all escaped, no escaped and
+	// mixed bytes.
+	for _, pattern := range []string{"a", " ", "a b%c/é~", string(all)} {
+		long := strings.Repeat(pattern, 100/len(pattern)+1)
+		for n := range 100 {
+			inputs = append(inputs, long[:n])
 		}
+	}
+	for _, s := range inputs {
+		want := refCountEscapes(s)
 		if got := CountEscapes(s); got != want {
 			t.Errorf("CountEscapes(%q) = %d, want %d", s, got, want)
 		}
@@ -51,6 +68,21 @@ func TestCountEscapes(t *testing.T) {
 			t.Errorf("CountEscapes([]byte(%q)) = %d, want %d", s, got, want)
 		}
 	}
+}
+
+func FuzzCountEscapes(f *testing.F) {
+	for _, s := range []string{"", "a", "a b", "Ladies + Gentlemen", "\x00\xff", strings.Repeat("é-", 40)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := refCountEscapes(s)
+		if got := CountEscapes(s); got != want {
+			t.Fatalf("CountEscapes(%q) = %d, want %d", s, got, want)
+		}
+		if got := CountEscapes([]byte(s)); got != want {
+			t.Fatalf("CountEscapes([]byte(%q)) = %d, want %d", s, got, want)
+		}
+	})
 }
 
 func TestAppendEncode(t *testing.T) {
