@@ -3,6 +3,11 @@
 // §2.3, hex digits, and the token characters of RFC 9110 §5.6.2.
 package ascii
 
+import (
+	"encoding/binary"
+	"sync"
+)
+
 // UpperHex is the digit alphabet of a percent-encoding (RFC 5849 §3.6 asks
 // for uppercase).
 const UpperHex = "0123456789ABCDEF"
@@ -72,7 +77,8 @@ func AppendEncode(dst, b []byte) []byte {
 // CountEscapes returns how many bytes of s are not unreserved, that is how
 // many a percent-encoding escapes.
 func CountEscapes[T string | []byte](s T) int {
-	t := escapePairs
+	pairsOnce.Do(buildPairs)
+	t := pairs
 	n := 0
 	// Two bytes a lookup and sixteen independent lookups an iteration keep
 	// the load ports busy: this runs over every byte of a form body. One
@@ -104,17 +110,39 @@ func CountEscapes[T string | []byte](s T) int {
 
 func pair[T string | []byte](s T, i int) uint16 { return uint16(s[i]) | uint16(s[i+1])<<8 }
 
-// escapePairs[x] is the number of the two bytes of the little-endian x that
-// are not unreserved.
-var escapePairs = func() *[1 << 16]uint8 {
-	t := new([1 << 16]uint8)
-	for x := range t {
-		if !unreserved[byte(x)] {
-			t[x]++
-		}
-		if !unreserved[byte(x>>8)] {
-			t[x]++
+// pairs[x] is the number of the two bytes of the little-endian x that are
+// not unreserved. Looking bytes up two at a time halves the loads: with a
+// 256-entry table instead, CountEscapes took 1.2 to 2 times as long from 40
+// bytes up. The 64 KiB table is built on first use, in about 20µs, and not
+// at init, where it cost every program that imports percent 0.3 ms of
+// start-up and 64 KiB whether it counted escapes or not. The inlined fast
+// path of sync.Once costs under a nanosecond a call; calling the function
+// that sync.OnceValue returns costs several.
+var (
+	pairsOnce sync.Once
+	pairs     *[1 << 16]uint8
+)
+
+// buildPairs fills row h of pairs (second byte h) with the counts of the
+// first bytes, plus one if h is escaped, a word of eight entries at a time:
+// a third of the time of one entry at a time.
+func buildPairs() {
+	var row [256 / 8]uint64
+	for i := range 256 {
+		if !unreserved[i] {
+			row[i/8] |= 1 << (8 * (i % 8))
 		}
 	}
-	return t
-}()
+	t := new([1 << 16]uint8)
+	for h := range 256 {
+		var add uint64
+		if !unreserved[h] {
+			add = 0x0101010101010101
+		}
+		r := (*[256]uint8)(t[h<<8:])
+		for w, v := range row {
+			binary.LittleEndian.PutUint64(r[8*w:], v+add)
+		}
+	}
+	pairs = t
+}

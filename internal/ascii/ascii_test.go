@@ -70,6 +70,16 @@ func TestCountEscapes(t *testing.T) {
 	}
 }
 
+// TestPairs checks every entry of the table CountEscapes looks pairs up in.
+func TestPairs(t *testing.T) {
+	CountEscapes("") // builds the table
+	for x, got := range pairs {
+		if want := refCountEscapes(string([]byte{byte(x), byte(x >> 8)})); int(got) != want {
+			t.Fatalf("pairs[%#04x] = %d, want %d", x, got, want)
+		}
+	}
+}
+
 func FuzzCountEscapes(f *testing.F) {
 	for _, s := range []string{"", "a", "a b", "Ladies + Gentlemen", "\x00\xff", strings.Repeat("é-", 40)} {
 		f.Add(s)
