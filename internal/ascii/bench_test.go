@@ -17,7 +17,7 @@ var countInputs = []struct{ name, s string }{
 	{"timestamp", "1318622958"},
 	{"nonce", "kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg"},
 	{"token", "370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb"},
-	{"uri", "https://api.x.com/1.1/statuses/update.json"},
+	{"uri", "https://example.com/1.1/statuses/show.json"},
 	{"status", "Hello Ladies + Gentlemen, a signed OAuth request!"},
 	{"mixed256", fill("Ladies + Gentlemen, ¿Qué tal? 中文 ☃ status=a/b?c&d=e! (100%) ", 256)},
 	{"mixed1k", fill("Ladies + Gentlemen, ¿Qué tal? 中文 ☃ status=a/b?c&d=e! (100%) ", 1024)},
