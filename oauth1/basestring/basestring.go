@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/countersign/countersign/internal/ascii"
 	"github.com/countersign/countersign/percent"
 )
 
@@ -280,7 +281,7 @@ func (m *offsetMap) at(off int) int {
 		m.dec, m.enc = 0, 0
 	}
 	for ; m.dec < off && m.enc < len(m.raw); m.dec++ {
-		if m.raw[m.enc] == '%' && m.enc+2 < len(m.raw) && isHex(m.raw[m.enc+1]) && isHex(m.raw[m.enc+2]) {
+		if m.raw[m.enc] == '%' && m.enc+2 < len(m.raw) && ascii.IsHex(m.raw[m.enc+1]) && ascii.IsHex(m.raw[m.enc+2]) {
 			m.enc += 3
 		} else {
 			m.enc++

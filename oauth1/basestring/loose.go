@@ -32,7 +32,7 @@ func looseDecode(s string) string {
 	b.Grow(len(s))
 	for i := 0; i < len(s); i++ {
 		if s[i] == '%' {
-			if i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			if i+2 < len(s) && ascii.IsHex(s[i+1]) && ascii.IsHex(s[i+2]) {
 				hi, _ := ascii.Unhex(s[i+1])
 				lo, _ := ascii.Unhex(s[i+2])
 				b.WriteByte(hi<<4 | lo)
@@ -43,9 +43,4 @@ func looseDecode(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
-}
-
-func isHex(c byte) bool {
-	_, ok := ascii.Unhex(c)
-	return ok
 }
