@@ -4,8 +4,9 @@
 // resource, all verifying every request with an [server.Verifier] and
 // recording the base string it computed; [Server.Handle] puts a test's own
 // handlers behind the same verification. Helpers for deterministic tests:
-// a settable [Clock], [SequentialNonces], and [DiffBaseString] for failure
-// messages. [TestTokenStore] checks any [server.TokenStore].
+// a settable [Clock] and [SequentialNonces]; in failure messages,
+// basestring.Format(basestring.Diff(want, got)) says how two base strings
+// differ. [TestTokenStore] checks any [server.TokenStore].
 //
 // A client test runs the whole flow against it:
 //
@@ -33,7 +34,6 @@ import (
 	"time"
 
 	"github.com/countersign/countersign/oauth1"
-	"github.com/countersign/countersign/oauth1/basestring"
 	"github.com/countersign/countersign/oauth1/server"
 )
 
@@ -293,18 +293,6 @@ func (s *Server) Authorize(ctx context.Context, authURL string) (code string, er
 		}
 	}
 	return "", fmt.Errorf("oauth1test: authorization failed: %s: %s", resp.Status, body)
-}
-
-// DiffBaseString reports how two signature base strings differ, parameter
-// by parameter and decoded, with the likely cause of each difference (see
-// [basestring.Diff]), labelled (-want +got); it returns "" when they are
-// equal. Use it in failure messages:
-//
-//	if d := oauth1test.DiffBaseString(want, got); d != "" {
-//		t.Error(d)
-//	}
-func DiffBaseString(want, got string) string {
-	return basestring.Format(basestring.Diff(want, got))
 }
 
 // Clock is a settable clock for [oauth1.Config.Now] and
