@@ -182,7 +182,7 @@ Other values of the token response:{{range .Values}}
 `))
 
 func (a *app) callback(w http.ResponseWriter, r *http.Request) {
-	token, verifier, err := oauth1.ParseCallback(r, nil)
+	token, code, err := oauth1.ParseCallback(r, nil)
 	if errors.Is(err, oauth1.ErrDenied) {
 		http.Error(w, "You declined; nothing was shared.", http.StatusForbidden)
 		return
@@ -199,18 +199,16 @@ func (a *app) callback(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "unknown or expired sign-in; start again at /login", http.StatusBadRequest)
 		return
 	}
-	tok, values, err := a.cfg.AccessToken(r.Context(), p.temp, verifier)
+	tok, values, err := a.cfg.AccessToken(r.Context(), p.temp, code)
 	if err != nil {
 		log.Printf("access token: %v", err)
 		http.Error(w, "the provider refused the token request: "+err.Error(), http.StatusBadGateway)
 		return
 	}
 	var extra []string
-	for k, vs := range values {
-		if k != "oauth_token" && k != "oauth_token_secret" {
-			for _, v := range vs {
-				extra = append(extra, k+" = "+v)
-			}
+	for k, vs := range values { // the extra values hold neither token nor secret
+		for _, v := range vs {
+			extra = append(extra, k+" = "+v)
 		}
 	}
 	sort.Strings(extra)
@@ -230,7 +228,7 @@ var (
 	demoToken  = oauth1.Credentials{Token: "nnch734d00sl2jdk", Secret: "pfkkdhi9sl3r4s00"}
 )
 
-const demoVerifier = "hfdp7dh39dks9884"
+const demoCode = "hfdp7dh39dks9884"
 
 func startDemoProvider(client *oauth1.Config) *httptest.Server {
 	var mu sync.Mutex
@@ -256,12 +254,12 @@ func startDemoProvider(client *oauth1.Config) *httptest.Server {
 		mu.Lock()
 		cb := callback
 		mu.Unlock()
-		http.Redirect(w, r, cb+"?oauth_token="+demoTemp.Token+"&oauth_verifier="+demoVerifier, http.StatusFound)
+		http.Redirect(w, r, cb+"?oauth_token="+demoTemp.Token+"&oauth_verifier="+demoCode, http.StatusFound)
 	})
 	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
 		p, err := demoCheck(r, client.Signer, demoClient, demoTemp.Secret)
-		if err == nil && (p["oauth_token"] != demoTemp.Token || p["oauth_verifier"] != demoVerifier) {
-			err = errors.New("wrong temporary token or verifier")
+		if err == nil && (p["oauth_token"] != demoTemp.Token || p["oauth_verifier"] != demoCode) {
+			err = errors.New("wrong temporary token or verification code")
 		}
 		if err != nil {
 			http.Error(w, "oauth_problem=signature_invalid&oauth_problem_advice="+percent.Encode(err.Error()), http.StatusUnauthorized)
