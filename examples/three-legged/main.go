@@ -31,6 +31,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"os"
 	"sort"
@@ -123,7 +124,9 @@ func main() {
 	defer srv.Close()
 	// The browser: follow the redirects from /login to the provider's
 	// authorization page, which approves at once, and back to /callback.
-	resp, err := http.Get(base + "/login")
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar}
+	resp, err := browser.Get(base + "/login")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -134,7 +137,13 @@ func main() {
 }
 
 // app is the web application: it keeps the temporary credentials between
-// /login and /callback, keyed by their token.
+// /login and /callback, keyed by their token, and binds each flow to the
+// browser that started it with a cookie holding that token. Without the
+// binding, an attacker who approved with their own account could send the
+// callback URL to a victim, whose browser would then be signed in as the
+// attacker (login CSRF).
+const flowCookie = "oauth1_flow"
+
 type app struct {
 	cfg     *oauth1.Config
 	mu      sync.Mutex
@@ -173,6 +182,10 @@ func (a *app) login(w http.ResponseWriter, r *http.Request) {
 	}
 	a.pending[temp.Token] = pendingAuth{temp, now.Add(10 * time.Minute)}
 	a.mu.Unlock()
+	http.SetCookie(w, &http.Cookie{
+		Name: flowCookie, Value: temp.Token, Path: "/callback", MaxAge: 600,
+		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode, // Lax: the provider's redirect back is a top-level GET
+	})
 	http.Redirect(w, r, a.cfg.AuthorizationURL(temp), http.StatusFound)
 }
 
@@ -182,21 +195,29 @@ Other values of the token response:{{range .Values}}
 `))
 
 func (a *app) callback(w http.ResponseWriter, r *http.Request) {
-	token, code, err := oauth1.ParseCallback(r, nil)
+	// The temporary credentials are those of the flow this browser started,
+	// never those the callback URL names.
+	c, err := r.Cookie(flowCookie)
+	if err != nil {
+		http.Error(w, "no sign-in started in this browser; start at /login", http.StatusBadRequest)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: flowCookie, Path: "/callback", MaxAge: -1})
+	a.mu.Lock()
+	p, ok := a.pending[c.Value]
+	delete(a.pending, c.Value)
+	a.mu.Unlock()
+	if !ok || time.Now().After(p.expires) {
+		http.Error(w, "unknown or expired sign-in; start again at /login", http.StatusBadRequest)
+		return
+	}
+	_, code, err := oauth1.ParseCallback(r, p.temp) // refuses a token that is not this flow's
 	if errors.Is(err, oauth1.ErrDenied) {
 		http.Error(w, "You declined; nothing was shared.", http.StatusForbidden)
 		return
 	}
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	a.mu.Lock()
-	p, ok := a.pending[token]
-	delete(a.pending, token)
-	a.mu.Unlock()
-	if !ok || time.Now().After(p.expires) {
-		http.Error(w, "unknown or expired sign-in; start again at /login", http.StatusBadRequest)
 		return
 	}
 	tok, values, err := a.cfg.AccessToken(r.Context(), p.temp, code)

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/countersign/countersign/oauth1"
+)
+
+func demoApp(t *testing.T) *httptest.Server {
+	t.Helper()
+	cfg := &oauth1.Config{}
+	p := startDemoProvider(cfg)
+	t.Cleanup(p.Close)
+	cfg.Consumer = demoClient
+	cfg.Endpoint = oauth1.Endpoint{RequestTokenURL: p.URL + "/initiate", AuthorizeURL: p.URL + "/authorize", AccessTokenURL: p.URL + "/token"}
+	app := httptest.NewUnstartedServer(nil)
+	cfg.Callback = "http://" + app.Listener.Addr().String() + "/callback"
+	app.Config.Handler = newApp(cfg)
+	app.Start()
+	t.Cleanup(app.Close)
+	return app
+}
+
+func browser() *http.Client {
+	jar, _ := cookiejar.New(nil)
+	return &http.Client{Jar: jar}
+}
+
+func get(t *testing.T, c *http.Client, url string) (int, string) {
+	t.Helper()
+	resp, err := c.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// The callback completes only the flow that the same browser started: a
+// callback URL from an attacker's approved flow, opened in a victim's
+// browser, signs nobody in (login CSRF).
+func TestCallbackBoundToBrowser(t *testing.T) {
+	app := demoApp(t)
+
+	// The attacker starts a flow, approves it, and keeps the callback URL
+	// instead of following it.
+	attacker := browser()
+	var callback string
+	attacker.CheckRedirect = func(r *http.Request, _ []*http.Request) error {
+		if r.URL.Path == "/callback" {
+			callback = r.URL.String()
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}
+	get(t, attacker, app.URL+"/login")
+	if callback == "" {
+		t.Fatal("the flow never reached the callback")
+	}
+
+	if code, body := get(t, browser(), callback); code != http.StatusBadRequest || strings.Contains(body, "Signed in") {
+		t.Errorf("victim's browser opening the attacker's callback: %d %q, want 400 and no sign-in", code, body)
+	}
+
+	// The browser that started a flow completes it.
+	if code, body := get(t, browser(), app.URL+"/login"); code != http.StatusOK || !strings.Contains(body, "Signed in") {
+		t.Errorf("a browser's own flow: %d %q, want 200 and signed in", code, body)
+	}
+}
