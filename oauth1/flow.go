@@ -146,11 +146,19 @@ func (c *Config) AuthorizationURL(temp *Credentials, extra ...Param) string {
 
 // ParseCallback reads the oauth_token and the verification code
 // (oauth_verifier) with which the provider sends the resource owner back to
-// the callback URL (§2.2). When
-// temp is not nil, the token must be temp's; pass nil to look the temporary
-// credentials up by the returned token instead. A denial (a "denied"
-// parameter, as X sends, or an oauth_problem) is an error wrapping
-// [ErrDenied].
+// the callback URL (§2.2). When temp is not nil, the token must be temp's.
+//
+// A web application passes the temporary credentials of the flow that this
+// browser started, found through the browser's session (a cookie set when
+// the flow began), never those the callback's token names: anyone can open
+// a callback URL, and an attacker who approved a flow with their own
+// account can send theirs to a victim, whose session would then be signed
+// in as the attacker (login CSRF; see examples/three-legged). Pass nil only
+// where the flow is bound to its user otherwise, such as an out-of-band
+// flow whose code the user types.
+//
+// A denial (a "denied" parameter, as X sends, or an oauth_problem) is an
+// error wrapping [ErrDenied].
 func ParseCallback(r *http.Request, temp *Credentials) (token, code string, err error) {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
