@@ -1,11 +1,13 @@
 package rsakey
 
 import (
+	"bytes"
 	"crypto/ecdh"
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/rsa"
 	"crypto/x509"
+	"encoding/binary"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -146,7 +148,46 @@ func parseDER(der []byte) (*rsa.PrivateKey, error) {
 	return nil, ErrFormat
 }
 
+// maxOpenSSHRounds bounds the bcrypt work an encrypted OpenSSH key can
+// demand before its password is checked: each round costs about 10 ms, and
+// ssh-keygen writes 16 unless told otherwise (-a).
+const maxOpenSSHRounds = 64
+
+// openSSHRounds returns the bcrypt rounds of an OpenSSH private key
+// ("openssh-key-v1", PROTOCOL.key in OpenSSH's sources), or 0 when it names
+// no bcrypt KDF or cannot be read; the ssh package reports a malformed key.
+func openSSHRounds(b []byte) uint32 {
+	const magic = "openssh-key-v1\x00"
+	if !bytes.HasPrefix(b, []byte(magic)) {
+		return 0
+	}
+	b = b[len(magic):]
+	next := func() []byte { // an SSH string: uint32 length, then bytes
+		if len(b) < 4 || uint64(binary.BigEndian.Uint32(b)) > uint64(len(b)-4) {
+			b = nil
+			return nil
+		}
+		n := binary.BigEndian.Uint32(b)
+		v := b[4 : 4+n]
+		b = b[4+n:]
+		return v
+	}
+	next() // cipher name
+	if string(next()) != "bcrypt" {
+		return 0
+	}
+	b = next() // KDF options: salt, then rounds
+	next()
+	if len(b) < 4 {
+		return 0
+	}
+	return binary.BigEndian.Uint32(b)
+}
+
 func parseOpenSSH(block *pem.Block, password string) (*rsa.PrivateKey, error) {
+	if n := openSSHRounds(block.Bytes); n > maxOpenSSHRounds {
+		return nil, fmt.Errorf("%w: OpenSSH key encrypted with %d bcrypt rounds, more than %d; re-encrypt it with `ssh-keygen -p -a 16 -f KEY`", ErrFormat, n, maxOpenSSHRounds)
+	}
 	data := pem.EncodeToMemory(block)
 	key, err := ssh.ParseRawPrivateKey(data)
 	var missing *ssh.PassphraseMissingError

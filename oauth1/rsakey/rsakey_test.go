@@ -11,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"encoding/binary"
 	"github.com/countersign/countersign/oauth1/rsakey"
+	"time"
 )
 
 const (
@@ -278,4 +280,35 @@ func FuzzParse(f *testing.F) {
 			t.Errorf("Parse error = %q, want one of the documented errors", err)
 		}
 	})
+}
+
+// An encrypted OpenSSH key names its own bcrypt rounds, each about 10 ms:
+// a file asking for 2,048 cost 20 s per parse before its password was
+// checked. Keys asking for more than the bound are refused unread.
+func TestParseOpenSSHRoundsBounded(t *testing.T) {
+	block, _ := pem.Decode(readKey(t, "rsa2048-openssh-encrypted"))
+	b := block.Bytes
+	// openssh-key-v1\0, then the strings cipher, KDF name and KDF options
+	// (salt, uint32 rounds): find the rounds by hand, apart from the code
+	// under test.
+	i := len("openssh-key-v1\x00")
+	skip := func() int { n := int(binary.BigEndian.Uint32(b[i:])); i += 4 + n; return i - n }
+	skip()
+	if kdf := skip(); string(b[kdf:i]) != "bcrypt" {
+		t.Fatalf("test key's KDF is %q, want bcrypt", b[kdf:i])
+	}
+	i += 4 // the options' length
+	skip() // salt
+	if got := binary.BigEndian.Uint32(b[i:]); got != 16 {
+		t.Fatalf("test key has %d rounds, want ssh-keygen's 16", got)
+	}
+	binary.BigEndian.PutUint32(b[i:], 2048)
+	start := time.Now()
+	_, err := rsakey.Parse(pem.EncodeToMemory(block), "wrong")
+	if err == nil || !strings.Contains(err.Error(), "2048 bcrypt rounds") {
+		t.Errorf("Parse(2048 rounds) = %v, want an error naming the rounds", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Parse(2048 rounds) took %v", d)
+	}
 }
