@@ -6,7 +6,6 @@
 package countersign_test
 
 import (
-	"bufio"
 	"crypto"
 	"crypto/hmac"
 	"crypto/sha1"
@@ -15,7 +14,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -25,50 +23,27 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/countersign/countersign/internal/vectors"
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/basestring"
 	"github.com/countersign/countersign/oauth1/rsakey"
 	"github.com/countersign/countersign/percent"
 )
 
-// A vector is one file of testdata/vectors: "key: value" lines, where a
-// value runs to the end of the line and may be empty.
-type vector struct {
-	file   string
-	fields map[string]string
-}
-
-func (v vector) get(k string) string { return v.fields[k] }
-
-func (v vector) has(k string) bool { _, ok := v.fields[k]; return ok }
+// A vector is one file of testdata/vectors, read by internal/vectors.
+type vector struct{ vectors.Vector }
 
 func readVectors(t *testing.T) []vector {
 	t.Helper()
-	files, err := filepath.Glob("testdata/vectors/*.txt")
+	all, err := vectors.All()
 	require.NoError(t, err)
-	require.NotEmpty(t, files, "no vectors in testdata/vectors")
+	require.NotEmpty(t, all, "no vectors in testdata/vectors")
 	var vs []vector
-	for _, f := range files {
-		fh, err := os.Open(f)
-		require.NoError(t, err)
-		v := vector{file: filepath.Base(f), fields: map[string]string{}}
-		sc := bufio.NewScanner(fh)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			line := sc.Text()
-			if line == "" || strings.HasPrefix(line, "#") {
-				continue
-			}
-			k, val, ok := strings.Cut(line, ":")
-			require.True(t, ok, "%s: malformed line %q", f, line)
-			v.fields[k] = strings.TrimPrefix(val, " ")
+	for _, v := range all {
+		if !v.Has("source") {
+			assert.Contains(t, readFile(t, v.Path), "# source:", "%s: every vector names its source", v.Name)
 		}
-		fh.Close()
-		require.NoError(t, sc.Err(), f)
-		if !v.has("source") {
-			assert.Contains(t, readFile(t, f), "# source:", "%s: every vector names its source", f)
-		}
-		vs = append(vs, v)
+		vs = append(vs, vector{v})
 	}
 	return vs
 }
@@ -85,22 +60,22 @@ var hashes = map[string]crypto.Hash{"SHA1": crypto.SHA1, "SHA256": crypto.SHA256
 func (v vector) config(t *testing.T) *oauth1.Config {
 	t.Helper()
 	c := &oauth1.Config{
-		Consumer:    oauth1.Credentials{Token: v.get("consumer-key"), Secret: v.get("consumer-secret")},
-		Realm:       v.get("realm"),
-		OmitVersion: v.get("version") == "",
+		Consumer:    oauth1.Credentials{Token: v.Get("consumer-key"), Secret: v.Get("consumer-secret")},
+		Realm:       v.Get("realm"),
+		OmitVersion: v.Get("version") == "",
 	}
-	method, hash, _ := strings.Cut(v.get("signature-method"), "-")
+	method, hash, _ := strings.Cut(v.Get("signature-method"), "-")
 	switch method {
 	case "HMAC":
 		c.Signer = oauth1.HMAC{Hash: hashes[hash]}
 	case "RSA":
-		key, err := rsakey.Parse([]byte(readFile(t, v.get("private-key-file"))), "")
-		require.NoError(t, err, "%s: private-key-file", v.file)
+		key, err := rsakey.Parse([]byte(readFile(t, v.Get("private-key-file"))), "")
+		require.NoError(t, err, "%s: private-key-file", v.Name)
 		c.Signer = oauth1.RSA{Key: key, Hash: hashes[hash]}
 	case "PLAINTEXT":
 		c.Signer = oauth1.Plaintext{}
 	default:
-		require.FailNow(t, "unknown signature-method", "%s: %q", v.file, v.get("signature-method"))
+		require.FailNow(t, "unknown signature-method", "%s: %q", v.Name, v.Get("signature-method"))
 	}
 	return c
 }
@@ -110,37 +85,37 @@ func (v vector) request(t *testing.T) *http.Request {
 	// A nil io.Reader, not a nil *strings.Reader, for a request without a
 	// body: NewRequest would otherwise see a non-nil Body.
 	var body io.Reader
-	if v.get("body") != "" {
-		body = strings.NewReader(v.get("body"))
+	if v.Get("body") != "" {
+		body = strings.NewReader(v.Get("body"))
 	}
-	r, err := http.NewRequest(v.get("method"), v.get("url"), body)
-	require.NoError(t, err, v.file)
-	if ct := v.get("content-type"); ct != "" {
+	r, err := http.NewRequest(v.Get("method"), v.Get("url"), body)
+	require.NoError(t, err, v.Name)
+	if ct := v.Get("content-type"); ct != "" {
 		r.Header.Set("Content-Type", ct)
 	}
 	return r
 }
 
 func (v vector) token() *oauth1.Credentials {
-	if !v.has("token") && !v.has("token-secret") {
+	if !v.Has("token") && !v.Has("token-secret") {
 		return nil
 	}
-	return &oauth1.Credentials{Token: v.get("token"), Secret: v.get("token-secret")}
+	return &oauth1.Credentials{Token: v.Get("token"), Secret: v.Get("token-secret")}
 }
 
 func (v vector) time(t *testing.T) time.Time {
 	t.Helper()
-	ts, err := strconv.ParseInt(v.get("timestamp"), 10, 64)
-	require.NoError(t, err, "%s: timestamp", v.file)
+	ts, err := strconv.ParseInt(v.Get("timestamp"), 10, 64)
+	require.NoError(t, err, "%s: timestamp", v.Name)
 	return time.Unix(ts, 0)
 }
 
 func (v vector) extra() []oauth1.Param {
 	var ps []oauth1.Param
-	if cb := v.get("callback"); cb != "" {
+	if cb := v.Get("callback"); cb != "" {
 		ps = append(ps, oauth1.Param{Name: "oauth_callback", Value: cb})
 	}
-	if vf := v.get("verifier"); vf != "" {
+	if vf := v.Get("verifier"); vf != "" {
 		ps = append(ps, oauth1.Param{Name: "oauth_verifier", Value: vf})
 	}
 	return ps
@@ -150,41 +125,41 @@ var sigParam = regexp.MustCompile(`oauth_signature="([^"]*)"`)
 
 func TestConformance(t *testing.T) {
 	for _, v := range readVectors(t) {
-		t.Run(v.file, func(t *testing.T) {
+		t.Run(v.Name, func(t *testing.T) {
 			c, tok, ts := v.config(t), v.token(), v.time(t)
 
-			base, err := c.BaseString(v.request(t), tok, ts, v.get("nonce"), v.extra()...)
+			base, err := c.BaseString(v.request(t), tok, ts, v.Get("nonce"), v.extra()...)
 			require.NoError(t, err, "BaseString")
-			if want := v.get("base-string"); want != "" {
+			if want := v.Get("base-string"); want != "" {
 				// basestring.Diff names the parameter that differs, which
 				// two long lines printed in full would leave to the reader.
 				if d := basestring.Format(basestring.Diff(want, base)); d != "" {
 					t.Errorf("BaseString: %s", d)
 				}
 			}
-			if want := v.get("parameter-string"); want != "" {
+			if want := v.Get("parameter-string"); want != "" {
 				// The third part of the base string is the encoded parameter string.
 				parts := strings.Split(base, "&")
 				got, err := percent.Decode(parts[len(parts)-1])
 				require.NoError(t, err, "parameter string")
 				assert.Equal(t, want, got, "parameter string")
 			}
-			if key := v.get("signing-key"); key != "" && v.get("base-string") != "" {
+			if key := v.Get("signing-key"); key != "" && v.Get("base-string") != "" {
 				// Check the published key against the published base
 				// string and signature with crypto/hmac alone.
 				mac := hmac.New(sha1.New, []byte(key))
-				mac.Write([]byte(v.get("base-string")))
+				mac.Write([]byte(v.Get("base-string")))
 				got := base64.StdEncoding.EncodeToString(mac.Sum(nil))
-				assert.Equal(t, v.get("signature"), got, "HMAC-SHA1(signing-key, base-string)")
+				assert.Equal(t, v.Get("signature"), got, "HMAC-SHA1(signing-key, base-string)")
 			}
 
 			r := v.request(t)
-			require.NoError(t, c.SignAt(r, tok, ts, v.get("nonce"), v.extra()...), "SignAt")
+			require.NoError(t, c.SignAt(r, tok, ts, v.Get("nonce"), v.extra()...), "SignAt")
 			auth := r.Header.Get("Authorization")
-			if want := v.get("authorization"); want != "" {
+			if want := v.Get("authorization"); want != "" {
 				assert.Equal(t, want, auth, "Authorization header")
 			}
-			if want := v.get("signature"); want != "" {
+			if want := v.Get("signature"); want != "" {
 				m := sigParam.FindStringSubmatch(auth)
 				require.NotNil(t, m, "no oauth_signature in %q", auth)
 				got, err := percent.Decode(m[1])
@@ -202,14 +177,14 @@ func TestConformance(t *testing.T) {
 func checkDeliveries(t *testing.T, v vector, wantSig string) {
 	t.Helper()
 	for _, d := range []oauth1.Delivery{oauth1.QueryString, oauth1.FormBody} {
-		if d == oauth1.FormBody && v.get("method") == "GET" {
+		if d == oauth1.FormBody && v.Get("method") == "GET" {
 			continue
 		}
 		t.Run(map[oauth1.Delivery]string{oauth1.QueryString: "query", oauth1.FormBody: "body"}[d], func(t *testing.T) {
 			c := v.config(t)
 			c.Delivery = d
 			r := v.request(t)
-			require.NoError(t, c.SignAt(r, v.token(), v.time(t), v.get("nonce"), v.extra()...), "SignAt")
+			require.NoError(t, c.SignAt(r, v.token(), v.time(t), v.Get("nonce"), v.extra()...), "SignAt")
 			assert.Empty(t, r.Header.Get("Authorization"), "Authorization header")
 			wire := r.URL.RawQuery
 			if d == oauth1.FormBody {
@@ -235,7 +210,7 @@ func checkDeliveries(t *testing.T, v vector, wantSig string) {
 					assert.Len(t, got, 1, "%s in %q", name, wire)
 				}
 			}
-			assert.Equal(t, []string{v.get("nonce")}, vals["oauth_nonce"], "oauth_nonce in %q", wire)
+			assert.Equal(t, []string{v.Get("nonce")}, vals["oauth_nonce"], "oauth_nonce in %q", wire)
 		})
 	}
 }

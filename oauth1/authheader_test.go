@@ -9,8 +9,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/countersign/countersign/internal/vectors"
 	"github.com/countersign/countersign/percent"
 )
+
+var xAuthorizing = func() vectors.Vector {
+	v, err := vectors.Load("x-update-1")
+	if err != nil {
+		panic(err)
+	}
+	return v
+}()
 
 var parseAuthHeaderTests = []struct {
 	in   string
@@ -37,17 +46,18 @@ var parseAuthHeaderTests = []struct {
 			{"oauth_version", "1.0"},
 		},
 	},
-	// The X API documentation's header.
+	// The X API documentation's header ("Authorizing a request"), from
+	// testdata/vectors/x-update-1.txt.
 	{
-		`OAuth oauth_consumer_key="xvz1evFS4wEEPTGEFPHBog", oauth_nonce="kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg", oauth_signature="tnnArxj06cWHq44gCs1OSKk%2FjLY%3D", oauth_signature_method="HMAC-SHA1", oauth_timestamp="1318622958", oauth_token="370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb", oauth_version="1.0"`,
+		xAuthorizing.Get("authorization"),
 		[]Param{
-			{"oauth_consumer_key", "xvz1evFS4wEEPTGEFPHBog"},
-			{"oauth_nonce", "kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg"},
-			{"oauth_signature", "tnnArxj06cWHq44gCs1OSKk/jLY="},
-			{"oauth_signature_method", "HMAC-SHA1"},
-			{"oauth_timestamp", "1318622958"},
-			{"oauth_token", "370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb"},
-			{"oauth_version", "1.0"},
+			{"oauth_consumer_key", xAuthorizing.Get("consumer-key")},
+			{"oauth_nonce", xAuthorizing.Get("nonce")},
+			{"oauth_signature", xAuthorizing.Get("signature")},
+			{"oauth_signature_method", xAuthorizing.Get("signature-method")},
+			{"oauth_timestamp", xAuthorizing.Get("timestamp")},
+			{"oauth_token", xAuthorizing.Get("token")},
+			{"oauth_version", xAuthorizing.Get("version")},
 		},
 	},
 	{"OAuth", nil},

@@ -476,11 +476,10 @@ var zeroTime time.Time
 
 // The X API example, prepared once; signing it is the hot path.
 func xRequest(t testing.TB) (*oauth1.Config, *oauth1.Credentials, *http.Request) {
-	c := &oauth1.Config{Consumer: oauth1.Credentials{Token: "xvz1evFS4wEEPTGEFPHBog", Secret: "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw"}}
-	tok := &oauth1.Credentials{Token: "370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb", Secret: "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE"}
-	r := newRequest(t, "POST", "https://api.twitter.com/1.1/statuses/update.json?include_entities=true",
-		"application/x-www-form-urlencoded", "status=Hello%20Ladies%20%2B%20Gentlemen%2C%20a%20signed%20OAuth%20request%21")
-	return c, tok, r
+	c := &oauth1.Config{Consumer: xConsumer}
+	tok := xToken
+	r := newRequest(t, xVector.Get("method"), xVector.Get("url"), xVector.Get("content-type"), xVector.Get("body"))
+	return c, &tok, r
 }
 
 // TestSignAllocs guards the allocation budget of the hot path: crypto/hmac's
@@ -491,9 +490,9 @@ func TestSignAllocs(t *testing.T) {
 		t.Skip("the race detector allocates")
 	}
 	c, tok, r := xRequest(t)
-	ts := time.Unix(1318622958, 0)
+	ts, nonce := xTime(), xVector.Get("nonce")
 	n := testing.AllocsPerRun(200, func() {
-		if err := c.SignAt(r, tok, ts, "kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg"); err != nil {
+		if err := c.SignAt(r, tok, ts, nonce); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -509,13 +508,17 @@ func TestVerifyAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
 	}
-	v := &server.Verifier{Store: acceptAll{}, Nonces: acceptNonces{}, Now: func() time.Time { return time.Unix(1318622958, 0) }}
-	const body = "status=Hello%20Ladies%20%2B%20Gentlemen%2C%20a%20signed%20OAuth%20request%21"
-	r := httptest.NewRequest("POST", "/1.1/statuses/update.json?include_entities=true", nil)
-	r.Host = "api.twitter.com"
+	v := &server.Verifier{Store: acceptAll{}, Nonces: acceptNonces{}, Now: xTime}
+	body := xVector.Get("body")
+	u, err := url.Parse(xVector.Get("url"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := httptest.NewRequest(xVector.Get("method"), u.RequestURI(), nil)
+	r.Host = u.Host
 	r.TLS = &tls.ConnectionState{}
-	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	r.Header.Set("Authorization", `OAuth oauth_consumer_key="xvz1evFS4wEEPTGEFPHBog", oauth_nonce="kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg", oauth_signature="hCtSmYh%2BiHYCEqBWrE7C7hYmtUk%3D", oauth_signature_method="HMAC-SHA1", oauth_timestamp="1318622958", oauth_token="370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb", oauth_version="1.0"`)
+	r.Header.Set("Content-Type", xVector.Get("content-type"))
+	r.Header.Set("Authorization", xVector.Header())
 	rd := strings.NewReader(body)
 	n := testing.AllocsPerRun(200, func() {
 		rd.Reset(body)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"runtime"
@@ -70,11 +71,11 @@ func TestVerifyManyProtocolParameters(t *testing.T) {
 type acceptAll struct{}
 
 func (acceptAll) Consumer(context.Context, string) (server.Registration, error) {
-	return server.Registration{Secret: "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw"}, nil
+	return server.Registration{Secret: xConsumer.Secret}, nil
 }
 
 func (acceptAll) TokenSecret(context.Context, string, string) (string, error) {
-	return "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE", nil
+	return xToken.Secret, nil
 }
 
 // An error returned by SignAt must not change when the next request is
@@ -234,7 +235,7 @@ func fipsChild(t *testing.T) {
 
 	// Verify: an HMAC-SHA1 request is refused with a problem, not a panic.
 	r := xRequestFIPS()
-	v := &server.Verifier{Store: acceptAll{}, Now: func() time.Time { return time.Unix(1318622958, 0) }}
+	v := &server.Verifier{Store: acceptAll{}, Now: xTime}
 	_, err = v.Verify(r)
 	var pe *server.ProblemError
 	require.ErrorAs(t, err, &pe)
@@ -246,9 +247,14 @@ func fipsChild(t *testing.T) {
 }
 
 func xRequestFIPS() *http.Request {
-	r := httptest.NewRequest("POST", "/1.1/statuses/update.json?include_entities=true", bytes.NewReader([]byte("status=x")))
-	r.Host = "api.twitter.com"
-	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	r.Header.Set("Authorization", `OAuth oauth_consumer_key="xvz1evFS4wEEPTGEFPHBog", oauth_nonce="kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg", oauth_signature="hCtSmYh%2BiHYCEqBWrE7C7hYmtUk%3D", oauth_signature_method="HMAC-SHA1", oauth_timestamp="1318622958", oauth_version="1.0"`)
+	u, err := url.Parse(xVector.Get("url"))
+	if err != nil {
+		panic(err)
+	}
+	r := httptest.NewRequest(xVector.Get("method"), u.RequestURI(), bytes.NewReader([]byte("status=x")))
+	r.Host = u.Host
+	r.Header.Set("Content-Type", xVector.Get("content-type"))
+	// The X example's header without its token.
+	r.Header.Set("Authorization", xVector.With("token", "").Header())
 	return r
 }

@@ -21,15 +21,35 @@ import (
 	"testing"
 	"time"
 
+	"github.com/countersign/countersign/internal/vectors"
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/percent"
 )
 
-// The X API example credentials (developer.x.com, "Creating a signature").
+// The X API documentation's example ("Creating a signature"), from
+// testdata/vectors/x-update-1.1.txt, and its credentials.
 var (
-	xConsumer = oauth1.Credentials{Token: "xvz1evFS4wEEPTGEFPHBog", Secret: "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw"}
-	xToken    = oauth1.Credentials{Token: "370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb", Secret: "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE"}
+	xVector   = loadVector("x-update-1.1")
+	xConsumer = oauth1.Credentials{Token: xVector.Get("consumer-key"), Secret: xVector.Get("consumer-secret")}
+	xToken    = oauth1.Credentials{Token: xVector.Get("token"), Secret: xVector.Get("token-secret")}
 )
+
+func loadVector(name string) vectors.Vector {
+	v, err := vectors.Load(name)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// xTime is the example's timestamp.
+func xTime() time.Time {
+	ts, err := strconv.ParseInt(xVector.Get("timestamp"), 10, 64)
+	if err != nil {
+		panic(err)
+	}
+	return time.Unix(ts, 0)
+}
 
 // parseOAuthHeader splits an Authorization header of the form this package
 // writes: OAuth k="v", k="v" with percent-encoded values.
@@ -169,7 +189,7 @@ func newSignedServer(t *testing.T) *signedServer {
 
 func TestTransportSignsRequests(t *testing.T) {
 	srv := newSignedServer(t)
-	const form = "status=Hello%20Ladies%20%2B%20Gentlemen%2C%20a%20signed%20OAuth%20request%21&b=x+y"
+	form := xVector.Get("body") + "&b=x+y"
 	tests := []struct {
 		name, method, path, ctype, body string
 		getBody                         bool // NewRequest sets GetBody for a strings.Reader

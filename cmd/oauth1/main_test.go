@@ -13,33 +13,50 @@ import (
 	"flag"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/countersign/countersign/internal/vectors"
 )
 
 var update = flag.Bool("update", false, "rewrite the testdata/*.golden files")
 
-// The X API example ("Authorizing a request" and "Creating a signature" in
-// the X developer documentation): credentials, request and published results.
+// The X API example ("Creating a signature" in the X developer
+// documentation), from testdata/vectors/x-update-1.1.txt: credentials,
+// request and published results.
+var (
+	xVector = func() vectors.Vector {
+		v, err := vectors.Load("x-update-1.1")
+		if err != nil {
+			panic(err)
+		}
+		return v
+	}()
+	xKey         = xVector.Get("consumer-key")
+	xSecret      = xVector.Get("consumer-secret")
+	xToken       = xVector.Get("token")
+	xTokenSecret = xVector.Get("token-secret")
+	xNonce       = xVector.Get("nonce")
+	xTimestamp   = xVector.Get("timestamp")
+	xURL         = xVector.Get("url")
+	xBody        = xVector.Get("body")
+	xStatus      = func() string {
+		s, err := url.PathUnescape(strings.TrimPrefix(xBody, "status="))
+		if err != nil {
+			panic(err)
+		}
+		return s
+	}()
+	xSignature = xVector.Get("signature")
+	xHeader    = xVector.Header()
+	xBase      = xVector.Get("base-string")
+)
+
 const (
-	xKey         = "xvz1evFS4wEEPTGEFPHBog"
-	xSecret      = "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw"
-	xToken       = "370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb"
-	xTokenSecret = "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE"
-	xNonce       = "kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg"
-	xTimestamp   = "1318622958"
-	xURL         = "https://api.twitter.com/1.1/statuses/update.json?include_entities=true"
-	xStatus      = "Hello Ladies + Gentlemen, a signed OAuth request!"
-	xBody        = "status=Hello%20Ladies%20%2B%20Gentlemen%2C%20a%20signed%20OAuth%20request%21"
-	xSignature   = "hCtSmYh+iHYCEqBWrE7C7hYmtUk="
-	xHeader      = `OAuth oauth_consumer_key="xvz1evFS4wEEPTGEFPHBog", oauth_nonce="kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg", oauth_signature="hCtSmYh%2BiHYCEqBWrE7C7hYmtUk%3D", oauth_signature_method="HMAC-SHA1", oauth_timestamp="1318622958", oauth_token="370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb", oauth_version="1.0"`
-	xBase        = "POST&https%3A%2F%2Fapi.twitter.com%2F1.1%2Fstatuses%2Fupdate.json&" +
-		"include_entities%3Dtrue%26oauth_consumer_key%3Dxvz1evFS4wEEPTGEFPHBog%26" +
-		"oauth_nonce%3DkYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg%26oauth_signature_method%3DHMAC-SHA1%26" +
-		"oauth_timestamp%3D1318622958%26oauth_token%3D370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb%26" +
-		"oauth_version%3D1.0%26status%3DHello%2520Ladies%2520%252B%2520Gentlemen%252C%2520a%2520signed%2520OAuth%2520request%2521"
 	keyFile     = "../../testdata/keys/rsa2048-pkcs1.pem"
 	keyPassword = "test-password"
 )
@@ -53,13 +70,19 @@ var xEnv = map[string]string{
 }
 
 // xRequest is the X example as a raw HTTP request, as a proxy logs it.
-const xRequest = "POST /1.1/statuses/update.json?include_entities=true HTTP/1.1\n" +
-	"Host: api.twitter.com\n" +
-	"Authorization: " + xHeader + "\n" +
-	"Content-Type: application/x-www-form-urlencoded\n" +
-	"Content-Length: 76\n" +
-	"\n" +
-	xBody + "\n"
+var xRequest = func() string {
+	u, err := url.Parse(xURL)
+	if err != nil {
+		panic(err)
+	}
+	return xVector.Get("method") + " " + u.RequestURI() + " HTTP/1.1\n" +
+		"Host: " + u.Host + "\n" +
+		"Authorization: " + xHeader + "\n" +
+		"Content-Type: " + xVector.Get("content-type") + "\n" +
+		"Content-Length: " + strconv.Itoa(len(xBody)) + "\n" +
+		"\n" +
+		xBody + "\n"
+}()
 
 type output struct {
 	stdout, stderr string
@@ -185,12 +208,12 @@ func TestBatchX(t *testing.T) {
 	line, _ := json.Marshal(map[string]any{
 		"method": "POST", "url": xURL, "params": [][2]string{{"status", xStatus}},
 		"consumer_key": xKey, "consumer_secret": xSecret, "token": xToken, "token_secret": xTokenSecret,
-		"nonce": xNonce, "timestamp": 1318622958,
+		"nonce": xNonce, "timestamp": json.Number(xTimestamp),
 	})
 	in := string(line) + "\n" +
 		`{"url": "not a url"}` + "\n" +
 		`{"method":"POST","url":"` + xURL + `","content_type":"application/x-www-form-urlencoded","body":"` + xBody + `","consumer_key":"` + xKey +
-		`","consumer_secret":"` + xSecret + `","token":"` + xToken + `","token_secret":"` + xTokenSecret + `","nonce":"` + xNonce + `","timestamp":"1318622958","delivery":"query"}` + "\n"
+		`","consumer_secret":"` + xSecret + `","token":"` + xToken + `","token_secret":"` + xTokenSecret + `","nonce":"` + xNonce + `","timestamp":"` + xTimestamp + `","delivery":"query"}` + "\n"
 	r := runCmd(t, nil, in, "sign", "--json")
 	if r.code != 1 {
 		t.Errorf("exit status %d, want 1 (one line failed)", r.code)
@@ -218,7 +241,7 @@ func TestBatchX(t *testing.T) {
 		t.Errorf("line 2 = %v, want an error and no signature", out[1])
 	}
 	if out[2]["signature"] != xSignature || out[2]["authorization"] != "" ||
-		!strings.Contains(out[2]["url"], "oauth_signature=hCtSmYh%2BiHYCEqBWrE7C7hYmtUk%3D") {
+		!strings.Contains(out[2]["url"], "oauth_signature="+url.QueryEscape(xSignature)) {
 		t.Errorf("line 3 (query delivery) = %v", out[2])
 	}
 }
@@ -509,7 +532,7 @@ func TestVerifyProblems(t *testing.T) {
 		args          []string
 		problem, hint string
 	}{
-		{"no nonce", strings.Replace(xRequest, `oauth_nonce="kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg", `, "", 1), nil,
+		{"no nonce", strings.Replace(xRequest, `oauth_nonce="`+xNonce+`", `, "", 1), nil,
 			"parameter_absent", "Missing protocol parameters: oauth_nonce."},
 		{"other consumer key", xRequest, []string{"--consumer-key", "someone-else"}, "consumer_key_unknown", "not the --consumer-key given"},
 		{"other token", xRequest, []string{"--token", "someone-else"}, "token_rejected", "not the --token given"},

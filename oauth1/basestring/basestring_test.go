@@ -5,29 +5,37 @@ import (
 	"crypto/sha1"
 	"encoding/base64"
 	"errors"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/countersign/countersign/internal/vectors"
 	"github.com/countersign/countersign/oauth1/basestring"
 	"github.com/countersign/countersign/percent"
 )
 
-// xBase is the signature base string published in the X API documentation
-// ("Creating a signature").
-const xBase = "POST&https%3A%2F%2Fapi.twitter.com%2F1.1%2Fstatuses%2Fupdate.json&" +
-	"include_entities%3Dtrue%26oauth_consumer_key%3Dxvz1evFS4wEEPTGEFPHBog%26" +
-	"oauth_nonce%3DkYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg%26oauth_signature_method%3DHMAC-SHA1%26" +
-	"oauth_timestamp%3D1318622958%26oauth_token%3D370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb%26" +
-	"oauth_version%3D1.0%26status%3DHello%2520Ladies%2520%252B%2520Gentlemen%252C%2520a%2520signed%2520OAuth%2520request%2521"
-
-// TestXBaseIsPublished checks the constant itself against the published
-// signature, with crypto/hmac, so that the tests below start from a correct
+// The X API documentation's example ("Creating a signature"), from
+// testdata/vectors/x-update-1.1.txt; xBase is its published signature
 // base string.
+var (
+	xVector = func() vectors.Vector {
+		v, err := vectors.Load("x-update-1.1")
+		if err != nil {
+			panic(err)
+		}
+		return v
+	}()
+	xBase = xVector.Get("base-string")
+)
+
+// TestXBaseIsPublished checks the vector's base string against its
+// published signing key and signature, with crypto/hmac, so that the tests
+// below start from a correct base string.
 func TestXBaseIsPublished(t *testing.T) {
-	mac := hmac.New(sha1.New, []byte("kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw&LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE"))
+	mac := hmac.New(sha1.New, []byte(xVector.Get("signing-key")))
 	mac.Write([]byte(xBase))
-	if got, want := base64.StdEncoding.EncodeToString(mac.Sum(nil)), "hCtSmYh+iHYCEqBWrE7C7hYmtUk="; got != want {
+	if got, want := base64.StdEncoding.EncodeToString(mac.Sum(nil)), xVector.Get("signature"); got != want || want == "" {
 		t.Fatalf("HMAC-SHA1(xBase) = %s, want %s", got, want)
 	}
 }
@@ -37,19 +45,28 @@ func TestParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Method != "POST" || b.URI != "https://api.twitter.com/1.1/statuses/update.json" {
+	uri, query, _ := strings.Cut(xVector.Get("url"), "?")
+	if b.Method != xVector.Get("method") || b.URI != uri {
 		t.Errorf("Parse: method %q, URI %q", b.Method, b.URI)
 	}
+	qname, qvalue, _ := strings.Cut(query, "=")
+	rawStatus, ok := strings.CutPrefix(xVector.Get("body"), "status=")
+	if !ok {
+		t.Fatalf("body %q is not status=...", xVector.Get("body"))
+	}
+	status, err := url.PathUnescape(rawStatus)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []basestring.Param{
-		{Name: "include_entities", Value: "true"},
-		{Name: "oauth_consumer_key", Value: "xvz1evFS4wEEPTGEFPHBog"},
-		{Name: "oauth_nonce", Value: "kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg"},
-		{Name: "oauth_signature_method", Value: "HMAC-SHA1"},
-		{Name: "oauth_timestamp", Value: "1318622958"},
-		{Name: "oauth_token", Value: "370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb"},
-		{Name: "oauth_version", Value: "1.0"},
-		{Name: "status", Value: "Hello Ladies + Gentlemen, a signed OAuth request!",
-			RawValue: "Hello%20Ladies%20%2B%20Gentlemen%2C%20a%20signed%20OAuth%20request%21"},
+		{Name: qname, Value: qvalue},
+		{Name: "oauth_consumer_key", Value: xVector.Get("consumer-key")},
+		{Name: "oauth_nonce", Value: xVector.Get("nonce")},
+		{Name: "oauth_signature_method", Value: xVector.Get("signature-method")},
+		{Name: "oauth_timestamp", Value: xVector.Get("timestamp")},
+		{Name: "oauth_token", Value: xVector.Get("token")},
+		{Name: "oauth_version", Value: xVector.Get("version")},
+		{Name: "status", Value: status, RawValue: rawStatus},
 	}
 	if len(b.Params) != len(want) {
 		t.Fatalf("Parse: %d params, want %d", len(b.Params), len(want))

@@ -15,15 +15,18 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"github.com/countersign/countersign/internal/vectors"
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/internal/wire"
 	"io"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -31,31 +34,52 @@ import (
 	"time"
 )
 
-// The X API documentation's example request ("Creating a signature").
-const (
-	xConsumerKey    = "xvz1evFS4wEEPTGEFPHBog"
-	xConsumerSecret = "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw"
-	xToken          = "370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb"
-	xTokenSecret    = "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE"
-	xNonce          = "kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg"
-	xTimestamp      = 1318622958
-	xURL            = "https://api.twitter.com/1.1/statuses/update.json?include_entities=true"
-	xBody           = "status=Hello%20Ladies%20%2B%20Gentlemen%2C%20a%20signed%20OAuth%20request%21"
-	xBase           = "POST&https%3A%2F%2Fapi.twitter.com%2F1.1%2Fstatuses%2Fupdate.json&include_entities%3Dtrue%26oauth_consumer_key%3Dxvz1evFS4wEEPTGEFPHBog%26oauth_nonce%3DkYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg%26oauth_signature_method%3DHMAC-SHA1%26oauth_timestamp%3D1318622958%26oauth_token%3D370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb%26oauth_version%3D1.0%26status%3DHello%2520Ladies%2520%252B%2520Gentlemen%252C%2520a%2520signed%2520OAuth%2520request%2521"
+// The X API documentation's example request ("Creating a signature"),
+// from testdata/vectors/x-update-1.1.txt.
+var (
+	xVector         = loadVector("x-update-1.1")
+	xConsumerKey    = xVector.Get("consumer-key")
+	xConsumerSecret = xVector.Get("consumer-secret")
+	xToken          = xVector.Get("token")
+	xTokenSecret    = xVector.Get("token-secret")
+	xNonce          = xVector.Get("nonce")
+	xBody           = xVector.Get("body")
+	xTimestamp      = func() int64 {
+		ts, err := strconv.ParseInt(xVector.Get("timestamp"), 10, 64)
+		if err != nil {
+			panic(err)
+		}
+		return ts
+	}()
+	xURL = func() *url.URL {
+		u, err := url.Parse(xVector.Get("url"))
+		if err != nil {
+			panic(err)
+		}
+		return u
+	}()
 )
 
-// xHeader is the published header, with the published signature.
-func xHeader(method, sig string) string {
-	return `OAuth oauth_consumer_key="xvz1evFS4wEEPTGEFPHBog", oauth_nonce="kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg", oauth_signature="` +
-		sig + `", oauth_signature_method="` + method + `", oauth_timestamp="1318622958", oauth_token="370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb", oauth_version="1.0"`
+func loadVector(name string) vectors.Vector {
+	v, err := vectors.Load(name)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// xHeader is the example's Authorization header, with the signature
+// method and signature of vector v.
+func xHeader(v vectors.Vector) string {
+	return xVector.With("signature-method", v.Get("signature-method")).With("signature", v.Get("signature")).Header()
 }
 
 // xRequest is the example request as an https server receives it.
 func xRequest(auth string) *http.Request {
-	r := httptest.NewRequest("POST", "/1.1/statuses/update.json?include_entities=true", strings.NewReader(xBody))
-	r.Host = "api.twitter.com"
+	r := httptest.NewRequest(xVector.Get("method"), xURL.RequestURI(), strings.NewReader(xBody))
+	r.Host = xURL.Host
 	r.TLS = &tls.ConnectionState{}
-	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.Header.Set("Content-Type", xVector.Get("content-type"))
 	r.Header.Set("Authorization", auth)
 	return r
 }
@@ -114,33 +138,32 @@ func xVerifier() *Verifier {
 }
 
 func TestVerifyXExample(t *testing.T) {
-	for _, tt := range []struct{ method, sig, base string }{
-		{"HMAC-SHA1", "hCtSmYh%2BiHYCEqBWrE7C7hYmtUk%3D", xBase},
-		// testdata/vectors/x-hmac-sha256.txt, computed with openssl.
-		{"HMAC-SHA256", "PLbq%2BOWUE2vwiOZeZBSR06GFvymUHoaBdCIHyD66IcM%3D", strings.Replace(xBase, "HMAC-SHA1", "HMAC-SHA256", 1)},
-	} {
+	// The published HMAC-SHA1 signature, and HMAC-SHA256 computed with openssl.
+	for _, name := range []string{"x-update-1.1", "x-hmac-sha256"} {
+		vec := loadVector(name)
+		method := vec.Get("signature-method")
 		v := xVerifier()
-		r := xRequest(xHeader(tt.method, tt.sig))
+		r := xRequest(xHeader(vec))
 		got, err := v.Verify(r)
 		if err != nil {
-			t.Fatalf("Verify(X example, %s) = %v", tt.method, err)
+			t.Fatalf("Verify(X example, %s) = %v", method, err)
 		}
 		want := &Verification{
-			ConsumerKey: xConsumerKey, Token: xToken, SignatureMethod: tt.method, BaseString: tt.base,
+			ConsumerKey: xConsumerKey, Token: xToken, SignatureMethod: method, BaseString: vec.Get("base-string"),
 			Params: []oauth1.Param{
 				{Name: "oauth_consumer_key", Value: xConsumerKey}, {Name: "oauth_nonce", Value: xNonce},
-				{Name: "oauth_signature_method", Value: tt.method}, {Name: "oauth_timestamp", Value: "1318622958"},
-				{Name: "oauth_token", Value: xToken}, {Name: "oauth_version", Value: "1.0"},
+				{Name: "oauth_signature_method", Value: method}, {Name: "oauth_timestamp", Value: xVector.Get("timestamp")},
+				{Name: "oauth_token", Value: xToken}, {Name: "oauth_version", Value: xVector.Get("version")},
 			},
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Errorf("Verify(X example, %s) =\n%+v\nwant\n%+v", tt.method, got, want)
+			t.Errorf("Verify(X example, %s) =\n%+v\nwant\n%+v", method, got, want)
 		}
 		if b, _ := io.ReadAll(r.Body); string(b) != xBody {
 			t.Errorf("body after Verify = %q, want %q", b, xBody)
 		}
 		// The same request again is a replay.
-		_, err = v.Verify(xRequest(xHeader(tt.method, tt.sig)))
+		_, err = v.Verify(xRequest(xHeader(vec)))
 		var pe *ProblemError
 		if !errors.As(err, &pe) || pe.Problem != oauth1.ProblemNonceUsed {
 			t.Errorf("Verify(replayed X example) = %v, want nonce_used", err)
@@ -628,9 +651,8 @@ func TestProblemErrorStatus(t *testing.T) {
 // change anything, but it cannot compute an HMAC with a secret it does not
 // know, so an accepted request must carry the HMAC computed here.
 func FuzzVerify(f *testing.F) {
-	f.Add("POST", "/1.1/statuses/update.json?include_entities=true", "api.twitter.com", "application/x-www-form-urlencoded", xBody,
-		xHeader("HMAC-SHA1", "hCtSmYh%2BiHYCEqBWrE7C7hYmtUk%3D"))
-	f.Add("GET", "/?oauth_consumer_key=xvz1evFS4wEEPTGEFPHBog&oauth_signature_method=PLAINTEXT&oauth_signature=x%26y", "h", "", "", "")
+	f.Add(xVector.Get("method"), xURL.RequestURI(), xURL.Host, xVector.Get("content-type"), xBody, xHeader(xVector))
+	f.Add("GET", "/?oauth_consumer_key="+xConsumerKey+"&oauth_signature_method=PLAINTEXT&oauth_signature=x%26y", "h", "", "", "")
 	f.Add("PUT", "/a", "h", "text/plain", "body", `OAuth oauth_body_hash="2jmj7l5rSw0yVb%2FvlWAYkK%2FYBwk%3D", oauth_consumer_key="plain"`)
 	f.Fuzz(func(t *testing.T, method, target, host, ctype, body, auth string) {
 		if !strings.HasPrefix(target, "/") || strings.ContainsAny(target, " \r\n\t#") || strings.ContainsAny(method, " \r\n\t") || method == "" || host == "" {
