@@ -5,6 +5,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/countersign/countersign/percent"
 )
 
 // transcript renders runs of the command as a terminal shows them, stderr
@@ -218,4 +220,80 @@ func TestDiffHints(t *testing.T) {
 	if hint := "with oauth1 sign, --nonce N --timestamp T"; r.code != exitFailure || !strings.Contains(r.stdout, hint) {
 		t.Errorf("verify --base-string with another nonce: exit %d, want 1 and %q in\n%s%s", r.code, hint, r.stdout, r.stderr)
 	}
+}
+
+// TestVerifyKeyMistakes signs requests with the key mistakes clients make
+// and checks that verify, given the right secrets, names each one, that
+// diff of equal base strings points to verify, and that no secret is
+// printed.
+func TestVerifyKeyMistakes(t *testing.T) {
+	const url = "https://api.example.com/1/me?q=1"
+	right := map[string]string{"OAUTH1_CONSUMER_KEY": "ck-1", "OAUTH1_CONSUMER_SECRET": "c/secret+1", "OAUTH1_TOKEN": "tok-1", "OAUTH1_TOKEN_SECRET": "t secret=2"}
+	with := func(kv ...string) map[string]string {
+		env := map[string]string{}
+		for k, v := range right {
+			env[k] = v
+		}
+		for i := 0; i < len(kv); i += 2 {
+			env[kv[i]] = kv[i+1]
+		}
+		return env
+	}
+	signedFor := func(env map[string]string, url string) string {
+		r := runCmd(t, env, "", "sign", "--nonce", "n", "--timestamp", "1", url)
+		if r.code != 0 {
+			t.Fatalf("sign: exit %d, %s", r.code, r.stderr)
+		}
+		return "GET /1/me?q=1 HTTP/1.1\nHost: api.example.com\n" + strings.TrimSpace(r.stdout) + "\n\n"
+	}
+	signed := func(env map[string]string) string { return signedFor(env, url) }
+	// baseFor is the base string the client signs for url, as sign --explain shows it.
+	baseFor := func(url string) string {
+		r := runCmd(t, right, "", "sign", "--nonce", "n", "--timestamp", "1", "--explain", url)
+		_, after, _ := strings.Cut(r.stdout, "Signature base string:\n")
+		base, _, _ := strings.Cut(after, "\n")
+		return base
+	}
+	httpsBase, httpBase := baseFor(url), baseFor("http"+strings.TrimPrefix(url, "https"))
+	var b strings.Builder
+	for _, tt := range []struct {
+		name string
+		env  map[string]string // the client's
+		args []string
+		kind string
+		req  string // if not signed(env)
+	}{
+		{"empty token secret", with("OAUTH1_TOKEN_SECRET", ""), nil, "empty-token-secret", ""},
+		{"consumer secret read with its newline", with("OAUTH1_CONSUMER_SECRET", right["OAUTH1_CONSUMER_SECRET"]+"\n"), nil, "secret-whitespace", ""},
+		{"secrets swapped", with("OAUTH1_CONSUMER_SECRET", right["OAUTH1_TOKEN_SECRET"], "OAUTH1_TOKEN_SECRET", right["OAUTH1_CONSUMER_SECRET"]), nil, "swapped-secrets", ""},
+		{"token as secret", with("OAUTH1_TOKEN_SECRET", right["OAUTH1_TOKEN"]), nil, "token-as-secret", ""},
+		{"another key", with("OAUTH1_CONSUMER_SECRET", "other"), nil, "none of the common key mistakes", ""},
+		{"another key, base strings compared", with("OAUTH1_CONSUMER_SECRET", "other"), []string{"--base-string", httpsBase}, "unknown\nThe key differs", ""},
+		{"empty token secret, base strings compared", with("OAUTH1_TOKEN_SECRET", ""), []string{"--base-string", httpsBase}, "empty-token-secret", ""},
+		{"http signed, scheme assumed, another key", nil, []string{"--base-string", httpBase}, "", signedFor(with("OAUTH1_CONSUMER_SECRET", "other"), "http"+strings.TrimPrefix(url, "https"))},
+	} {
+		req := tt.req
+		if req == "" {
+			req = signed(tt.env)
+		}
+		args := append([]string{"verify", "--any-time"}, tt.args...)
+		r := runCmd(t, right, req, args...)
+		want := "Key check: " + tt.kind
+		if tt.kind == "" {
+			want = "The only difference is the scheme, and it was taken as https because the request line does not name one: the client signed an http URL. Run again with --scheme http."
+			if strings.Contains(r.stdout, "Key check") {
+				t.Errorf("%s: a key check, though the base strings differ:\n%s", tt.name, r.stdout)
+			}
+		}
+		if r.code != exitFailure || !strings.Contains(r.stdout, want) {
+			t.Errorf("%s: exit %d, want 1 and %q in:\n%s%s", tt.name, r.code, want, r.stdout, r.stderr)
+		}
+		for _, secret := range []string{right["OAUTH1_CONSUMER_SECRET"], right["OAUTH1_TOKEN_SECRET"], percent.Encode(right["OAUTH1_CONSUMER_SECRET"]), percent.Encode(right["OAUTH1_TOKEN_SECRET"])} {
+			if strings.Contains(r.stdout+r.stderr, secret) {
+				t.Errorf("%s: the output holds a secret:\n%s%s", tt.name, r.stdout, r.stderr)
+			}
+		}
+		fmt.Fprintf(&b, "# %s\n%s", tt.name, transcript(t, right, req, args))
+	}
+	golden(t, "verify-key-mistakes", b.String())
 }
