@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/countersign/countersign/percent"
 )
@@ -296,4 +297,62 @@ func TestVerifyKeyMistakes(t *testing.T) {
 		fmt.Fprintf(&b, "# %s\n%s", tt.name, transcript(t, right, req, args))
 	}
 	golden(t, "verify-key-mistakes", b.String())
+}
+
+// TestSignGaps checks the messages of sign for the mistakes it can see
+// before any provider does: missing secrets, an encrypted key without its
+// password, an HTTP method given as the signature method; and curl's long
+// flags and SHA-512 body hashes.
+func TestSignGaps(t *testing.T) {
+	const u = "https://api.example.com/x"
+	fixed := []string{"--nonce", "n", "--timestamp", "1"}
+	runs := []struct {
+		env  map[string]string
+		args []string
+		code int
+		want string // in stdout or stderr
+	}{
+		{map[string]string{"OAUTH1_CONSUMER_KEY": "k"}, append([]string{"sign", u}, fixed...), 0, "warning: the consumer secret is empty"},
+		{map[string]string{"OAUTH1_CONSUMER_KEY": "k", "OAUTH1_CONSUMER_SECRET": "s", "OAUTH1_TOKEN": "t"}, append([]string{"sign", u}, fixed...), 0, "warning: a token but no token secret"},
+		{map[string]string{"OAUTH1_CONSUMER_KEY": "k"}, append([]string{"sign", "--method", "RSA-SHA256", "--key-file", keyFile, u}, fixed...), 0, "Authorization: OAuth"},
+		{xEnv, []string{"sign", "--method", "RSA-SHA1", "--key-file", "../../testdata/keys/rsa2048-openssh-encrypted", u}, 2, "--key-password or $OAUTH1_KEY_PASSWORD"},
+		{xEnv, []string{"sign", "--method", "RSA-SHA1", "--key-file", "../../testdata/keys/rsa2048-openssh-encrypted", "--key-password", "wrong", u}, 2, "check --key-password"},
+		{xEnv, []string{"sign", "--method", "POST", u}, 2, "for the HTTP method use -X POST"},
+		{xEnv, []string{"sign", "--method", "hmac-md5", u}, 2, "(want HMAC-SHA1, HMAC-SHA256, HMAC-SHA512, RSA-SHA1, RSA-SHA256, RSA-SHA512 or PLAINTEXT)"},
+		{xEnv, append([]string{"sign", "--request", "PUT", "--header", "Content-Type: application/json", "--data-raw", `{"a":1}`,
+			"--body-hash", "SHA-512", "--method", "HMAC-SHA512", "--curl", u}, fixed...), 0, `oauth_body_hash="77eoKY%2BQWudD2%2BIVLhYkFfYqFtLVrFx4gW3NVxFOeldHKbgTmI8dCYTPbzjE%2FMmjfqn%2Bw9o1GYNTb3J4XXq3Bw%3D%3D"`},
+	}
+	var b strings.Builder
+	for _, tt := range runs {
+		r := runCmd(t, tt.env, "", tt.args...)
+		if r.code != tt.code || !strings.Contains(r.stdout+r.stderr, tt.want) {
+			t.Errorf("oauth1 %q: exit %d, want %d and %q in\n%s%s", tt.args, r.code, tt.code, tt.want, r.stdout, r.stderr)
+		}
+		if strings.Contains(r.stderr, "warning") != strings.Contains(tt.want, "warning") {
+			t.Errorf("oauth1 %q: stderr %q", tt.args, r.stderr)
+		}
+		b.WriteString(transcript(t, tt.env, "", tt.args))
+	}
+	golden(t, "sign-gaps", b.String())
+}
+
+// TestDiffNotUTF8 checks that diff shows the bytes of decoded names and
+// values that are not UTF-8, and control characters, escaped.
+func TestDiffNotUTF8(t *testing.T) {
+	const u = "GET&https%3A%2F%2Fapi.example.com%2Fx&"
+	const k = "oauth_consumer_key%3Dk"
+	runs := [][]string{
+		{"diff", u + k + "%26na%25E9me%3D1", u + k},
+		{"diff", u + k + "%26x%3D1", u + k + "%26x%3D1%26e%251B%255B2J%3D1"},
+	}
+	for _, args := range runs {
+		r := runCmd(t, nil, "", args...)
+		if !utf8.ValidString(r.stdout) || strings.ContainsRune(r.stdout, 0x1b) {
+			t.Errorf("oauth1 diff %q: output not terminal-safe: %q", args[1:], r.stdout)
+		}
+	}
+	golden(t, "diff-not-utf8", transcript(t, nil, "", runs...))
+	if got := terminalSafe("a\xe9b\x1b[2J\u009bc\td\ne\u00e9"); got != `a\xE9b\x1B[2J\u009Bc`+"\td\ne\u00e9" {
+		t.Errorf("terminalSafe = %q", got)
+	}
 }

@@ -134,7 +134,13 @@ func (f *verifyOptions) loadKey() error {
 	if err != nil {
 		return err
 	}
-	if f.store.pub, err = publicKey(b, f.keyPassword); err != nil {
+	f.store.pub, err = publicKey(b, f.keyPassword)
+	switch {
+	case errors.Is(err, rsakey.ErrPasswordRequired):
+		return fmt.Errorf("%s: %w; give its password with --key-password or $OAUTH1_KEY_PASSWORD, or give the public key", f.keyFile, err)
+	case errors.Is(err, rsakey.ErrIncorrectPassword):
+		return fmt.Errorf("%s: %w; check --key-password or $OAUTH1_KEY_PASSWORD", f.keyFile, err)
+	case err != nil:
 		return fmt.Errorf("%s: %w", f.keyFile, err)
 	}
 	return nil
