@@ -218,3 +218,30 @@ func ExampleKeyMistake() {
 	// Output:
 	// empty-token-secret
 }
+
+// FuzzKeyMistake checks that KeyMistake never panics, always reports a
+// mistake for a signature the right key does not make, and never puts a
+// secret in it.
+func FuzzKeyMistake(f *testing.F) {
+	f.Add(kBase, "AAAA", "HMAC-SHA1", kCS, kTS)
+	f.Add(kBase, enc(kCS)+"&", "PLAINTEXT", kCS, kTS)
+	f.Add("", "%%%", "RSA-SHA1", "", "\n")
+	f.Fuzz(func(t *testing.T, base, sig, method, cs, ts string) {
+		k := basestring.Key{ConsumerKey: "ck", ConsumerSecret: cs, Token: "tk", TokenSecret: ts}
+		m, ok := basestring.KeyMistake(base, sig, method, k)
+		if !ok {
+			if m != (basestring.Mistake{}) {
+				t.Fatalf("no mistake, but %v", m)
+			}
+			return
+		}
+		if m.Kind == "" || m.Cause == "" {
+			t.Fatalf("an empty mistake %v", m)
+		}
+		for _, s := range []string{cs, ts} {
+			if len(s) >= 12 && !strings.Contains(method, s) && strings.Contains(m.Cause, s) {
+				t.Fatalf("the mistake %q holds the secret %q", m, s)
+			}
+		}
+	})
+}
