@@ -41,10 +41,14 @@ func (c *cmd) diff(args []string) int {
 		return c.errorf(exitUsage, "%s", ds[0].Cause)
 	}
 	if len(ds) == 0 {
-		fmt.Fprintln(c.stdout, "The base strings are equal.")
+		fmt.Fprintln(c.stdout, "The base strings are equal.\n"+
+			"If the provider still refuses the signature, the key differs: the secrets, or how the client used them "+
+			"(an empty token secret, the secrets swapped, a trailing newline, ...). To find out which, run oauth1 verify on the raw request "+
+			"with the provider's secrets (--consumer-secret, --token-secret, or $OAUTH1_CONSUMER_SECRET and $OAUTH1_TOKEN_SECRET): "+
+			"it names the mistake that reproduces the client's signature.")
 		return exitOK
 	}
-	fmt.Fprint(c.stdout, basestring.Format(withHints(ds)))
+	fmt.Fprint(c.stdout, terminalSafe(basestring.Format(withHints(ds))))
 	return exitFailure
 }
 

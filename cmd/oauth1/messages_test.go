@@ -5,6 +5,9 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/countersign/countersign/percent"
 )
 
 // transcript renders runs of the command as a terminal shows them, stderr
@@ -217,5 +220,139 @@ func TestDiffHints(t *testing.T) {
 	r := runCmd(t, map[string]string{"OAUTH1_CONSUMER_SECRET": "wrong"}, xRequest, "verify", "--any-time", "--base-string", otherNonce)
 	if hint := "with oauth1 sign, --nonce N --timestamp T"; r.code != exitFailure || !strings.Contains(r.stdout, hint) {
 		t.Errorf("verify --base-string with another nonce: exit %d, want 1 and %q in\n%s%s", r.code, hint, r.stdout, r.stderr)
+	}
+}
+
+// TestVerifyKeyMistakes signs requests with the key mistakes clients make
+// and checks that verify, given the right secrets, names each one, that
+// diff of equal base strings points to verify, and that no secret is
+// printed.
+func TestVerifyKeyMistakes(t *testing.T) {
+	const url = "https://api.example.com/1/me?q=1"
+	right := map[string]string{"OAUTH1_CONSUMER_KEY": "ck-1", "OAUTH1_CONSUMER_SECRET": "c/secret+1", "OAUTH1_TOKEN": "tok-1", "OAUTH1_TOKEN_SECRET": "t secret=2"}
+	with := func(kv ...string) map[string]string {
+		env := map[string]string{}
+		for k, v := range right {
+			env[k] = v
+		}
+		for i := 0; i < len(kv); i += 2 {
+			env[kv[i]] = kv[i+1]
+		}
+		return env
+	}
+	signedFor := func(env map[string]string, url string) string {
+		r := runCmd(t, env, "", "sign", "--nonce", "n", "--timestamp", "1", url)
+		if r.code != 0 {
+			t.Fatalf("sign: exit %d, %s", r.code, r.stderr)
+		}
+		return "GET /1/me?q=1 HTTP/1.1\nHost: api.example.com\n" + strings.TrimSpace(r.stdout) + "\n\n"
+	}
+	signed := func(env map[string]string) string { return signedFor(env, url) }
+	// baseFor is the base string the client signs for url, as sign --explain shows it.
+	baseFor := func(url string) string {
+		r := runCmd(t, right, "", "sign", "--nonce", "n", "--timestamp", "1", "--explain", url)
+		_, after, _ := strings.Cut(r.stdout, "Signature base string:\n")
+		base, _, _ := strings.Cut(after, "\n")
+		return base
+	}
+	httpsBase, httpBase := baseFor(url), baseFor("http"+strings.TrimPrefix(url, "https"))
+	var b strings.Builder
+	for _, tt := range []struct {
+		name string
+		env  map[string]string // the client's
+		args []string
+		kind string
+		req  string // if not signed(env)
+	}{
+		{"empty token secret", with("OAUTH1_TOKEN_SECRET", ""), nil, "empty-token-secret", ""},
+		{"consumer secret read with its newline", with("OAUTH1_CONSUMER_SECRET", right["OAUTH1_CONSUMER_SECRET"]+"\n"), nil, "secret-whitespace", ""},
+		{"secrets swapped", with("OAUTH1_CONSUMER_SECRET", right["OAUTH1_TOKEN_SECRET"], "OAUTH1_TOKEN_SECRET", right["OAUTH1_CONSUMER_SECRET"]), nil, "swapped-secrets", ""},
+		{"token as secret", with("OAUTH1_TOKEN_SECRET", right["OAUTH1_TOKEN"]), nil, "token-as-secret", ""},
+		{"another key", with("OAUTH1_CONSUMER_SECRET", "other"), nil, "none of the common key mistakes", ""},
+		{"another key, base strings compared", with("OAUTH1_CONSUMER_SECRET", "other"), []string{"--base-string", httpsBase}, "unknown\nThe key differs", ""},
+		{"empty token secret, base strings compared", with("OAUTH1_TOKEN_SECRET", ""), []string{"--base-string", httpsBase}, "empty-token-secret", ""},
+		{"http signed, scheme assumed, another key", nil, []string{"--base-string", httpBase}, "", signedFor(with("OAUTH1_CONSUMER_SECRET", "other"), "http"+strings.TrimPrefix(url, "https"))},
+	} {
+		req := tt.req
+		if req == "" {
+			req = signed(tt.env)
+		}
+		args := append([]string{"verify", "--any-time"}, tt.args...)
+		r := runCmd(t, right, req, args...)
+		want := "Key check: " + tt.kind
+		if tt.kind == "" {
+			want = "The only difference is the scheme, and it was taken as https because the request line does not name one: the client signed an http URL. Run again with --scheme http."
+			if strings.Contains(r.stdout, "Key check") {
+				t.Errorf("%s: a key check, though the base strings differ:\n%s", tt.name, r.stdout)
+			}
+		}
+		if r.code != exitFailure || !strings.Contains(r.stdout, want) {
+			t.Errorf("%s: exit %d, want 1 and %q in:\n%s%s", tt.name, r.code, want, r.stdout, r.stderr)
+		}
+		for _, secret := range []string{right["OAUTH1_CONSUMER_SECRET"], right["OAUTH1_TOKEN_SECRET"], percent.Encode(right["OAUTH1_CONSUMER_SECRET"]), percent.Encode(right["OAUTH1_TOKEN_SECRET"])} {
+			if strings.Contains(r.stdout+r.stderr, secret) {
+				t.Errorf("%s: the output holds a secret:\n%s%s", tt.name, r.stdout, r.stderr)
+			}
+		}
+		fmt.Fprintf(&b, "# %s\n%s", tt.name, transcript(t, right, req, args))
+	}
+	golden(t, "verify-key-mistakes", b.String())
+}
+
+// TestSignGaps checks the messages of sign for the mistakes it can see
+// before any provider does: missing secrets, an encrypted key without its
+// password, an HTTP method given as the signature method; and curl's long
+// flags and SHA-512 body hashes.
+func TestSignGaps(t *testing.T) {
+	const u = "https://api.example.com/x"
+	fixed := []string{"--nonce", "n", "--timestamp", "1"}
+	runs := []struct {
+		env  map[string]string
+		args []string
+		code int
+		want string // in stdout or stderr
+	}{
+		{map[string]string{"OAUTH1_CONSUMER_KEY": "k"}, append([]string{"sign", u}, fixed...), 0, "warning: the consumer secret is empty"},
+		{map[string]string{"OAUTH1_CONSUMER_KEY": "k", "OAUTH1_CONSUMER_SECRET": "s", "OAUTH1_TOKEN": "t"}, append([]string{"sign", u}, fixed...), 0, "warning: a token but no token secret"},
+		{map[string]string{"OAUTH1_CONSUMER_KEY": "k"}, append([]string{"sign", "--method", "RSA-SHA256", "--key-file", keyFile, u}, fixed...), 0, "Authorization: OAuth"},
+		{xEnv, []string{"sign", "--method", "RSA-SHA1", "--key-file", "../../testdata/keys/rsa2048-openssh-encrypted", u}, 2, "--key-password or $OAUTH1_KEY_PASSWORD"},
+		{xEnv, []string{"sign", "--method", "RSA-SHA1", "--key-file", "../../testdata/keys/rsa2048-openssh-encrypted", "--key-password", "wrong", u}, 2, "check --key-password"},
+		{xEnv, []string{"sign", "--method", "POST", u}, 2, "for the HTTP method use -X POST"},
+		{xEnv, []string{"sign", "--method", "hmac-md5", u}, 2, "(want HMAC-SHA1, HMAC-SHA256, HMAC-SHA512, RSA-SHA1, RSA-SHA256, RSA-SHA512 or PLAINTEXT)"},
+		{xEnv, append([]string{"sign", "--request", "PUT", "--header", "Content-Type: application/json", "--data-raw", `{"a":1}`,
+			"--body-hash", "SHA-512", "--method", "HMAC-SHA512", "--curl", u}, fixed...), 0, `oauth_body_hash="77eoKY%2BQWudD2%2BIVLhYkFfYqFtLVrFx4gW3NVxFOeldHKbgTmI8dCYTPbzjE%2FMmjfqn%2Bw9o1GYNTb3J4XXq3Bw%3D%3D"`},
+	}
+	var b strings.Builder
+	for _, tt := range runs {
+		r := runCmd(t, tt.env, "", tt.args...)
+		if r.code != tt.code || !strings.Contains(r.stdout+r.stderr, tt.want) {
+			t.Errorf("oauth1 %q: exit %d, want %d and %q in\n%s%s", tt.args, r.code, tt.code, tt.want, r.stdout, r.stderr)
+		}
+		if strings.Contains(r.stderr, "warning") != strings.Contains(tt.want, "warning") {
+			t.Errorf("oauth1 %q: stderr %q", tt.args, r.stderr)
+		}
+		b.WriteString(transcript(t, tt.env, "", tt.args))
+	}
+	golden(t, "sign-gaps", b.String())
+}
+
+// TestDiffNotUTF8 checks that diff shows the bytes of decoded names and
+// values that are not UTF-8, and control characters, escaped.
+func TestDiffNotUTF8(t *testing.T) {
+	const u = "GET&https%3A%2F%2Fapi.example.com%2Fx&"
+	const k = "oauth_consumer_key%3Dk"
+	runs := [][]string{
+		{"diff", u + k + "%26na%25E9me%3D1", u + k},
+		{"diff", u + k + "%26x%3D1", u + k + "%26x%3D1%26e%251B%255B2J%3D1"},
+	}
+	for _, args := range runs {
+		r := runCmd(t, nil, "", args...)
+		if !utf8.ValidString(r.stdout) || strings.ContainsRune(r.stdout, 0x1b) {
+			t.Errorf("oauth1 diff %q: output not terminal-safe: %q", args[1:], r.stdout)
+		}
+	}
+	golden(t, "diff-not-utf8", transcript(t, nil, "", runs...))
+	if got := terminalSafe("a\xe9b\x1b[2J\u009bc\td\ne\u00e9"); got != `a\xE9b\x1B[2J\u009Bc`+"\td\ne\u00e9" {
+		t.Errorf("terminalSafe = %q", got)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -80,6 +81,9 @@ func hashByName(name string) (crypto.Hash, error) {
 // HMAC-SHA1 if none; an RSA method takes the job's private key.
 func (j *job) signer() (oauth1.Signer, error) {
 	m := strings.ToUpper(cmp.Or(j.SignatureMethod, "HMAC-SHA1"))
+	if !slices.Contains(signatureMethods, m) {
+		return nil, &methodError{j.SignatureMethod}
+	}
 	if !strings.HasPrefix(m, "RSA-") {
 		return oauth1.SignerFor(m, nil)
 	}
@@ -91,10 +95,39 @@ func (j *job) signer() (oauth1.Signer, error) {
 		return nil, fmt.Errorf("%s needs a private key (--key-file, or private_key_pem in batch mode)", m)
 	}
 	key, err := rsakey.Parse([]byte(j.PrivateKeyPEM), j.keyPassword)
-	if err != nil {
+	switch {
+	case errors.Is(err, rsakey.ErrPasswordRequired):
+		return nil, fmt.Errorf("%w; give its password with --key-password or $OAUTH1_KEY_PASSWORD", err)
+	case errors.Is(err, rsakey.ErrIncorrectPassword):
+		return nil, fmt.Errorf("%w; check --key-password or $OAUTH1_KEY_PASSWORD", err)
+	case err != nil:
 		return nil, err
 	}
 	return oauth1.SignerFor(m, key)
+}
+
+// signatureMethods are the methods oauth1.SignerFor knows.
+var signatureMethods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SHA1", "RSA-SHA256", "RSA-SHA512", "PLAINTEXT"}
+
+// A methodError is an unknown signature method. An HTTP method there was
+// meant for -X, as in curl, where the signature method has no flag.
+type methodError struct{ method string }
+
+func (e *methodError) Error() string {
+	msg := fmt.Sprintf("unknown signature method %q (want %s or %s)", e.method,
+		strings.Join(signatureMethods[:len(signatureMethods)-1], ", "), signatureMethods[len(signatureMethods)-1])
+	if e.httpMethod() {
+		msg += "; --method is the signature method: for the HTTP method use -X " + strings.ToUpper(e.method) + " (or --request)"
+	}
+	return msg
+}
+
+func (e *methodError) httpMethod() bool {
+	switch strings.ToUpper(e.method) {
+	case "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE":
+		return true
+	}
+	return false
 }
 
 // noKey stands in for a private key: SignerFor only keeps the key it gets.
@@ -305,14 +338,16 @@ func (c *cmd) sign(args []string) int {
 	fs.StringVar(&j.Method, "X", "", "HTTP `method` (default GET, or POST with -d or --data-raw)")
 	fs.Var(&f.data, "d", "form body parameter `name=value`, unencoded (repeatable; like curl --data-urlencode)")
 	fs.StringVar(&j.Body, "data-raw", "", "request `body`, sent and signed as given; a form unless -H sets another Content-Type")
+	fs.StringVar(&j.Method, "request", "", "HTTP `method`, as -X (curl's long form)")
 	fs.Var((*repeated)(&j.headers), "H", "request `header` \"Name: value\" (repeatable)")
+	fs.Var((*repeated)(&j.headers), "header", "request `header` \"Name: value\", as -H (curl's long form)")
 	fs.BoolVar(&f.query, "query", false, "send the protocol parameters in the query string (§3.5.3)")
 	fs.BoolVar(&f.body, "body", false, "send the protocol parameters in the form body (§3.5.2)")
 	fs.StringVar(&j.Realm, "realm", "", "`realm` of the Authorization header (never signed)")
 	fs.StringVar(&j.SignatureMethod, "method", "HMAC-SHA1", "signature `method`: HMAC-SHA1, HMAC-SHA256, HMAC-SHA512, RSA-SHA1, RSA-SHA256, RSA-SHA512 or PLAINTEXT")
 	fs.StringVar(&f.keyFile, "key-file", "", "RSA private key `file` (PEM, OpenSSH or PKCS #12) for the RSA methods")
 	fs.StringVar(&j.keyPassword, "key-password", "", "`password` of an encrypted key file (default $OAUTH1_KEY_PASSWORD)")
-	fs.StringVar(&j.BodyHash, "body-hash", "", "add oauth_body_hash computed with `hash` SHA-1 or SHA-256 over a body that is not a form")
+	fs.StringVar(&j.BodyHash, "body-hash", "", "add oauth_body_hash computed with `hash` SHA-1, SHA-256 or SHA-512 over a body that is not a form")
 	fs.StringVar(&j.Nonce, "nonce", "", "oauth_nonce `value` (default random)")
 	fs.Var((*numberFlag)(&j.Timestamp), "timestamp", "oauth_timestamp in `seconds` since 1970 (default now)")
 	fs.BoolVar(&f.noVersion, "no-version", false, "leave out oauth_version=1.0 (optional, §3.1)")
@@ -376,6 +411,7 @@ func (c *cmd) sign(args []string) int {
 	if err != nil {
 		return c.errorf(exitUsage, "%v", err)
 	}
+	c.keyWarnings(&j, s)
 	m := c.masker(&j, f.showSecrets)
 	if m.hideSignature(s) {
 		fmt.Fprintln(c.stderr, "oauth1: the PLAINTEXT signature is made of the secrets; it is masked (use --show-secrets)")
@@ -393,6 +429,21 @@ func (c *cmd) sign(args []string) int {
 		fmt.Fprintln(c.stdout, m.mask(curlCommand(s)))
 	}
 	return exitOK
+}
+
+// keyWarnings warns of the signing keys that providers refuse: an empty
+// consumer secret, and a token without its secret. Each is a real key
+// (OAuth allows empty secrets) but is usually a missing variable.
+func (c *cmd) keyWarnings(j *job, s *signed) {
+	if strings.HasPrefix(s.cfg.Signer.Method(), "RSA-") {
+		return // the key is the private key; the secrets are not used
+	}
+	if j.ConsumerSecret == "" {
+		fmt.Fprintln(c.stderr, "oauth1: warning: the consumer secret is empty (no --consumer-secret or $OAUTH1_CONSUMER_SECRET); signed with an empty consumer secret in the key, which a provider that issued a secret refuses")
+	}
+	if j.Token != "" && j.TokenSecret == "" {
+		fmt.Fprintln(c.stderr, "oauth1: warning: a token but no token secret (--token-secret or $OAUTH1_TOKEN_SECRET); signed with an empty token secret, which a provider that issued the token with a secret refuses (oauth1 verify calls this empty-token-secret)")
+	}
 }
 
 // fillFromEnv fills credentials that no flag gave from the environment.

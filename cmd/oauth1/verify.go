@@ -52,11 +52,21 @@ func (c *cmd) verify(args []string) int {
 		return c.errorf(exitUsage, "%v", err)
 	}
 	fmt.Fprintf(c.stdout, "Signature NOT valid: %s.\n%s\n", pe.Problem, problemHint(pe, f.store))
-	if guessed && pe.Problem == oauth1.ProblemSignatureInvalid && len(pe.Params) == 0 {
-		c.schemeHint(f, raw, r, cap)
+	badSignature := pe.Problem == oauth1.ProblemSignatureInvalid && len(pe.Params) == 0
+	httpValid := false
+	if guessed && badSignature {
+		httpValid = c.schemeHint(f, raw, r, cap)
 	}
-	if pe.BaseString != "" {
-		c.printExpected(pe.BaseString, r, f.clientBase)
+	if pe.BaseString == "" {
+		return exitFailure
+	}
+	c.printExpected(pe.BaseString, r)
+	same := false
+	if f.clientBase != "" {
+		same = c.printClientDiff(pe.BaseString, f.clientBase, scheme, guessed)
+	}
+	if badSignature && !httpValid && (f.clientBase == "" || same) {
+		c.printKeyCheck(f, raw, pe.BaseString, same)
 	}
 	return exitFailure
 }
@@ -124,7 +134,13 @@ func (f *verifyOptions) loadKey() error {
 	if err != nil {
 		return err
 	}
-	if f.store.pub, err = publicKey(b, f.keyPassword); err != nil {
+	f.store.pub, err = publicKey(b, f.keyPassword)
+	switch {
+	case errors.Is(err, rsakey.ErrPasswordRequired):
+		return fmt.Errorf("%s: %w; give its password with --key-password or $OAUTH1_KEY_PASSWORD, or give the public key", f.keyFile, err)
+	case errors.Is(err, rsakey.ErrIncorrectPassword):
+		return fmt.Errorf("%s: %w; check --key-password or $OAUTH1_KEY_PASSWORD", f.keyFile, err)
+	case err != nil:
 		return fmt.Errorf("%s: %w", f.keyFile, err)
 	}
 	return nil
@@ -184,23 +200,25 @@ func (c *cmd) printValid(res *server.Verification) {
 }
 
 // schemeHint says when a signature that failed with the guessed https is
-// valid for http, or the capture suggests http. It verifies a fresh copy
-// of the request: the first Verify read the body.
-func (c *cmd) schemeHint(f *verifyOptions, raw []byte, r *http.Request, cap capture) {
+// valid for http, or the capture suggests http, and reports whether it is
+// valid for http. It verifies a fresh copy of the request: the first
+// Verify read the body.
+func (c *cmd) schemeHint(f *verifyOptions, raw []byte, r *http.Request, cap capture) bool {
 	r2, _, err := parseRawRequest(raw, f.data)
 	switch {
 	case err == nil && verifyOK(f.verifier("http"), r2):
 		fmt.Fprintf(c.stdout, "The scheme was taken as https, since the request line does not name one, but the signature is valid for http://%s: "+
 			"the client signed an http URL. Run again with --scheme http.\n", r.Host+r.URL.RequestURI())
+		return true
 	case cap.overHTTP != "":
 		fmt.Fprintf(c.stdout, "The request was captured over http (%s), but the scheme was taken as https, since the request line does not name one. "+
 			"If the client signed an http URL, run again with --scheme http.\n", cap.overHTTP)
 	}
+	return false
 }
 
-// printExpected prints the base string the Verifier computed, broken down,
-// and its differences from the client's (--base-string) if given.
-func (c *cmd) printExpected(base string, r *http.Request, clientBase string) {
+// printExpected prints the base string the Verifier computed, broken down.
+func (c *cmd) printExpected(base string, r *http.Request) {
 	w := c.stdout
 	fmt.Fprintf(w, "\nThe base string this request yields (what the client should have signed):\n%s\n\n", base)
 	if b, err := basestring.Parse(base); err == nil {
@@ -212,15 +230,48 @@ func (c *cmd) printExpected(base string, r *http.Request, clientBase string) {
 		}
 		writeBreakdown(w, b, sources(b, r.URL.RawQuery, body))
 	}
-	if clientBase == "" {
-		return
-	}
+}
+
+// printClientDiff prints the differences between the expected base
+// string and the client's (--base-string), and reports whether they are
+// the same. scheme is the scheme verified with, and guessed whether the
+// request line named none.
+func (c *cmd) printClientDiff(base, clientBase, scheme string, guessed bool) bool {
+	w := c.stdout
 	fmt.Fprintln(w)
-	if ds := basestring.Diff(base, clientBase); len(ds) > 0 {
-		fmt.Fprint(w, basestring.Format(withHints(ds)))
-	} else {
-		fmt.Fprintln(w, "The client's base string (--base-string) is the same: the secrets or the key differ.")
+	ds := basestring.Diff(base, clientBase)
+	if len(ds) == 0 {
+		fmt.Fprintln(w, "The client's base string (--base-string) is the same, so the key differs: the secrets given, or how the client used them.")
+		return true
 	}
+	fmt.Fprint(w, terminalSafe(basestring.Format(withHints(ds))))
+	if other, ok := onlyScheme(ds, base, clientBase); ok && guessed {
+		fmt.Fprintf(w, "The only difference is the scheme, and it was taken as %s because the request line does not name one: "+
+			"the client signed an %s URL. Run again with --scheme %s.\n", scheme, other, other)
+	}
+	return false
+}
+
+// onlyScheme reports whether the differences ds between two base strings
+// are all in their base string URIs, which differ only in the scheme, and
+// returns got's scheme.
+func onlyScheme(ds []basestring.Difference, want, got string) (string, bool) {
+	for _, d := range ds {
+		if d.Kind != basestring.URI || d.Name != "" {
+			return "", false
+		}
+	}
+	w, err1 := basestring.Parse(want)
+	g, err2 := basestring.Parse(got)
+	if err1 != nil || err2 != nil {
+		return "", false
+	}
+	ws, wrest, _ := strings.Cut(w.URI, "://")
+	gs, grest, _ := strings.Cut(g.URI, "://")
+	if strings.EqualFold(ws, gs) || wrest != grest {
+		return "", false
+	}
+	return strings.ToLower(gs), true
 }
 
 func verifyOK(v *server.Verifier, r *http.Request) bool {

@@ -10,7 +10,9 @@
 // twice, a "+" for a space, a default port left in, and the bugs real
 // libraries make: UTF-8 text read as Latin-1 and encoded again, a repeated
 // name signed with one of its values, a value cut short at a NUL byte or at
-// an "=" or "?" inside it, names PHP renamed.
+// an "=" or "?" inside it, names PHP renamed. When the base strings agree
+// and the signature is still refused, the key differs: [KeyMistake] names
+// how (an empty token secret, swapped secrets, a trailing newline, ...).
 //
 // [Parse] is strict: the parameter string must be encoded as a whole, so a
 // base string has exactly two unencoded "&", and every escape must be
