@@ -11,7 +11,10 @@
 //
 // Wiring a Verifier on each instance to one Redis:
 //
-//	rdb := redis.NewUniversalClient(&redis.UniversalOptions{Addrs: []string{"redis:6379"}})
+//	rdb := redis.NewUniversalClient(&redis.UniversalOptions{
+//		Addrs:                 []string{"redis:6379"},
+//		ContextTimeoutEnabled: true,
+//	})
 //	v := &server.Verifier{
 //		Store:  creds,
 //		Nonces: redisstore.NewNonceStore(rdb, "myapp:oauth:"),
@@ -33,9 +36,22 @@
 // [server.Verifier.Verify] refuses the request with an error wrapping
 // [server.ErrNonceStoreUnavailable], which [server.Verifier.Middleware]
 // answers with 503 Service Unavailable (a TokenStore error is refused too,
-// with 500). Requests wait for Redis as long as
-// the client's timeouts and retries (and the request's context) allow; set
-// them to what the service can afford.
+// with 500).
+//
+// Every call returns by its context's deadline (the request's, for a
+// Verifier in a Middleware): with an error wrapping
+// [context.DeadlineExceeded] if Redis has not answered by then, even when
+// Redis hangs rather than refuses connections. go-redis itself honours
+// deadlines only with ContextTimeoutEnabled; create the client with it
+//
+//	redis.NewUniversalClient(&redis.UniversalOptions{Addrs: addrs, ContextTimeoutEnabled: true})
+//
+// and a call abandoned at its deadline also frees its connection. Without
+// it the store still returns at the deadline, but leaves the call to
+// finish, or to time out by the client's ReadTimeout (3 s by default), on
+// a goroutine of its own. Without a deadline a call waits as long as the
+// client's timeouts and retries allow; set them to what the service can
+// afford.
 //
 // Redis must keep what it was told: nonces, like credentials, are only as
 // durable as the Redis that holds them. A Redis restarted without

@@ -28,8 +28,9 @@ import (
 // clock decides, so it must agree with the Provider's. Token credentials do
 // not expire.
 type TokenStore struct {
-	client redis.UniversalClient
-	prefix string
+	client  redis.UniversalClient
+	prefix  string
+	honours bool // client bounds calls by their context's deadline
 }
 
 var _ server.TokenStore = (*TokenStore)(nil)
@@ -37,7 +38,7 @@ var _ server.TokenStore = (*TokenStore)(nil)
 // NewTokenStore returns a TokenStore that keeps its records in client under
 // keys that start with prefix (such as "myapp:oauth:").
 func NewTokenStore(client redis.UniversalClient, prefix string) *TokenStore {
-	return &TokenStore{client: client, prefix: prefix}
+	return &TokenStore{client: client, prefix: prefix, honours: honoursDeadlines(client)}
 }
 
 // The fields of a temporary record: t token, s secret, c consumer key, cb
@@ -90,8 +91,11 @@ func (s *TokenStore) PutTemporary(ctx context.Context, t server.TemporaryCredent
 	if ms <= 0 {
 		return errors.New("redisstore: PutTemporary: Expires is not after 1970")
 	}
-	n, err := putTemporary.Run(ctx, s.client, []string{s.key("temp:", t.Token)},
-		t.Token, t.Secret, t.ConsumerKey, t.Callback, ms, t.User, t.VerificationCode).Int()
+	key := s.key("temp:", t.Token)
+	n, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
+		return putTemporary.Run(ctx, s.client, []string{key},
+			t.Token, t.Secret, t.ConsumerKey, t.Callback, ms, t.User, t.VerificationCode).Int()
+	})
 	if err != nil {
 		return fmt.Errorf("redisstore: storing temporary credentials: %w", err)
 	}
@@ -103,7 +107,10 @@ func (s *TokenStore) PutTemporary(ctx context.Context, t server.TemporaryCredent
 
 // Temporary returns the temporary credentials for token.
 func (s *TokenStore) Temporary(ctx context.Context, token string) (server.TemporaryCredentials, error) {
-	f, err := s.client.HMGet(ctx, s.key("temp:", token), "e", "x", "t", "s", "c", "cb", "u", "v").Result()
+	key := s.key("temp:", token)
+	f, err := bounded(ctx, s.honours, func(ctx context.Context) ([]any, error) {
+		return s.client.HMGet(ctx, key, "e", "x", "t", "s", "c", "cb", "u", "v").Result()
+	})
 	if err != nil {
 		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: reading temporary credentials: %w", err)
 	}
@@ -134,7 +141,10 @@ func (s *TokenStore) Authorize(ctx context.Context, token, user, code string) er
 	if code == "" {
 		return errors.New("redisstore: Authorize: empty verification code")
 	}
-	res, err := authorize.Run(ctx, s.client, []string{s.key("temp:", token)}, user, code).Text()
+	key := s.key("temp:", token)
+	res, err := bounded(ctx, s.honours, func(ctx context.Context) (string, error) {
+		return authorize.Run(ctx, s.client, []string{key}, user, code).Text()
+	})
 	if err != nil {
 		return fmt.Errorf("redisstore: authorizing temporary credentials: %w", err)
 	}
@@ -152,7 +162,10 @@ func (s *TokenStore) Authorize(ctx context.Context, token, user, code string) er
 // TakeTemporary removes and returns the temporary credentials for token.
 // Their token and expiry stay until then, to answer [server.ErrTokenUsed].
 func (s *TokenStore) TakeTemporary(ctx context.Context, token string) (server.TemporaryCredentials, error) {
-	f, err := takeTemporary.Run(ctx, s.client, []string{s.key("temp:", token)}).Slice()
+	key := s.key("temp:", token)
+	f, err := bounded(ctx, s.honours, func(ctx context.Context) ([]any, error) {
+		return takeTemporary.Run(ctx, s.client, []string{key}).Slice()
+	})
 	if err != nil {
 		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: taking temporary credentials: %w", err)
 	}
@@ -173,7 +186,10 @@ func (s *TokenStore) PutToken(ctx context.Context, t server.TokenCredentials) er
 	if t.Token == "" {
 		return errors.New("redisstore: PutToken: empty token")
 	}
-	n, err := putToken.Run(ctx, s.client, []string{s.key("token:", t.Token)}, t.Token, t.Secret, t.ConsumerKey, t.User).Int()
+	key := s.key("token:", t.Token)
+	n, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
+		return putToken.Run(ctx, s.client, []string{key}, t.Token, t.Secret, t.ConsumerKey, t.User).Int()
+	})
 	if err != nil {
 		return fmt.Errorf("redisstore: storing token credentials: %w", err)
 	}
@@ -185,7 +201,10 @@ func (s *TokenStore) PutToken(ctx context.Context, t server.TokenCredentials) er
 
 // Token returns the token credentials for token.
 func (s *TokenStore) Token(ctx context.Context, token string) (server.TokenCredentials, error) {
-	f, err := s.client.HMGet(ctx, s.key("token:", token), "t", "s", "c", "u").Result()
+	key := s.key("token:", token)
+	f, err := bounded(ctx, s.honours, func(ctx context.Context) ([]any, error) {
+		return s.client.HMGet(ctx, key, "t", "s", "c", "u").Result()
+	})
 	if err != nil {
 		return server.TokenCredentials{}, fmt.Errorf("redisstore: reading token credentials: %w", err)
 	}
