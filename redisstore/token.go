@@ -27,6 +27,11 @@ import (
 // Temporary credentials expire by Redis TTL, PEXPIREAT Expires: Redis's
 // clock decides, so it must agree with the Provider's. Token credentials do
 // not expire.
+//
+// Every reply is checked for its shape, and every record read for all its
+// fields and its token: a short or malformed reply (from a proxy, say) or
+// a record that something else wrote under the prefix is an error, never
+// credentials with a field missing.
 type TokenStore struct {
 	client  redis.UniversalClient
 	prefix  string
@@ -99,10 +104,13 @@ func (s *TokenStore) PutTemporary(ctx context.Context, t server.TemporaryCredent
 	if err != nil {
 		return fmt.Errorf("redisstore: storing temporary credentials: %w", err)
 	}
-	if n != 1 {
+	switch n {
+	case 1:
+		return nil
+	case 0:
 		return errors.New("redisstore: PutTemporary: the token is already stored")
 	}
-	return nil
+	return fmt.Errorf("redisstore: PutTemporary: unexpected reply %d", n)
 }
 
 // Temporary returns the temporary credentials for token.
@@ -115,24 +123,55 @@ func (s *TokenStore) Temporary(ctx context.Context, token string) (server.Tempor
 		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: reading temporary credentials: %w", err)
 	}
 	switch {
+	case len(f) != 8:
+		return server.TemporaryCredentials{}, errMalformedTemporary
 	case f[0] == nil:
 		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials: %w", server.ErrNotFound)
 	case f[1] != nil:
 		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials were exchanged: %w", server.ErrTokenUsed)
 	}
-	return temporary(f[2:], f[0])
+	return temporary(token, f[0], f[2:])
 }
 
-// temporary makes a record of the values of t, s, c, cb, u, v and of e.
-func temporary(f []any, e any) (server.TemporaryCredentials, error) {
-	str := func(v any) string { s, _ := v.(string); return s }
-	ms, err := strconv.ParseInt(str(e), 10, 64)
-	if err != nil || len(f) != 6 {
-		return server.TemporaryCredentials{}, errors.New("redisstore: malformed temporary credentials record")
+// errMalformedTemporary and errMalformedToken report a reply of the wrong
+// shape (a short array, a value of the wrong type: from a proxy, say) or a
+// record with fields missing or of another token (written by something
+// other than this package): the store fails closed rather than return
+// credentials with, say, an empty secret.
+var (
+	errMalformedTemporary = errors.New("redisstore: malformed reply or record of temporary credentials")
+	errMalformedToken     = errors.New("redisstore: malformed reply or record of token credentials")
+)
+
+// strs returns vals as strings, or false if any is not a string (a missing
+// field is nil).
+func strs(vals []any) ([]string, bool) {
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		s, ok := v.(string)
+		if !ok {
+			return nil, false
+		}
+		out[i] = s
+	}
+	return out, true
+}
+
+// temporary makes the record of token from the values of e and of t, s, c,
+// cb, u, v, which must all be present, with t equal to token.
+func temporary(token string, e any, f []any) (server.TemporaryCredentials, error) {
+	es, ok := e.(string)
+	if !ok || len(f) != 6 {
+		return server.TemporaryCredentials{}, errMalformedTemporary
+	}
+	ms, err := strconv.ParseInt(es, 10, 64)
+	v, ok := strs(f)
+	if err != nil || ms <= 0 || !ok || v[0] != token {
+		return server.TemporaryCredentials{}, errMalformedTemporary
 	}
 	return server.TemporaryCredentials{
-		Token: str(f[0]), Secret: str(f[1]), ConsumerKey: str(f[2]), Callback: str(f[3]),
-		Expires: time.UnixMilli(ms), User: str(f[4]), VerificationCode: str(f[5]),
+		Token: v[0], Secret: v[1], ConsumerKey: v[2], Callback: v[3],
+		Expires: time.UnixMilli(ms), User: v[4], VerificationCode: v[5],
 	}, nil
 }
 
@@ -176,9 +215,9 @@ func (s *TokenStore) TakeTemporary(ctx context.Context, token string) (server.Te
 		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials were exchanged: %w", server.ErrTokenUsed)
 	case len(f) == 8 && f[0] == "ok":
 		// t, s, c, cb, then e, then u, v
-		return temporary([]any{f[1], f[2], f[3], f[4], f[6], f[7]}, f[5])
+		return temporary(token, f[5], []any{f[1], f[2], f[3], f[4], f[6], f[7]})
 	}
-	return server.TemporaryCredentials{}, errors.New("redisstore: TakeTemporary: unexpected reply")
+	return server.TemporaryCredentials{}, errMalformedTemporary
 }
 
 // PutToken stores t. It fails if t.Token is empty or already stored.
@@ -193,10 +232,13 @@ func (s *TokenStore) PutToken(ctx context.Context, t server.TokenCredentials) er
 	if err != nil {
 		return fmt.Errorf("redisstore: storing token credentials: %w", err)
 	}
-	if n != 1 {
+	switch n {
+	case 1:
+		return nil
+	case 0:
 		return errors.New("redisstore: PutToken: the token is already stored")
 	}
-	return nil
+	return fmt.Errorf("redisstore: PutToken: unexpected reply %d", n)
 }
 
 // Token returns the token credentials for token.
@@ -208,9 +250,15 @@ func (s *TokenStore) Token(ctx context.Context, token string) (server.TokenCrede
 	if err != nil {
 		return server.TokenCredentials{}, fmt.Errorf("redisstore: reading token credentials: %w", err)
 	}
+	if len(f) != 4 {
+		return server.TokenCredentials{}, errMalformedToken
+	}
 	if f[0] == nil {
 		return server.TokenCredentials{}, fmt.Errorf("redisstore: token credentials: %w", server.ErrNotFound)
 	}
-	str := func(v any) string { s, _ := v.(string); return s }
-	return server.TokenCredentials{Token: str(f[0]), Secret: str(f[1]), ConsumerKey: str(f[2]), User: str(f[3])}, nil
+	v, ok := strs(f)
+	if !ok || v[0] != token {
+		return server.TokenCredentials{}, errMalformedToken
+	}
+	return server.TokenCredentials{Token: v[0], Secret: v[1], ConsumerKey: v[2], User: v[3]}, nil
 }
