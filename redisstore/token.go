@@ -33,12 +33,25 @@ import (
 // a record that something else wrote under the prefix is an error, never
 // credentials with a field missing.
 type TokenStore struct {
+	// MaxTemporaryPerClient bounds the unexpired temporary credentials
+	// kept for one client (consumer key), exchanged ones included until
+	// they expire; zero means DefaultMaxTemporaryPerClient. Set it before
+	// the store is first used.
+	MaxTemporaryPerClient int
+
 	client  redis.UniversalClient
 	prefix  string
 	honours bool // client bounds calls by their context's deadline
 }
 
 var _ server.TokenStore = (*TokenStore)(nil)
+
+// DefaultMaxTemporaryPerClient is the quota of a TokenStore whose
+// MaxTemporaryPerClient is zero: with a Provider's default ten-minute
+// TemporaryTTL, a sustained 1.6 flows a second per client, and at most
+// about 3 MB of Redis per client when every callback is as long as a
+// Provider allows.
+const DefaultMaxTemporaryPerClient = 1000
 
 // NewTokenStore returns a TokenStore that keeps its records in client under
 // keys that start with prefix (such as "myapp:oauth:").
@@ -75,6 +88,28 @@ redis.call('HSET', KEYS[1], 'x', '1')
 return {'ok', f[3], f[4], f[5], f[6], f[1], f[7], f[8]}
 `)
 
+// reserve counts temporary credentials against their client's quota:
+// KEYS[1] is the client's sorted set of the hashes of its tokens, scored
+// by their expiry (Unix milliseconds); ARGV[1] is the new token's hash,
+// ARGV[2] its expiry and ARGV[3] the quota. It drops the expired members
+// (by Redis's clock, which also expires the records), then adds the new one
+// unless the quota is reached, and keeps the set until its last member
+// expires. It returns 1 once added, 2 if the token was there already, and
+// 0 when the quota is reached. Each call costs O(log n) in the set's size,
+// plus the members it drops, each once.
+var reserve = redis.NewScript(`
+if redis.replicate_commands then redis.replicate_commands() end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 2 end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('PEXPIREAT', KEYS[1], last[2])
+return 1
+`)
+
 var putToken = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 't', ARGV[1], 's', ARGV[2], 'c', ARGV[3], 'u', ARGV[4])
@@ -82,12 +117,27 @@ return 1
 `)
 
 func (s *TokenStore) key(kind, token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return s.prefix + kind + hex.EncodeToString(sum[:])
+	return s.prefix + kind + hash(token)
+}
+
+// hash returns the hex SHA-256 of s.
+func hash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }
 
 // PutTemporary stores t until t.Expires. It fails if t.Token is empty, if
-// t.Expires is zero, or if the token is already stored.
+// t.Expires is zero, or if the token is already stored; and, with an error
+// wrapping [server.ErrTokenStoreFull] that names the client, when
+// t.ConsumerKey already has MaxTemporaryPerClient unexpired temporary
+// credentials.
+//
+// The quota is kept per client in a sorted set of the client's tokens'
+// hashes scored by expiry, under the prefix, "quota:" and the hex SHA-256
+// of the consumer key; a Lua script drops the expired members, counts and
+// adds, atomically, before the record is stored. Credentials that cannot
+// be stored after all (Redis failed in between, or the token is already
+// stored) may count until they would have expired.
 func (s *TokenStore) PutTemporary(ctx context.Context, t server.TemporaryCredentials) error {
 	if t.Token == "" || t.Expires.IsZero() {
 		return errors.New("redisstore: PutTemporary: empty token or zero Expires")
@@ -96,11 +146,35 @@ func (s *TokenStore) PutTemporary(ctx context.Context, t server.TemporaryCredent
 	if ms <= 0 {
 		return errors.New("redisstore: PutTemporary: Expires is not after 1970")
 	}
+	quota := s.MaxTemporaryPerClient
+	if quota <= 0 {
+		quota = DefaultMaxTemporaryPerClient
+	}
+	quotaKey, member := s.prefix+"quota:"+hash(t.ConsumerKey), hash(t.Token)
+	r, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
+		return reserve.Run(ctx, s.client, []string{quotaKey}, member, ms, quota).Int()
+	})
+	switch {
+	case err != nil:
+		return fmt.Errorf("redisstore: counting temporary credentials: %w", err)
+	case r == 0:
+		return fmt.Errorf("redisstore: client %q has %d unexpired temporary credentials, its quota: %w",
+			t.ConsumerKey, quota, server.ErrTokenStoreFull)
+	case r != 1 && r != 2:
+		return fmt.Errorf("redisstore: PutTemporary: unexpected reply %d", r)
+	}
+
 	key := s.key("temp:", t.Token)
 	n, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
 		return putTemporary.Run(ctx, s.client, []string{key},
 			t.Token, t.Secret, t.ConsumerKey, t.Callback, ms, t.User, t.VerificationCode).Int()
 	})
+	if n != 1 && r == 1 {
+		// Not stored after all: give the place back, if Redis answers.
+		bounded(ctx, s.honours, func(ctx context.Context) (int64, error) {
+			return s.client.ZRem(ctx, quotaKey, member).Result()
+		})
+	}
 	if err != nil {
 		return fmt.Errorf("redisstore: storing temporary credentials: %w", err)
 	}

@@ -30,8 +30,8 @@ func TestTokenStore(t *testing.T) {
 }
 
 // TestTokenStoreKeys checks that records live under the prefix, at keys of
-// fixed length whatever the token, and that temporary credentials carry
-// their expiry as a Redis TTL.
+// fixed length whatever the token, and that temporary credentials, and
+// their client's quota, carry their expiry as a Redis TTL.
 func TestTokenStoreKeys(t *testing.T) {
 	rdb := newClient(t, sharedAddr(t))
 	prefix := testPrefix(t)
@@ -51,14 +51,15 @@ func TestTokenStoreKeys(t *testing.T) {
 
 	keys, err := rdb.Keys(ctx, prefix+"*").Result()
 	require.NoError(t, err)
-	require.Len(t, keys, 2)
+	require.Len(t, keys, 3)
 	for _, k := range keys {
 		switch {
-		case strings.HasPrefix(k, prefix+"temp:"):
-			assert.Len(t, k, len(prefix)+len("temp:")+64)
+		case strings.HasPrefix(k, prefix+"temp:"), strings.HasPrefix(k, prefix+"quota:"):
+			kind, _, _ := strings.Cut(k[len(prefix):], ":")
+			assert.Len(t, k, len(prefix)+len(kind)+1+64)
 			ttl, err := rdb.PTTL(ctx, k).Result()
 			require.NoError(t, err)
-			assert.InDelta(t, time.Minute, ttl, float64(5*time.Second), "PTTL of temporary credentials")
+			assert.InDelta(t, time.Minute, ttl, float64(5*time.Second), "PTTL of %s", k)
 		case strings.HasPrefix(k, prefix+"token:"):
 			assert.Len(t, k, len(prefix)+len("token:")+64)
 			ttl, err := rdb.PTTL(ctx, k).Result()
