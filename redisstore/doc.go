@@ -53,6 +53,25 @@
 // client's timeouts and retries allow; set them to what the service can
 // afford.
 //
+// # Memory and eviction
+//
+// Redis must never evict a nonce: a replay whose nonce was evicted is
+// accepted again. Every maxmemory-policy but noeviction evicts keys with a
+// TTL, which all nonces have, once Redis reaches its maxmemory, and a flood
+// of requests fills it. So the Redis that holds nonces must have
+// maxmemory-policy noeviction (or no maxmemory). Then a full Redis refuses
+// writes instead: Use returns an error, the Verifier refuses every request,
+// replays and fresh ones alike, with 503 Service Unavailable, and serves
+// again once nonces expire and free memory (within the timestamp window).
+// A Redis that must evict, such as one shared with a cache, cannot hold the
+// nonces; give them a Redis instance of their own (another database number
+// of the same instance shares its maxmemory and policy, and does not help).
+// [Check] reads the policy of every node, for a start-up or health check.
+//
+// Temporary credentials are bounded per client
+// ([TokenStore.MaxTemporaryPerClient]), so that one client cannot fill
+// Redis with them; a Provider answers a client over its quota with 503.
+//
 // Redis must keep what it was told: nonces, like credentials, are only as
 // durable as the Redis that holds them. A Redis restarted without
 // persistence, or a replica promoted before it received a write, forgets
