@@ -5,7 +5,8 @@
 // (RFC 5849 §2), whose one-time exchange holds across instances.
 //
 // Both take a [redis.UniversalClient], so a single node, Sentinel and
-// Cluster all work: every operation touches a single key. Keys start with
+// Cluster all work: every command and every script touches a single key,
+// so no hash tags are needed (the tests run on a three-master Cluster). Keys start with
 // the prefix given to the constructor, so that one Redis can serve several
 // applications.
 //

@@ -79,12 +79,19 @@ func TestTemporaryFlood(t *testing.T) {
 // an error that wraps server.ErrTokenStoreFull and names the client, and
 // kept in a key that expires with the last of them.
 func TestTemporaryQuota(t *testing.T) {
-	addr, prefix := sharedAddr(t), testPrefix(t)
+	addr := sharedAddr(t)
+	testTemporaryQuota(t, func() redis.UniversalClient { return newClient(t, addr) })
+}
+
+// testTemporaryQuota is TestTemporaryQuota with the clients newClient
+// returns, one per store.
+func testTemporaryQuota(t *testing.T, newClient func() redis.UniversalClient) {
+	prefix := testPrefix(t)
 	ctx := context.Background()
 	const quota = 10
 	var stores [4]*redisstore.TokenStore
 	for i := range stores {
-		stores[i] = redisstore.NewTokenStore(newClient(t, addr), prefix)
+		stores[i] = redisstore.NewTokenStore(newClient(), prefix)
 		stores[i].MaxTemporaryPerClient = quota
 	}
 	var seq atomic.Int64
@@ -119,9 +126,8 @@ func TestTemporaryQuota(t *testing.T) {
 	require.NoError(t, put(stores[0], "other", time.Minute))
 
 	// The quota's key expires with the last credentials it counts.
-	rdb := newClient(t, addr)
-	keys, err := rdb.Keys(ctx, prefix+"quota:*").Result()
-	require.NoError(t, err)
+	rdb := newClient()
+	keys := allKeys(t, rdb, prefix+"quota:*")
 	require.Len(t, keys, 2, "one quota key per client")
 	for _, k := range keys {
 		ttl, err := rdb.PTTL(ctx, k).Result()
@@ -138,7 +144,7 @@ func TestTemporaryQuota(t *testing.T) {
 	assert.ErrorIs(t, put(stores[0], "flooder", time.Minute), server.ErrTokenStoreFull)
 
 	// Exchanged credentials count until they expire, as MemoryTokenStore's.
-	_, err = stores[0].TakeTemporary(ctx, fmt.Sprint("tok-", seq.Load()-1))
+	_, err := stores[0].TakeTemporary(ctx, fmt.Sprint("tok-", seq.Load()-1))
 	require.NoError(t, err)
 	assert.ErrorIs(t, put(stores[0], "flooder", time.Minute), server.ErrTokenStoreFull)
 
