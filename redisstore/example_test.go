@@ -14,7 +14,8 @@ import (
 // needs a Redis.)
 func ExampleNewNonceStore() {
 	rdb := redis.NewUniversalClient(&redis.UniversalOptions{
-		Addrs: []string{"redis.internal:6379"}, // several addresses for a Cluster; MasterName for Sentinel
+		Addrs:                 []string{"redis.internal:6379"}, // several addresses for a Cluster; MasterName for Sentinel
+		ContextTimeoutEnabled: true,                            // calls end at the request's deadline
 	})
 	v := &server.Verifier{
 		Store:  server.Consumers{"dpf43f3p2l4k3l03": {Secret: "kd94hf93k423kf44"}},
@@ -32,7 +33,7 @@ func ExampleNewNonceStore() {
 // are approved on another and exchanged, once, on a third. (Not run: it
 // needs a Redis.)
 func ExampleNewTokenStore() {
-	rdb := redis.NewUniversalClient(&redis.UniversalOptions{Addrs: []string{"redis.internal:6379"}})
+	rdb := redis.NewUniversalClient(&redis.UniversalOptions{Addrs: []string{"redis.internal:6379"}, ContextTimeoutEnabled: true})
 	p := &server.Provider{
 		Consumers: server.Consumers{"dpf43f3p2l4k3l03": {Secret: "kd94hf93k423kf44"}},
 		Tokens:    redisstore.NewTokenStore(rdb, "photos:oauth:"),

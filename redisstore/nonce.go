@@ -18,8 +18,9 @@ import (
 // Verifier that uses the same Redis and prefix. It is safe for concurrent
 // use.
 type NonceStore struct {
-	client redis.UniversalClient
-	prefix string
+	client  redis.UniversalClient
+	prefix  string
+	honours bool // client bounds calls by their context's deadline
 }
 
 var _ server.NonceStore = (*NonceStore)(nil)
@@ -28,7 +29,7 @@ var _ server.NonceStore = (*NonceStore)(nil)
 // keys that start with prefix (such as "myapp:oauth:"); Verifiers that must
 // refuse each other's replays share a prefix.
 func NewNonceStore(client redis.UniversalClient, prefix string) *NonceStore {
-	return &NonceStore{client: client, prefix: prefix}
+	return &NonceStore{client: client, prefix: prefix, honours: honoursDeadlines(client)}
 }
 
 // Use records n until expires and reports whether it was fresh, with one
@@ -43,7 +44,10 @@ func NewNonceStore(client redis.UniversalClient, prefix string) *NonceStore {
 // at once and accept replays.
 func (s *NonceStore) Use(ctx context.Context, n server.Nonce, now, expires time.Time) (bool, error) {
 	ttl := max(expires.Sub(now).Milliseconds(), 1) // PX 0 is an error in Redis
-	res, err := s.client.Do(ctx, "SET", s.key(n), "1", "NX", "PX", ttl).Result()
+	key := s.key(n)
+	res, err := bounded(ctx, s.honours, func(ctx context.Context) (any, error) {
+		return s.client.Do(ctx, "SET", key, "1", "NX", "PX", ttl).Result()
+	})
 	switch {
 	case errors.Is(err, redis.Nil):
 		return false, nil // the key exists: a replay

@@ -166,12 +166,19 @@ func TestNonceStoreExpiry(t *testing.T) {
 // with its own NonceStore and its own Redis client, and replays one signed
 // request 64 times at once across them: exactly one is accepted.
 func TestReplayAcrossVerifiers(t *testing.T) {
-	addr, prefix := sharedAddr(t), testPrefix(t)
+	addr := sharedAddr(t)
+	testReplayAcrossVerifiers(t, func() redis.UniversalClient { return newClient(t, addr) })
+}
+
+// testReplayAcrossVerifiers is TestReplayAcrossVerifiers with the clients
+// newClient returns, one per Verifier.
+func testReplayAcrossVerifiers(t *testing.T, newClient func() redis.UniversalClient) {
+	prefix := testPrefix(t)
 	var verifiers [4]*server.Verifier
 	for i := range verifiers {
 		verifiers[i] = &server.Verifier{
 			Store:  credentials{},
-			Nonces: redisstore.NewNonceStore(newClient(t, addr), prefix),
+			Nonces: redisstore.NewNonceStore(newClient(), prefix),
 		}
 	}
 	auth := signedHeader(t, time.Now(), "replayed-64-times")

@@ -159,6 +159,9 @@ func TestMain(m *testing.M) {
 	if shared.srv != nil {
 		shared.srv.close()
 	}
+	if sharedCluster.c != nil {
+		sharedCluster.c.close()
+	}
 	os.Exit(code)
 }
 

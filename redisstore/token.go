@@ -27,17 +27,36 @@ import (
 // Temporary credentials expire by Redis TTL, PEXPIREAT Expires: Redis's
 // clock decides, so it must agree with the Provider's. Token credentials do
 // not expire.
+//
+// Every reply is checked for its shape, and every record read for all its
+// fields and its token: a short or malformed reply (from a proxy, say) or
+// a record that something else wrote under the prefix is an error, never
+// credentials with a field missing.
 type TokenStore struct {
-	client redis.UniversalClient
-	prefix string
+	// MaxTemporaryPerClient bounds the unexpired temporary credentials
+	// kept for one client (consumer key), exchanged ones included until
+	// they expire; zero means DefaultMaxTemporaryPerClient. Set it before
+	// the store is first used.
+	MaxTemporaryPerClient int
+
+	client  redis.UniversalClient
+	prefix  string
+	honours bool // client bounds calls by their context's deadline
 }
 
 var _ server.TokenStore = (*TokenStore)(nil)
 
+// DefaultMaxTemporaryPerClient is the quota of a TokenStore whose
+// MaxTemporaryPerClient is zero: with a Provider's default ten-minute
+// TemporaryTTL, a sustained 1.6 flows a second per client, and at most
+// about 3 MB of Redis per client when every callback is as long as a
+// Provider allows.
+const DefaultMaxTemporaryPerClient = 1000
+
 // NewTokenStore returns a TokenStore that keeps its records in client under
 // keys that start with prefix (such as "myapp:oauth:").
 func NewTokenStore(client redis.UniversalClient, prefix string) *TokenStore {
-	return &TokenStore{client: client, prefix: prefix}
+	return &TokenStore{client: client, prefix: prefix, honours: honoursDeadlines(client)}
 }
 
 // The fields of a temporary record: t token, s secret, c consumer key, cb
@@ -69,6 +88,28 @@ redis.call('HSET', KEYS[1], 'x', '1')
 return {'ok', f[3], f[4], f[5], f[6], f[1], f[7], f[8]}
 `)
 
+// reserve counts temporary credentials against their client's quota:
+// KEYS[1] is the client's sorted set of the hashes of its tokens, scored
+// by their expiry (Unix milliseconds); ARGV[1] is the new token's hash,
+// ARGV[2] its expiry and ARGV[3] the quota. It drops the expired members
+// (by Redis's clock, which also expires the records), then adds the new one
+// unless the quota is reached, and keeps the set until its last member
+// expires. It returns 1 once added, 2 if the token was there already, and
+// 0 when the quota is reached. Each call costs O(log n) in the set's size,
+// plus the members it drops, each once.
+var reserve = redis.NewScript(`
+if redis.replicate_commands then redis.replicate_commands() end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 2 end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('PEXPIREAT', KEYS[1], last[2])
+return 1
+`)
+
 var putToken = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 't', ARGV[1], 's', ARGV[2], 'c', ARGV[3], 'u', ARGV[4])
@@ -76,12 +117,27 @@ return 1
 `)
 
 func (s *TokenStore) key(kind, token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return s.prefix + kind + hex.EncodeToString(sum[:])
+	return s.prefix + kind + hash(token)
+}
+
+// hash returns the hex SHA-256 of s.
+func hash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }
 
 // PutTemporary stores t until t.Expires. It fails if t.Token is empty, if
-// t.Expires is zero, or if the token is already stored.
+// t.Expires is zero, or if the token is already stored; and, with an error
+// wrapping [server.ErrTokenStoreFull] that names the client, when
+// t.ConsumerKey already has MaxTemporaryPerClient unexpired temporary
+// credentials.
+//
+// The quota is kept per client in a sorted set of the client's tokens'
+// hashes scored by expiry, under the prefix, "quota:" and the hex SHA-256
+// of the consumer key; a Lua script drops the expired members, counts and
+// adds, atomically, before the record is stored. Credentials that cannot
+// be stored after all (Redis failed in between, or the token is already
+// stored) may count until they would have expired.
 func (s *TokenStore) PutTemporary(ctx context.Context, t server.TemporaryCredentials) error {
 	if t.Token == "" || t.Expires.IsZero() {
 		return errors.New("redisstore: PutTemporary: empty token or zero Expires")
@@ -90,42 +146,106 @@ func (s *TokenStore) PutTemporary(ctx context.Context, t server.TemporaryCredent
 	if ms <= 0 {
 		return errors.New("redisstore: PutTemporary: Expires is not after 1970")
 	}
-	n, err := putTemporary.Run(ctx, s.client, []string{s.key("temp:", t.Token)},
-		t.Token, t.Secret, t.ConsumerKey, t.Callback, ms, t.User, t.VerificationCode).Int()
+	quota := s.MaxTemporaryPerClient
+	if quota <= 0 {
+		quota = DefaultMaxTemporaryPerClient
+	}
+	quotaKey, member := s.prefix+"quota:"+hash(t.ConsumerKey), hash(t.Token)
+	r, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
+		return reserve.Run(ctx, s.client, []string{quotaKey}, member, ms, quota).Int()
+	})
+	switch {
+	case err != nil:
+		return fmt.Errorf("redisstore: counting temporary credentials: %w", err)
+	case r == 0:
+		return fmt.Errorf("redisstore: client %q has %d unexpired temporary credentials, its quota: %w",
+			t.ConsumerKey, quota, server.ErrTokenStoreFull)
+	case r != 1 && r != 2:
+		return fmt.Errorf("redisstore: PutTemporary: unexpected reply %d", r)
+	}
+
+	key := s.key("temp:", t.Token)
+	n, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
+		return putTemporary.Run(ctx, s.client, []string{key},
+			t.Token, t.Secret, t.ConsumerKey, t.Callback, ms, t.User, t.VerificationCode).Int()
+	})
+	if n != 1 && r == 1 {
+		// Not stored after all: give the place back, if Redis answers.
+		bounded(ctx, s.honours, func(ctx context.Context) (int64, error) {
+			return s.client.ZRem(ctx, quotaKey, member).Result()
+		})
+	}
 	if err != nil {
 		return fmt.Errorf("redisstore: storing temporary credentials: %w", err)
 	}
-	if n != 1 {
+	switch n {
+	case 1:
+		return nil
+	case 0:
 		return errors.New("redisstore: PutTemporary: the token is already stored")
 	}
-	return nil
+	return fmt.Errorf("redisstore: PutTemporary: unexpected reply %d", n)
 }
 
 // Temporary returns the temporary credentials for token.
 func (s *TokenStore) Temporary(ctx context.Context, token string) (server.TemporaryCredentials, error) {
-	f, err := s.client.HMGet(ctx, s.key("temp:", token), "e", "x", "t", "s", "c", "cb", "u", "v").Result()
+	key := s.key("temp:", token)
+	f, err := bounded(ctx, s.honours, func(ctx context.Context) ([]any, error) {
+		return s.client.HMGet(ctx, key, "e", "x", "t", "s", "c", "cb", "u", "v").Result()
+	})
 	if err != nil {
 		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: reading temporary credentials: %w", err)
 	}
 	switch {
+	case len(f) != 8:
+		return server.TemporaryCredentials{}, errMalformedTemporary
 	case f[0] == nil:
 		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials: %w", server.ErrNotFound)
 	case f[1] != nil:
 		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials were exchanged: %w", server.ErrTokenUsed)
 	}
-	return temporary(f[2:], f[0])
+	return temporary(token, f[0], f[2:])
 }
 
-// temporary makes a record of the values of t, s, c, cb, u, v and of e.
-func temporary(f []any, e any) (server.TemporaryCredentials, error) {
-	str := func(v any) string { s, _ := v.(string); return s }
-	ms, err := strconv.ParseInt(str(e), 10, 64)
-	if err != nil || len(f) != 6 {
-		return server.TemporaryCredentials{}, errors.New("redisstore: malformed temporary credentials record")
+// errMalformedTemporary and errMalformedToken report a reply of the wrong
+// shape (a short array, a value of the wrong type: from a proxy, say) or a
+// record with fields missing or of another token (written by something
+// other than this package): the store fails closed rather than return
+// credentials with, say, an empty secret.
+var (
+	errMalformedTemporary = errors.New("redisstore: malformed reply or record of temporary credentials")
+	errMalformedToken     = errors.New("redisstore: malformed reply or record of token credentials")
+)
+
+// strs returns vals as strings, or false if any is not a string (a missing
+// field is nil).
+func strs(vals []any) ([]string, bool) {
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		s, ok := v.(string)
+		if !ok {
+			return nil, false
+		}
+		out[i] = s
+	}
+	return out, true
+}
+
+// temporary makes the record of token from the values of e and of t, s, c,
+// cb, u, v, which must all be present, with t equal to token.
+func temporary(token string, e any, f []any) (server.TemporaryCredentials, error) {
+	es, ok := e.(string)
+	if !ok || len(f) != 6 {
+		return server.TemporaryCredentials{}, errMalformedTemporary
+	}
+	ms, err := strconv.ParseInt(es, 10, 64)
+	v, ok := strs(f)
+	if err != nil || ms <= 0 || !ok || v[0] != token {
+		return server.TemporaryCredentials{}, errMalformedTemporary
 	}
 	return server.TemporaryCredentials{
-		Token: str(f[0]), Secret: str(f[1]), ConsumerKey: str(f[2]), Callback: str(f[3]),
-		Expires: time.UnixMilli(ms), User: str(f[4]), VerificationCode: str(f[5]),
+		Token: v[0], Secret: v[1], ConsumerKey: v[2], Callback: v[3],
+		Expires: time.UnixMilli(ms), User: v[4], VerificationCode: v[5],
 	}, nil
 }
 
@@ -134,7 +254,10 @@ func (s *TokenStore) Authorize(ctx context.Context, token, user, code string) er
 	if code == "" {
 		return errors.New("redisstore: Authorize: empty verification code")
 	}
-	res, err := authorize.Run(ctx, s.client, []string{s.key("temp:", token)}, user, code).Text()
+	key := s.key("temp:", token)
+	res, err := bounded(ctx, s.honours, func(ctx context.Context) (string, error) {
+		return authorize.Run(ctx, s.client, []string{key}, user, code).Text()
+	})
 	if err != nil {
 		return fmt.Errorf("redisstore: authorizing temporary credentials: %w", err)
 	}
@@ -152,7 +275,10 @@ func (s *TokenStore) Authorize(ctx context.Context, token, user, code string) er
 // TakeTemporary removes and returns the temporary credentials for token.
 // Their token and expiry stay until then, to answer [server.ErrTokenUsed].
 func (s *TokenStore) TakeTemporary(ctx context.Context, token string) (server.TemporaryCredentials, error) {
-	f, err := takeTemporary.Run(ctx, s.client, []string{s.key("temp:", token)}).Slice()
+	key := s.key("temp:", token)
+	f, err := bounded(ctx, s.honours, func(ctx context.Context) ([]any, error) {
+		return takeTemporary.Run(ctx, s.client, []string{key}).Slice()
+	})
 	if err != nil {
 		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: taking temporary credentials: %w", err)
 	}
@@ -163,9 +289,9 @@ func (s *TokenStore) TakeTemporary(ctx context.Context, token string) (server.Te
 		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials were exchanged: %w", server.ErrTokenUsed)
 	case len(f) == 8 && f[0] == "ok":
 		// t, s, c, cb, then e, then u, v
-		return temporary([]any{f[1], f[2], f[3], f[4], f[6], f[7]}, f[5])
+		return temporary(token, f[5], []any{f[1], f[2], f[3], f[4], f[6], f[7]})
 	}
-	return server.TemporaryCredentials{}, errors.New("redisstore: TakeTemporary: unexpected reply")
+	return server.TemporaryCredentials{}, errMalformedTemporary
 }
 
 // PutToken stores t. It fails if t.Token is empty or already stored.
@@ -173,25 +299,40 @@ func (s *TokenStore) PutToken(ctx context.Context, t server.TokenCredentials) er
 	if t.Token == "" {
 		return errors.New("redisstore: PutToken: empty token")
 	}
-	n, err := putToken.Run(ctx, s.client, []string{s.key("token:", t.Token)}, t.Token, t.Secret, t.ConsumerKey, t.User).Int()
+	key := s.key("token:", t.Token)
+	n, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
+		return putToken.Run(ctx, s.client, []string{key}, t.Token, t.Secret, t.ConsumerKey, t.User).Int()
+	})
 	if err != nil {
 		return fmt.Errorf("redisstore: storing token credentials: %w", err)
 	}
-	if n != 1 {
+	switch n {
+	case 1:
+		return nil
+	case 0:
 		return errors.New("redisstore: PutToken: the token is already stored")
 	}
-	return nil
+	return fmt.Errorf("redisstore: PutToken: unexpected reply %d", n)
 }
 
 // Token returns the token credentials for token.
 func (s *TokenStore) Token(ctx context.Context, token string) (server.TokenCredentials, error) {
-	f, err := s.client.HMGet(ctx, s.key("token:", token), "t", "s", "c", "u").Result()
+	key := s.key("token:", token)
+	f, err := bounded(ctx, s.honours, func(ctx context.Context) ([]any, error) {
+		return s.client.HMGet(ctx, key, "t", "s", "c", "u").Result()
+	})
 	if err != nil {
 		return server.TokenCredentials{}, fmt.Errorf("redisstore: reading token credentials: %w", err)
+	}
+	if len(f) != 4 {
+		return server.TokenCredentials{}, errMalformedToken
 	}
 	if f[0] == nil {
 		return server.TokenCredentials{}, fmt.Errorf("redisstore: token credentials: %w", server.ErrNotFound)
 	}
-	str := func(v any) string { s, _ := v.(string); return s }
-	return server.TokenCredentials{Token: str(f[0]), Secret: str(f[1]), ConsumerKey: str(f[2]), User: str(f[3])}, nil
+	v, ok := strs(f)
+	if !ok || v[0] != token {
+		return server.TokenCredentials{}, errMalformedToken
+	}
+	return server.TokenCredentials{Token: v[0], Secret: v[1], ConsumerKey: v[2], User: v[3]}, nil
 }

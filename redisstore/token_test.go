@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -30,8 +31,8 @@ func TestTokenStore(t *testing.T) {
 }
 
 // TestTokenStoreKeys checks that records live under the prefix, at keys of
-// fixed length whatever the token, and that temporary credentials carry
-// their expiry as a Redis TTL.
+// fixed length whatever the token, and that temporary credentials, and
+// their client's quota, carry their expiry as a Redis TTL.
 func TestTokenStoreKeys(t *testing.T) {
 	rdb := newClient(t, sharedAddr(t))
 	prefix := testPrefix(t)
@@ -51,14 +52,15 @@ func TestTokenStoreKeys(t *testing.T) {
 
 	keys, err := rdb.Keys(ctx, prefix+"*").Result()
 	require.NoError(t, err)
-	require.Len(t, keys, 2)
+	require.Len(t, keys, 3)
 	for _, k := range keys {
 		switch {
-		case strings.HasPrefix(k, prefix+"temp:"):
-			assert.Len(t, k, len(prefix)+len("temp:")+64)
+		case strings.HasPrefix(k, prefix+"temp:"), strings.HasPrefix(k, prefix+"quota:"):
+			kind, _, _ := strings.Cut(k[len(prefix):], ":")
+			assert.Len(t, k, len(prefix)+len(kind)+1+64)
 			ttl, err := rdb.PTTL(ctx, k).Result()
 			require.NoError(t, err)
-			assert.InDelta(t, time.Minute, ttl, float64(5*time.Second), "PTTL of temporary credentials")
+			assert.InDelta(t, time.Minute, ttl, float64(5*time.Second), "PTTL of %s", k)
 		case strings.HasPrefix(k, prefix+"token:"):
 			assert.Len(t, k, len(prefix)+len("token:")+64)
 			ttl, err := rdb.PTTL(ctx, k).Result()
@@ -76,12 +78,34 @@ func TestTokenStoreKeys(t *testing.T) {
 	assert.Error(t, s.PutToken(ctx, server.TokenCredentials{}))
 }
 
+// allKeys returns the keys that match pattern, on every master of a
+// Cluster.
+func allKeys(t *testing.T, rdb redis.UniversalClient, pattern string) []string {
+	t.Helper()
+	ctx := context.Background()
+	cc, ok := rdb.(*redis.ClusterClient)
+	if !ok {
+		keys, err := rdb.Keys(ctx, pattern).Result()
+		require.NoError(t, err)
+		return keys
+	}
+	var mu sync.Mutex
+	var keys []string
+	require.NoError(t, cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
+		k, err := c.Keys(ctx, pattern).Result()
+		mu.Lock()
+		defer mu.Unlock()
+		keys = append(keys, k...)
+		return err
+	}))
+	return keys
+}
+
 var consumers = server.Consumers{consumerKey: {Secret: consumerSecret}}
 
 // newProvider returns a Provider as one instance of a service would run it:
-// its own Redis client, token store and nonce store, on shared keys.
-func newProvider(t *testing.T, addr, prefix string) *server.Provider {
-	rdb := newClient(t, addr)
+// its own Redis client rdb, token store and nonce store, on shared keys.
+func newProvider(rdb redis.UniversalClient, prefix string) *server.Provider {
 	return &server.Provider{
 		Consumers: consumers,
 		Tokens:    redisstore.NewTokenStore(rdb, prefix),
@@ -105,10 +129,17 @@ func post(t *testing.T, h http.Handler, url string, tok *oauth1.Credentials, ext
 // them at once: exactly one instance issues token credentials, the others
 // answer token_used, and the token credentials work on every instance.
 func TestExchangeAcrossProviders(t *testing.T) {
-	addr, prefix := sharedAddr(t), testPrefix(t)
+	addr := sharedAddr(t)
+	testExchangeAcrossProviders(t, func() redis.UniversalClient { return newClient(t, addr) })
+}
+
+// testExchangeAcrossProviders is TestExchangeAcrossProviders with the
+// clients newClient returns, one per Provider.
+func testExchangeAcrossProviders(t *testing.T, newClient func() redis.UniversalClient) {
+	prefix := testPrefix(t)
 	var ps [4]*server.Provider
 	for i := range ps {
-		ps[i] = newProvider(t, addr, prefix)
+		ps[i] = newProvider(newClient(), prefix)
 	}
 	ctx := context.Background()
 
@@ -150,9 +181,7 @@ func TestExchangeAcrossProviders(t *testing.T) {
 	require.Len(t, issued, 1, "token credentials issued; answers: %v", status)
 	assert.Equal(t, 63, status["Unauthorized oauth_problem=token_used"], "answers: %v", status)
 
-	n, err := newClient(t, addr).Keys(ctx, prefix+"token:*").Result()
-	require.NoError(t, err)
-	assert.Len(t, n, 1, "token credentials stored")
+	assert.Len(t, allKeys(t, newClient(), prefix+"token:*"), 1, "token credentials stored")
 
 	tok := &oauth1.Credentials{Token: issued[0].Get("oauth_token"), Secret: issued[0].Get("oauth_token_secret")}
 	for i, p := range ps {
@@ -174,7 +203,7 @@ func TestExchangeAcrossProviders(t *testing.T) {
 // exchange.
 func TestDenyApproved(t *testing.T) {
 	addr, prefix := sharedAddr(t), testPrefix(t)
-	approver, denier := newProvider(t, addr, prefix), newProvider(t, addr, prefix)
+	approver, denier := newProvider(newClient(t, addr), prefix), newProvider(newClient(t, addr), prefix)
 	ctx := context.Background()
 	temp := server.TemporaryCredentials{Token: "temp", Secret: "s", ConsumerKey: consumerKey, Callback: "oob", Expires: time.Now().Add(time.Minute)}
 	require.NoError(t, approver.Tokens.PutTemporary(ctx, temp))
