@@ -40,10 +40,10 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 // large gets 413, a nonce store that failed ([ErrNonceStoreUnavailable],
 // [ErrNonceStoreFull]) or a full token store ([ErrTokenStoreFull], from a
 // [Provider]) 503 with Retry-After, and any other error 500, with no
-// detail.
+// detail: both with the [oauth1.ProblemInternalError] code.
 func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
 	var pe *ProblemError
-	status, body := http.StatusInternalServerError, "oauth_problem=internal_error"
+	status, body := http.StatusInternalServerError, "oauth_problem="+string(oauth1.ProblemInternalError)
 	switch {
 	case errors.As(err, &pe):
 		status, body = pe.StatusCode, pe.body()
