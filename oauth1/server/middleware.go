@@ -19,10 +19,14 @@ func FromContext(ctx context.Context) (*Verification, bool) {
 
 // Middleware returns a handler that verifies each request and passes it on
 // to next, with the [Verification] in its context (see [FromContext]),
-// or answers it with [Verifier.WriteError]. next can read the body.
+// or answers it with [Verifier.WriteError]. next can read the body. It
+// calls v.Observe, if set, for every request, before either.
 func (v *Verifier) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ver, err := v.Verify(r)
+		if v.Observe != nil {
+			v.Observe(r, ver, err)
+		}
 		if err != nil {
 			v.WriteError(w, err)
 			return

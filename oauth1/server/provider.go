@@ -64,13 +64,16 @@ type Provider struct {
 
 	// Tokens keeps temporary and token credentials. It is required; a
 	// service with several instances needs a shared store.
+	//
+	// A Provider without Consumers or Tokens answers every request with
+	// 500, and Observe sees an error naming the field.
 	Tokens TokenStore
 
 	// Verifier holds the settings the Provider verifies requests with:
 	// the clock, window, methods, nonce store, realm and the rest. Its
 	// Store is ignored, since the Provider looks credentials up in
-	// Consumers and Tokens, and its RequireToken applies to Middleware
-	// only. Nil means a Verifier with the defaults. The Provider copies it
+	// Consumers and Tokens, and so is its Observe, for the Provider's own;
+	// its RequireToken applies to Middleware only. Nil means a Verifier with the defaults. The Provider copies it
 	// on first use: later changes to it are not seen. Its clock, Now, also
 	// dates the temporary credentials: a TokenStore must decide expiry on
 	// a clock that agrees.
@@ -130,7 +133,7 @@ type providerStore struct {
 
 func (s providerStore) Consumer(ctx context.Context, consumerKey string) (Registration, error) {
 	if s.p.Consumers == nil {
-		return Registration{}, errors.New("oauth1: Provider.Consumers is nil")
+		return Registration{}, errNoConsumers
 	}
 	return s.p.Consumers.Consumer(ctx, consumerKey)
 }
@@ -139,7 +142,7 @@ func (s providerStore) Consumer(ctx context.Context, consumerKey string) (Regist
 func (s providerStore) TokenSecret(ctx context.Context, consumerKey, token string) (string, error) {
 	tokens := s.p.Tokens
 	if tokens == nil {
-		return "", errors.New("oauth1: Provider.Tokens is nil")
+		return "", errNoTokens
 	}
 	var secret, owner string
 	if s.temporary {
@@ -165,7 +168,11 @@ func (s providerStore) TokenSecret(ctx context.Context, consumerKey, token strin
 // token_used problem, and checks the result with check. It calls Observe
 // and writes any refusal; it returns nil then.
 func (p *Provider) verify(v *Verifier, w http.ResponseWriter, r *http.Request, check func(*Verification) error) *Verification {
-	ver, err := v.Verify(r)
+	var ver *Verification
+	err := p.misconfigured()
+	if err == nil {
+		ver, err = v.Verify(r)
+	}
 	if errors.Is(err, ErrTokenUsed) {
 		err = problem(oauth1.ProblemTokenUsed, err)
 	}
@@ -181,6 +188,24 @@ func (p *Provider) verify(v *Verifier, w http.ResponseWriter, r *http.Request, c
 	}
 	return ver
 }
+
+// misconfigured names a required field that is not set: a Provider
+// without it fails every request, even those that would not need it, so
+// that the mistake shows at once.
+func (p *Provider) misconfigured() error {
+	switch {
+	case p.Consumers == nil:
+		return errNoConsumers
+	case p.Tokens == nil:
+		return errNoTokens
+	}
+	return nil
+}
+
+var (
+	errNoConsumers = errors.New("oauth1: Provider.Consumers is nil")
+	errNoTokens    = errors.New("oauth1: Provider.Tokens is nil")
+)
 
 // Middleware verifies requests to protected resources, signed with token
 // credentials the Provider issued or, unless Verifier.RequireToken is set,
@@ -226,7 +251,7 @@ func (p *Provider) issueTemporary(ctx context.Context, v *Verification) (Tempora
 		return TemporaryCredentials{}, err
 	}
 	if p.Tokens == nil {
-		return TemporaryCredentials{}, errors.New("oauth1: Provider.Tokens is nil")
+		return TemporaryCredentials{}, errNoTokens
 	}
 	ttl := p.TemporaryTTL
 	if ttl <= 0 {
@@ -299,7 +324,7 @@ func validCallback(cb string) error {
 // approved or exchanged, [ErrTokenUsed].
 func (p *Provider) Authorize(ctx context.Context, token, user string) (redirect, code string, err error) {
 	if p.Tokens == nil {
-		return "", "", errors.New("oauth1: Provider.Tokens is nil")
+		return "", "", errNoTokens
 	}
 	t, err := p.Tokens.Temporary(ctx, token)
 	if err != nil {
@@ -329,7 +354,7 @@ func (p *Provider) Authorize(ctx context.Context, token, user string) (redirect,
 // with the token cannot cancel a flow the owner approved.
 func (p *Provider) Deny(ctx context.Context, token string) (redirect string, err error) {
 	if p.Tokens == nil {
-		return "", errors.New("oauth1: Provider.Tokens is nil")
+		return "", errNoTokens
 	}
 	// Approving with a code nobody holds takes the one approval the store
 	// allows, atomically, in every TokenStore: it fails with ErrTokenUsed
@@ -435,7 +460,7 @@ func (p *Provider) exchange(ctx context.Context, v *Verification) (TokenCredenti
 		return TokenCredentials{}, nil, problem(oauth1.ProblemParameterAbsent, nil, absent...)
 	}
 	if p.Tokens == nil {
-		return TokenCredentials{}, nil, errors.New("oauth1: Provider.Tokens is nil")
+		return TokenCredentials{}, nil, errNoTokens
 	}
 	t, err := p.Tokens.TakeTemporary(ctx, v.Token)
 	switch {

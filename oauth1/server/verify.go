@@ -146,6 +146,15 @@ type Verifier struct {
 
 	// Realm is sent in the WWW-Authenticate header of refusals.
 	Realm string
+
+	// Observe, if set, is called by Middleware for every request, before
+	// the answer is written: v is what Verify found, nil if it refused
+	// the request; err is why, if it did. Refusals are answered with as
+	// little detail as the protocol allows, and errors that are not the
+	// client's (a store down, a Verifier without Store) with none: log
+	// them here. A [*ProblemError]'s BaseString, never sent to the
+	// client, is worth logging too. Verify itself does not call it.
+	Observe func(r *http.Request, v *Verification, err error)
 }
 
 // defaultNonces is the NonceStore of the Verifiers whose Nonces is nil.
