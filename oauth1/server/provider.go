@@ -24,9 +24,6 @@ import (
 // approve.
 const defaultTemporaryTTL = 10 * time.Minute
 
-// maxCallbackLen bounds oauth_callback, which a TokenStore keeps.
-const maxCallbackLen = 2048
-
 // A Provider issues credentials: it implements the temporary credential
 // request (RFC 5849 §2.1) and the token request (§2.3) as HTTP handlers,
 // and the steps of the resource owner authorization (§2.2) that the
@@ -83,9 +80,20 @@ type Provider struct {
 	// minutes, time for the resource owner to sign in and approve.
 	TemporaryTTL time.Duration
 
-	// CheckCallback, if set, vets oauth_callback ("oob" or an absolute
-	// URL) for the client consumerKey; an error refuses the request with
-	// parameter_rejected. Use it to allow only registered callbacks.
+	// CheckCallback, if set, vets oauth_callback for the client
+	// consumerKey, once the Provider's own policy has accepted it; an
+	// error refuses the request with parameter_rejected. Use it, with
+	// [MatchCallback], to allow only the callbacks the client registered.
+	//
+	// The Provider's policy accepts "oob" and absolute URLs of at most
+	// 2048 bytes, printable ASCII (an internationalized host goes as
+	// punycode), without userinfo, fragment, percent-encoded control
+	// characters (CR and LF among them), or oauth_token, oauth_verifier or
+	// oauth_problem in the query: http and https URLs with a host, and
+	// URLs of the schemes listed in the client's
+	// [Registration].CallbackSchemes, as native apps use. Schemes that run
+	// what the URL holds (javascript, data, blob, file and the like) are
+	// refused even when listed.
 	CheckCallback func(ctx context.Context, consumerKey, callback string) error
 
 	// TokenValues, if set, returns values to send with new token
@@ -272,39 +280,22 @@ func (p *Provider) checkCallback(ctx context.Context, v *Verification) error {
 	if cb == "" {
 		return problem(oauth1.ProblemParameterAbsent, nil, "oauth_callback")
 	}
-	if err := validCallback(cb); err != nil {
+	var schemes []string
+	if scheme, _, _ := strings.Cut(cb, ":"); cb != "oob" && !strings.EqualFold(scheme, "http") && !strings.EqualFold(scheme, "https") {
+		// Only a callback of another scheme needs the registration.
+		reg, err := p.Consumers.Consumer(ctx, v.ConsumerKey)
+		if err != nil {
+			return fmt.Errorf("oauth1: looking up the consumer key: %w", err)
+		}
+		schemes = reg.CallbackSchemes
+	}
+	if err := validCallback(cb, schemes); err != nil {
 		return problem(oauth1.ProblemParameterRejected, err, "oauth_callback")
 	}
 	if p.CheckCallback != nil {
 		if err := p.CheckCallback(ctx, v.ConsumerKey, cb); err != nil {
 			return problem(oauth1.ProblemParameterRejected, err, "oauth_callback")
 		}
-	}
-	return nil
-}
-
-// validCallback accepts "oob" and absolute URLs to which a browser can be
-// sent: with a scheme, a host for http and https, and no script.
-func validCallback(cb string) error {
-	if cb == "oob" {
-		return nil
-	}
-	if len(cb) > maxCallbackLen {
-		return fmt.Errorf("oauth_callback is longer than %d bytes", maxCallbackLen)
-	}
-	u, err := url.Parse(cb)
-	if err != nil {
-		return errors.New("oauth_callback is not a URL")
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "":
-		return errors.New(`oauth_callback is neither "oob" nor an absolute URL`)
-	case "http", "https":
-		if u.Host == "" {
-			return errors.New("oauth_callback has no host")
-		}
-	case "javascript", "data", "vbscript", "file":
-		return fmt.Errorf("oauth_callback has the scheme %q", u.Scheme)
 	}
 	return nil
 }
