@@ -115,17 +115,21 @@ func (s *Set) AddFormBytes(raw []byte) error { return addForm(s, raw) }
 
 func addForm[T string | []byte](s *Set, raw T) error {
 	// Room for all of raw at once, so that a hostile form costs a few
-	// times its size and no more: an unreserved byte takes one byte, "&"
-	// three ("%26"), any other at most five ("%25XX" for "+", a raw
-	// reserved byte or a "%XX"), and a pair without "=" gets "%3D".
+	// times its size and no more: an unreserved byte takes one byte, a
+	// "%XX" at most five ("%25XX"), as does any other byte ("+" or a raw
+	// reserved byte) but "&", which takes none; each pair, of which there
+	// are no more than "&"-separated segments that are not empty, gets
+	// "%26" and at most "%3D".
 	amps := int64(count(raw, '&'))
-	escaped := int64(ascii.CountEscapes(raw))
-	need := int64(len(raw)) + 4*escaped - 2*amps + int64(len(sepEq))*(amps+1)
+	pcts := int64(count(raw, '%'))
+	escaped := int64(ascii.CountEscapes(raw)) // "&" and "%" among them
+	pairs := min(amps+1, int64(len(raw))-amps)
+	need := int64(len(raw)) + 4*escaped - 2*pcts - 5*amps + int64(len(sepEq)+len(sepAmp))*pairs
 	if int64(len(s.buf))+need > math.MaxInt32 {
 		return ErrTooLarge
 	}
 	buf := slices.Grow(s.buf, int(need))
-	s.pairs = slices.Grow(s.pairs, int(amps)+1)
+	s.pairs = slices.Grow(s.pairs, int(pairs))
 	s.sorted = false
 	for i := 0; i < len(raw); {
 		if raw[i] == '&' {
