@@ -86,9 +86,9 @@
 //
 // # Who uses what
 //
-// This package is the client: someone who only signs requests reads its 57
+// This package is the client: someone who only signs requests reads its 58
 // exported names (types, functions, methods, variables and constants), of
-// which [Problem] and its twelve codes, [Param] and [ParseAuthHeader] are the
+// which [Problem] and its thirteen codes, [Param] and [ParseAuthHeader] are the
 // vocabulary both sides share. Package
 // [github.com/countersign/countersign/oauth1/server] (47 names) verifies
 // incoming requests with the same base string code and issues credentials;

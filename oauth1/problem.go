@@ -6,7 +6,9 @@ type Problem string
 
 // Problem codes of the OAuth Problem Reporting extension, as returned in
 // a refusal: the server package writes them, and
-// [CheckResponse] reads them into [ResponseError].Problem.
+// [CheckResponse] reads them into [ResponseError].Problem. The extension
+// names no code for a provider's own failure; internal_error is this
+// module's.
 const (
 	ProblemVersionRejected         Problem = "version_rejected"
 	ProblemParameterAbsent         Problem = "parameter_absent"
@@ -20,4 +22,11 @@ const (
 	ProblemTokenUsed               Problem = "token_used"         // temporary credentials already exchanged
 	ProblemPermissionUnknown       Problem = "permission_unknown" // exchanged before the resource owner approved
 	ProblemPermissionDenied        Problem = "permission_denied"  // the resource owner refused (sent to the callback)
+
+	// ProblemInternalError answers a request the provider could not
+	// decide: with 500 Internal Server Error when a store or the
+	// provider's configuration failed, or with 503 Service Unavailable
+	// and Retry-After when a nonce or token store is down or full, which
+	// a client may retry later.
+	ProblemInternalError Problem = "internal_error"
 )

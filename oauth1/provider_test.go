@@ -52,7 +52,7 @@ func newTestProvider(t *testing.T) *testProvider {
 	tp.tokens = &countingTokens{TokenStore: &server.MemoryTokenStore{Now: tp.now}}
 	tp.Provider = &server.Provider{
 		Consumers: server.Consumers{
-			"key":   {Secret: "secret"},
+			"key":   {Secret: "secret", CallbackSchemes: []string{"com.example.app"}},
 			"other": {Secret: "other-secret"},
 		},
 		Tokens:       tp.tokens,
@@ -163,7 +163,7 @@ func wantProblem(t *testing.T, what string, err error, status int, problem oauth
 }
 
 func TestProviderFlow(t *testing.T) {
-	for _, callback := range []string{"https://client.example/cb?state=a%20b#top", "oob"} {
+	for _, callback := range []string{"https://client.example/cb?state=a%20b", "oob"} {
 		t.Run(callback, func(t *testing.T) {
 			tp := newTestProvider(t)
 			ctx := context.Background()
@@ -184,8 +184,8 @@ func TestProviderFlow(t *testing.T) {
 				}
 				verifier = strings.TrimPrefix(page, "PIN: ")
 			} else {
-				// The callback keeps its query and fragment.
-				re := regexp.MustCompile(`^https://client\.example/cb\?state=a%20b&oauth_token=([A-Z2-7]{26})&oauth_verifier=([A-Z2-7]{26})#top$`)
+				// The callback keeps its query.
+				re := regexp.MustCompile(`^https://client\.example/cb\?state=a%20b&oauth_token=([A-Z2-7]{26})&oauth_verifier=([A-Z2-7]{26})$`)
 				m := re.FindStringSubmatch(loc)
 				if m == nil || m[1] != temp.Token {
 					t.Fatalf("redirect to %q, want the callback with oauth_token %s and a verifier", loc, temp.Token)
@@ -272,6 +272,8 @@ func TestProviderRequestTokenRefusals(t *testing.T) {
 		{"too long", nil, []oauth1.Param{{Name: "oauth_callback", Value: "https://a.example/" + strings.Repeat("a", 2048)}}, 400, "oauth_problem=parameter_rejected&oauth_parameters_rejected=oauth_callback"},
 		{"CheckCallback", nil, []oauth1.Param{{Name: "oauth_callback", Value: "https://evil.example/"}}, 400, "oauth_problem=parameter_rejected&oauth_parameters_rejected=oauth_callback"},
 		{"with a token", &issued, []oauth1.Param{{Name: "oauth_callback", Value: "oob"}}, 400, "oauth_problem=parameter_rejected&oauth_parameters_rejected=oauth_token"},
+		{"fragment", nil, []oauth1.Param{{Name: "oauth_callback", Value: "https://client.example/cb#top"}}, 400, "oauth_problem=parameter_rejected&oauth_parameters_rejected=oauth_callback"},
+		{"unregistered scheme", nil, []oauth1.Param{{Name: "oauth_callback", Value: "com.example.other:/cb"}}, 400, "oauth_problem=parameter_rejected&oauth_parameters_rejected=oauth_callback"},
 		{"native app", nil, []oauth1.Param{{Name: "oauth_callback", Value: "com.example.app:/cb"}}, 200, ""},
 	} {
 		status, body, h := tp.post(t, cfg, "/request_token", tc.tok, tc.extra...)

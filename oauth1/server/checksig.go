@@ -72,6 +72,33 @@ func (s *state) checkSignature(method string, base []byte, sig string, c Registr
 	return nil
 }
 
+// malformedSignature refuses, before the base string is built, a
+// signature of an HMAC or RSA method that is not the base64 of as many
+// bytes as the method's signatures have: no base string can match it, and
+// building one costs a few times the size of the request. Other problems,
+// such as a key that is missing, are left to checkSignature.
+func malformedSignature(method, sig string, c Registration) *ProblemError {
+	h, isRSA, ok := mac.MethodHash(method)
+	if !ok || !h.Available() {
+		return nil
+	}
+	size := h.Size()
+	if isRSA {
+		if c.PublicKey == nil || c.PublicKey.N == nil || c.PublicKey.N.BitLen() > mac.MaxRSABits {
+			return nil
+		}
+		size = (c.PublicKey.N.BitLen() + 7) / 8
+	}
+	if len(sig) != base64.StdEncoding.EncodedLen(size) {
+		return problem(oauth1.ProblemSignatureInvalid, fmt.Errorf("oauth_signature is not the base64 of %d bytes, as %s signatures are", size, method))
+	}
+	var buf [mac.MaxRSABits / 8]byte
+	if n, err := base64.StdEncoding.Decode(buf[:], []byte(sig)); err != nil || n != size {
+		return problem(oauth1.ProblemSignatureInvalid, errors.New("oauth_signature is not base64"))
+	}
+	return nil
+}
+
 // checkBodyHash compares oauth_body_hash with the hash of the body.
 func (v *Verifier) checkBodyHash(s *state, r *http.Request, hasBody bool, got string, limit int64) error {
 	raw, err := base64.StdEncoding.DecodeString(got)

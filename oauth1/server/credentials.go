@@ -22,6 +22,12 @@ var ErrNotFound = errors.New("oauth1: credentials not found")
 type Registration struct {
 	Secret    string
 	PublicKey *rsa.PublicKey
+
+	// CallbackSchemes lists the schemes other than http and https that a
+	// [Provider] accepts in the client's oauth_callback, such as a native
+	// app's private-use scheme ("com.example.app", RFC 8252 §7.1). Empty
+	// means http and https only.
+	CallbackSchemes []string
 }
 
 // A ConsumerStore looks up client registrations by consumer key, for a

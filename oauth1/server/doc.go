@@ -31,8 +31,8 @@
 //
 // # Who uses what
 //
-// A provider reads this package (47 exported names: types, functions,
+// A provider reads this package (48 exported names: types, functions,
 // methods, variables and constants) and the vocabulary it shares with
 // clients in package oauth1: [oauth1.Param], [oauth1.Problem] and its codes,
-// [oauth1.ParseAuthHeader]. A client reads only package oauth1 (57).
+// [oauth1.ParseAuthHeader]. A client reads only package oauth1 (58).
 package server

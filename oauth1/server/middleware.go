@@ -19,10 +19,14 @@ func FromContext(ctx context.Context) (*Verification, bool) {
 
 // Middleware returns a handler that verifies each request and passes it on
 // to next, with the [Verification] in its context (see [FromContext]),
-// or answers it with [Verifier.WriteError]. next can read the body.
+// or answers it with [Verifier.WriteError]. next can read the body. It
+// calls v.Observe, if set, for every request, before either.
 func (v *Verifier) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ver, err := v.Verify(r)
+		if v.Observe != nil {
+			v.Observe(r, ver, err)
+		}
 		if err != nil {
 			v.WriteError(w, err)
 			return
@@ -40,10 +44,10 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 // large gets 413, a nonce store that failed ([ErrNonceStoreUnavailable],
 // [ErrNonceStoreFull]) or a full token store ([ErrTokenStoreFull], from a
 // [Provider]) 503 with Retry-After, and any other error 500, with no
-// detail.
+// detail: both with the [oauth1.ProblemInternalError] code.
 func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
 	var pe *ProblemError
-	status, body := http.StatusInternalServerError, "oauth_problem=internal_error"
+	status, body := http.StatusInternalServerError, "oauth_problem="+string(oauth1.ProblemInternalError)
 	switch {
 	case errors.As(err, &pe):
 		status, body = pe.StatusCode, pe.body()

@@ -24,9 +24,6 @@ import (
 // approve.
 const defaultTemporaryTTL = 10 * time.Minute
 
-// maxCallbackLen bounds oauth_callback, which a TokenStore keeps.
-const maxCallbackLen = 2048
-
 // A Provider issues credentials: it implements the temporary credential
 // request (RFC 5849 §2.1) and the token request (§2.3) as HTTP handlers,
 // and the steps of the resource owner authorization (§2.2) that the
@@ -64,13 +61,16 @@ type Provider struct {
 
 	// Tokens keeps temporary and token credentials. It is required; a
 	// service with several instances needs a shared store.
+	//
+	// A Provider without Consumers or Tokens answers every request with
+	// 500, and Observe sees an error naming the field.
 	Tokens TokenStore
 
 	// Verifier holds the settings the Provider verifies requests with:
 	// the clock, window, methods, nonce store, realm and the rest. Its
 	// Store is ignored, since the Provider looks credentials up in
-	// Consumers and Tokens, and its RequireToken applies to Middleware
-	// only. Nil means a Verifier with the defaults. The Provider copies it
+	// Consumers and Tokens, and so is its Observe, for the Provider's own;
+	// its RequireToken applies to Middleware only. Nil means a Verifier with the defaults. The Provider copies it
 	// on first use: later changes to it are not seen. Its clock, Now, also
 	// dates the temporary credentials: a TokenStore must decide expiry on
 	// a clock that agrees.
@@ -80,9 +80,20 @@ type Provider struct {
 	// minutes, time for the resource owner to sign in and approve.
 	TemporaryTTL time.Duration
 
-	// CheckCallback, if set, vets oauth_callback ("oob" or an absolute
-	// URL) for the client consumerKey; an error refuses the request with
-	// parameter_rejected. Use it to allow only registered callbacks.
+	// CheckCallback, if set, vets oauth_callback for the client
+	// consumerKey, once the Provider's own policy has accepted it; an
+	// error refuses the request with parameter_rejected. Use it, with
+	// [MatchCallback], to allow only the callbacks the client registered.
+	//
+	// The Provider's policy accepts "oob" and absolute URLs of at most
+	// 2048 bytes, printable ASCII (an internationalized host goes as
+	// punycode), without userinfo, fragment, percent-encoded control
+	// characters (CR and LF among them), or oauth_token, oauth_verifier or
+	// oauth_problem in the query: http and https URLs with a host, and
+	// URLs of the schemes listed in the client's
+	// [Registration].CallbackSchemes, as native apps use. Schemes that run
+	// what the URL holds (javascript, data, blob, file and the like) are
+	// refused even when listed.
 	CheckCallback func(ctx context.Context, consumerKey, callback string) error
 
 	// TokenValues, if set, returns values to send with new token
@@ -130,7 +141,7 @@ type providerStore struct {
 
 func (s providerStore) Consumer(ctx context.Context, consumerKey string) (Registration, error) {
 	if s.p.Consumers == nil {
-		return Registration{}, errors.New("oauth1: Provider.Consumers is nil")
+		return Registration{}, errNoConsumers
 	}
 	return s.p.Consumers.Consumer(ctx, consumerKey)
 }
@@ -139,7 +150,7 @@ func (s providerStore) Consumer(ctx context.Context, consumerKey string) (Regist
 func (s providerStore) TokenSecret(ctx context.Context, consumerKey, token string) (string, error) {
 	tokens := s.p.Tokens
 	if tokens == nil {
-		return "", errors.New("oauth1: Provider.Tokens is nil")
+		return "", errNoTokens
 	}
 	var secret, owner string
 	if s.temporary {
@@ -165,7 +176,11 @@ func (s providerStore) TokenSecret(ctx context.Context, consumerKey, token strin
 // token_used problem, and checks the result with check. It calls Observe
 // and writes any refusal; it returns nil then.
 func (p *Provider) verify(v *Verifier, w http.ResponseWriter, r *http.Request, check func(*Verification) error) *Verification {
-	ver, err := v.Verify(r)
+	var ver *Verification
+	err := p.misconfigured()
+	if err == nil {
+		ver, err = v.Verify(r)
+	}
 	if errors.Is(err, ErrTokenUsed) {
 		err = problem(oauth1.ProblemTokenUsed, err)
 	}
@@ -181,6 +196,24 @@ func (p *Provider) verify(v *Verifier, w http.ResponseWriter, r *http.Request, c
 	}
 	return ver
 }
+
+// misconfigured names a required field that is not set: a Provider
+// without it fails every request, even those that would not need it, so
+// that the mistake shows at once.
+func (p *Provider) misconfigured() error {
+	switch {
+	case p.Consumers == nil:
+		return errNoConsumers
+	case p.Tokens == nil:
+		return errNoTokens
+	}
+	return nil
+}
+
+var (
+	errNoConsumers = errors.New("oauth1: Provider.Consumers is nil")
+	errNoTokens    = errors.New("oauth1: Provider.Tokens is nil")
+)
 
 // Middleware verifies requests to protected resources, signed with token
 // credentials the Provider issued or, unless Verifier.RequireToken is set,
@@ -226,7 +259,7 @@ func (p *Provider) issueTemporary(ctx context.Context, v *Verification) (Tempora
 		return TemporaryCredentials{}, err
 	}
 	if p.Tokens == nil {
-		return TemporaryCredentials{}, errors.New("oauth1: Provider.Tokens is nil")
+		return TemporaryCredentials{}, errNoTokens
 	}
 	ttl := p.TemporaryTTL
 	if ttl <= 0 {
@@ -247,39 +280,22 @@ func (p *Provider) checkCallback(ctx context.Context, v *Verification) error {
 	if cb == "" {
 		return problem(oauth1.ProblemParameterAbsent, nil, "oauth_callback")
 	}
-	if err := validCallback(cb); err != nil {
+	var schemes []string
+	if scheme, _, _ := strings.Cut(cb, ":"); cb != "oob" && !strings.EqualFold(scheme, "http") && !strings.EqualFold(scheme, "https") {
+		// Only a callback of another scheme needs the registration.
+		reg, err := p.Consumers.Consumer(ctx, v.ConsumerKey)
+		if err != nil {
+			return fmt.Errorf("oauth1: looking up the consumer key: %w", err)
+		}
+		schemes = reg.CallbackSchemes
+	}
+	if err := validCallback(cb, schemes); err != nil {
 		return problem(oauth1.ProblemParameterRejected, err, "oauth_callback")
 	}
 	if p.CheckCallback != nil {
 		if err := p.CheckCallback(ctx, v.ConsumerKey, cb); err != nil {
 			return problem(oauth1.ProblemParameterRejected, err, "oauth_callback")
 		}
-	}
-	return nil
-}
-
-// validCallback accepts "oob" and absolute URLs to which a browser can be
-// sent: with a scheme, a host for http and https, and no script.
-func validCallback(cb string) error {
-	if cb == "oob" {
-		return nil
-	}
-	if len(cb) > maxCallbackLen {
-		return fmt.Errorf("oauth_callback is longer than %d bytes", maxCallbackLen)
-	}
-	u, err := url.Parse(cb)
-	if err != nil {
-		return errors.New("oauth_callback is not a URL")
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "":
-		return errors.New(`oauth_callback is neither "oob" nor an absolute URL`)
-	case "http", "https":
-		if u.Host == "" {
-			return errors.New("oauth_callback has no host")
-		}
-	case "javascript", "data", "vbscript", "file":
-		return fmt.Errorf("oauth_callback has the scheme %q", u.Scheme)
 	}
 	return nil
 }
@@ -299,7 +315,7 @@ func validCallback(cb string) error {
 // approved or exchanged, [ErrTokenUsed].
 func (p *Provider) Authorize(ctx context.Context, token, user string) (redirect, code string, err error) {
 	if p.Tokens == nil {
-		return "", "", errors.New("oauth1: Provider.Tokens is nil")
+		return "", "", errNoTokens
 	}
 	t, err := p.Tokens.Temporary(ctx, token)
 	if err != nil {
@@ -329,7 +345,7 @@ func (p *Provider) Authorize(ctx context.Context, token, user string) (redirect,
 // with the token cannot cancel a flow the owner approved.
 func (p *Provider) Deny(ctx context.Context, token string) (redirect string, err error) {
 	if p.Tokens == nil {
-		return "", errors.New("oauth1: Provider.Tokens is nil")
+		return "", errNoTokens
 	}
 	// Approving with a code nobody holds takes the one approval the store
 	// allows, atomically, in every TokenStore: it fails with ErrTokenUsed
@@ -435,7 +451,7 @@ func (p *Provider) exchange(ctx context.Context, v *Verification) (TokenCredenti
 		return TokenCredentials{}, nil, problem(oauth1.ProblemParameterAbsent, nil, absent...)
 	}
 	if p.Tokens == nil {
-		return TokenCredentials{}, nil, errors.New("oauth1: Provider.Tokens is nil")
+		return TokenCredentials{}, nil, errNoTokens
 	}
 	t, err := p.Tokens.TakeTemporary(ctx, v.Token)
 	switch {

@@ -28,15 +28,24 @@ var (
 
 // Format implements [fmt.Formatter]: Secret is redacted and the public key
 // named by its size.
+// CallbackSchemes, which holds no secret, is printed when it is not empty.
 func (c Registration) Format(f fmt.State, verb rune) {
+	plain, gosyntax := "", ""
+	if len(c.CallbackSchemes) > 0 {
+		plain, gosyntax = fmt.Sprintf(" CallbackSchemes:%v", c.CallbackSchemes), fmt.Sprintf(", CallbackSchemes:%#v", c.CallbackSchemes)
+	}
 	redact.Format(f, verb, "server.Registration",
-		"{Secret:"+redact.Secret(c.Secret)+" PublicKey:"+redact.PublicKey(c.PublicKey)+"}",
-		"server.Registration{Secret:"+redact.Secret(c.Secret)+", PublicKey:"+redact.PublicKey(c.PublicKey)+"}")
+		"{Secret:"+redact.Secret(c.Secret)+" PublicKey:"+redact.PublicKey(c.PublicKey)+plain+"}",
+		"server.Registration{Secret:"+redact.Secret(c.Secret)+", PublicKey:"+redact.PublicKey(c.PublicKey)+gosyntax+"}")
 }
 
 // LogValue implements [slog.LogValuer].
 func (c Registration) LogValue() slog.Value {
-	return slog.GroupValue(slog.String("Secret", redact.Secret(c.Secret)), slog.String("PublicKey", redact.PublicKey(c.PublicKey)))
+	attrs := []slog.Attr{slog.String("Secret", redact.Secret(c.Secret)), slog.String("PublicKey", redact.PublicKey(c.PublicKey))}
+	if len(c.CallbackSchemes) > 0 {
+		attrs = append(attrs, slog.Any("CallbackSchemes", c.CallbackSchemes))
+	}
+	return slog.GroupValue(attrs...)
 }
 
 // Format implements [fmt.Formatter]: Secret and VerificationCode are redacted.

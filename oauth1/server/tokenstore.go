@@ -1,6 +1,7 @@
 package server
 
 import (
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -74,20 +75,31 @@ type TokenStore interface {
 // callback is as long as a Provider allows.
 const defaultMaxTemporary = 1 << 17
 
+// defaultMaxTemporaryPerClient is the share of a [MemoryTokenStore] one
+// client may hold when MaxTemporaryPerClient is zero: with the default
+// ten-minute TemporaryTTL, a sustained 1.7 flows a second, and 1/128 of the
+// default capacity, so that one client cannot take the store.
+const defaultMaxTemporaryPerClient = 1024
+
 // ErrTokenStoreFull is returned by [MemoryTokenStore.PutTemporary] when the
-// store holds its maximum number of unexpired temporary credentials. A
-// [Provider] answers it with 503 Service Unavailable.
+// store holds its maximum number of unexpired temporary credentials, or
+// the client its share of them. A [Provider] answers it with 503 Service
+// Unavailable.
 var ErrTokenStoreFull = errors.New("oauth1: token store is full")
 
 // MemoryTokenStore is an in-memory [TokenStore] for a single process. The
 // zero value is ready to use and safe for concurrent use; a
 // MemoryTokenStore must not be copied after first use.
 //
-// Expired temporary credentials are dropped as new ones are stored. At
-// most MaxTemporary are kept: when that many are unexpired, PutTemporary
-// fails with [ErrTokenStoreFull] rather than drop any, so that a client
-// flooding the temporary credential request cannot exhaust memory. Token
-// credentials are kept until the process ends.
+// Expired temporary credentials are dropped as new ones are stored, at a
+// cost that does not grow with how many are kept. At most MaxTemporary are
+// kept, and at most MaxTemporaryPerClient for one consumer key: past
+// either, PutTemporary fails with [ErrTokenStoreFull] rather than drop
+// any, so that a client flooding the temporary credential request can
+// exhaust neither memory nor the other clients' room. Token credentials
+// are kept until the process ends, under a lock of their own: storing
+// temporary credentials never delays Token, which every request to a
+// protected resource calls.
 type MemoryTokenStore struct {
 	// Now is the clock that decides expiry; nil means time.Now.
 	Now func() time.Time
@@ -96,17 +108,44 @@ type MemoryTokenStore struct {
 	// included until they expire; zero means 1<<17 (131,072).
 	MaxTemporary int
 
-	mu         sync.Mutex
+	// MaxTemporaryPerClient bounds the temporary credentials kept for one
+	// consumer key, counted as MaxTemporary counts them; zero means 1024,
+	// a sustained 1.7 flows a second with the default ten-minute
+	// TemporaryTTL, and a negative value means no bound but MaxTemporary.
+	// Raise it for a client that starts more flows than that.
+	MaxTemporaryPerClient int
+
+	tempMu     sync.Mutex
 	temp       map[string]*tempEntry
-	tokens     map[string]TokenCredentials
-	sweepSize  int       // len(temp) at which PutTemporary next drops expired entries
-	nextExpiry time.Time // the earliest Expires kept at the last sweep
+	expiry     expiryHeap     // the entries of temp, soonest Expires first
+	perClient  map[string]int // entries of temp by client; no zero counts
+	expiryWork int            // entries expiry looked at: a test hook
+
+	tokMu  sync.RWMutex
+	tokens map[string]TokenCredentials
 }
 
 type tempEntry struct {
 	t          TemporaryCredentials
+	client     string // t.ConsumerKey, kept once TakeTemporary clears t
 	authorized bool
 	used       bool // taken: kept until t.Expires to answer ErrTokenUsed
+}
+
+// expiryHeap is a min-heap of entries by Expires: expiry looks at the
+// expired entries and one more, whatever the number kept.
+type expiryHeap []*tempEntry
+
+func (h expiryHeap) Len() int           { return len(h) }
+func (h expiryHeap) Less(i, j int) bool { return h[i].t.Expires.Before(h[j].t.Expires) }
+func (h expiryHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *expiryHeap) Push(x any)        { *h = append(*h, x.(*tempEntry)) }
+func (h *expiryHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return e
 }
 
 var _ TokenStore = (*MemoryTokenStore)(nil)
@@ -120,7 +159,8 @@ func (m *MemoryTokenStore) now() time.Time {
 
 // PutTemporary stores t until t.Expires. It fails if t.Token is empty, if
 // t.Expires is zero, if the token is already stored, or with
-// [ErrTokenStoreFull].
+// [ErrTokenStoreFull], naming the client when it is the client's share
+// that is full.
 func (m *MemoryTokenStore) PutTemporary(_ context.Context, t TemporaryCredentials) error {
 	if t.Token == "" || t.Expires.IsZero() {
 		return errors.New("oauth1: PutTemporary: empty token or zero Expires")
@@ -129,49 +169,58 @@ func (m *MemoryTokenStore) PutTemporary(_ context.Context, t TemporaryCredential
 	if limit <= 0 {
 		limit = defaultMaxTemporary
 	}
+	perClient := m.MaxTemporaryPerClient
+	if perClient == 0 {
+		perClient = defaultMaxTemporaryPerClient
+	}
 	now := m.now()
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.tempMu.Lock()
+	defer m.tempMu.Unlock()
 	if m.temp == nil {
 		m.temp = make(map[string]*tempEntry)
+		m.perClient = make(map[string]int)
 	}
-	// A full store sweeps again only once something in it has expired.
-	if len(m.temp) >= m.sweepSize || len(m.temp) >= limit && !now.Before(m.nextExpiry) {
-		m.sweep(now)
-	}
-	if e, ok := m.temp[t.Token]; ok && now.Before(e.t.Expires) {
+	m.expire(now)
+	if _, ok := m.temp[t.Token]; ok {
 		return errors.New("oauth1: PutTemporary: the token is already stored")
 	}
 	if len(m.temp) >= limit {
 		return fmt.Errorf("%w: %d temporary credentials", ErrTokenStoreFull, limit)
 	}
-	m.temp[t.Token] = &tempEntry{t: t}
+	if n := m.perClient[t.ConsumerKey]; perClient > 0 && n >= perClient {
+		return fmt.Errorf("%w: client %q holds %d temporary credentials, its share", ErrTokenStoreFull, t.ConsumerKey, n)
+	}
+	e := &tempEntry{t: t, client: t.ConsumerKey}
+	m.temp[t.Token] = e
+	m.perClient[e.client]++
+	heap.Push(&m.expiry, e)
 	return nil
 }
 
-// sweep drops expired entries. m.mu must be held.
-func (m *MemoryTokenStore) sweep(now time.Time) {
-	m.nextExpiry = time.Time{}
-	for k, e := range m.temp {
-		switch {
-		case !now.Before(e.t.Expires):
-			delete(m.temp, k)
-		case m.nextExpiry.IsZero() || e.t.Expires.Before(m.nextExpiry):
-			m.nextExpiry = e.t.Expires
+// expire drops the expired entries, soonest first. m.tempMu must be held.
+func (m *MemoryTokenStore) expire(now time.Time) {
+	for len(m.expiry) > 0 {
+		m.expiryWork++
+		e := m.expiry[0]
+		if now.Before(e.t.Expires) {
+			return
+		}
+		heap.Pop(&m.expiry)
+		delete(m.temp, e.t.Token)
+		if m.perClient[e.client]--; m.perClient[e.client] <= 0 {
+			delete(m.perClient, e.client)
 		}
 	}
-	m.sweepSize = max(2*len(m.temp), 64) // amortized: a sweep per doubling
 }
 
 // live returns the entry for token, or an error wrapping ErrNotFound or
-// ErrTokenUsed. m.mu must be held.
+// ErrTokenUsed. m.tempMu must be held.
 func (m *MemoryTokenStore) live(token string, now time.Time) (*tempEntry, error) {
 	e, ok := m.temp[token]
 	switch {
 	case !ok:
 		return nil, fmt.Errorf("%w: temporary token %q", ErrNotFound, token)
-	case !now.Before(e.t.Expires):
-		delete(m.temp, token)
+	case !now.Before(e.t.Expires): // left for expire, which drops it with its count
 		return nil, fmt.Errorf("%w: temporary token %q expired", ErrNotFound, token)
 	case e.used:
 		return nil, fmt.Errorf("%w: temporary token %q was exchanged", ErrTokenUsed, token)
@@ -182,8 +231,8 @@ func (m *MemoryTokenStore) live(token string, now time.Time) (*tempEntry, error)
 // Temporary returns the temporary credentials for token.
 func (m *MemoryTokenStore) Temporary(_ context.Context, token string) (TemporaryCredentials, error) {
 	now := m.now()
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.tempMu.Lock()
+	defer m.tempMu.Unlock()
 	e, err := m.live(token, now)
 	if err != nil {
 		return TemporaryCredentials{}, err
@@ -197,8 +246,8 @@ func (m *MemoryTokenStore) Authorize(_ context.Context, token, user, code string
 		return errors.New("oauth1: Authorize: empty verification code")
 	}
 	now := m.now()
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.tempMu.Lock()
+	defer m.tempMu.Unlock()
 	e, err := m.live(token, now)
 	if err != nil {
 		return err
@@ -213,8 +262,8 @@ func (m *MemoryTokenStore) Authorize(_ context.Context, token, user, code string
 // TakeTemporary removes and returns the temporary credentials for token.
 func (m *MemoryTokenStore) TakeTemporary(_ context.Context, token string) (TemporaryCredentials, error) {
 	now := m.now()
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.tempMu.Lock()
+	defer m.tempMu.Unlock()
 	e, err := m.live(token, now)
 	if err != nil {
 		return TemporaryCredentials{}, err
@@ -230,8 +279,8 @@ func (m *MemoryTokenStore) PutToken(_ context.Context, t TokenCredentials) error
 	if t.Token == "" {
 		return errors.New("oauth1: PutToken: empty token")
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.tokMu.Lock()
+	defer m.tokMu.Unlock()
 	if m.tokens == nil {
 		m.tokens = make(map[string]TokenCredentials)
 	}
@@ -244,8 +293,8 @@ func (m *MemoryTokenStore) PutToken(_ context.Context, t TokenCredentials) error
 
 // Token returns the token credentials for token.
 func (m *MemoryTokenStore) Token(_ context.Context, token string) (TokenCredentials, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.tokMu.RLock()
+	defer m.tokMu.RUnlock()
 	t, ok := m.tokens[token]
 	if !ok {
 		return TokenCredentials{}, fmt.Errorf("%w: token %q", ErrNotFound, token)

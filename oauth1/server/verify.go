@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unsafe"
 )
 
 // Verification is what a [Verifier] found in a request it accepted.
@@ -146,6 +147,15 @@ type Verifier struct {
 
 	// Realm is sent in the WWW-Authenticate header of refusals.
 	Realm string
+
+	// Observe, if set, is called by Middleware for every request, before
+	// the answer is written: v is what Verify found, nil if it refused
+	// the request; err is why, if it did. Refusals are answered with as
+	// little detail as the protocol allows, and errors that are not the
+	// client's (a store down, a Verifier without Store) with none: log
+	// them here. A [*ProblemError]'s BaseString, never sent to the
+	// client, is worth logging too. Verify itself does not call it.
+	Observe func(r *http.Request, v *Verification, err error)
 }
 
 // defaultNonces is the NonceStore of the Verifiers whose Nonces is nil.
@@ -233,6 +243,7 @@ type found struct {
 	consumer    Registration
 	tokenSecret string
 	base        []byte // the verified base string; pooled, in s
+	baseStr     string // base, once the state gave it up
 }
 
 // get returns the protocol parameter name, and whether it was sent.
@@ -353,6 +364,9 @@ func (v *Verifier) lookup(q *found) error {
 // body hash where there is one or the Verifier requires one.
 func (v *Verifier) checkSigned(q *found) error {
 	s, r := q.s, q.r
+	if err := malformedSignature(q.value("oauth_signature_method"), q.value("oauth_signature"), q.consumer); err != nil {
+		return err
+	}
 	var err error
 	if s.URI, err = v.baseURI(s.URI[:0], r, q.scheme); err != nil {
 		return problem(oauth1.ProblemParameterRejected, err, "Host")
@@ -365,14 +379,14 @@ func (v *Verifier) checkSigned(q *found) error {
 	}
 	q.base = s.Base // pooled: what outlives Verify is a copy
 	if err := s.checkSignature(q.value("oauth_signature_method"), q.base, q.value("oauth_signature"), q.consumer, q.tokenSecret); err != nil {
-		err.BaseString = string(q.base)
+		err.BaseString = q.baseString()
 		return err
 	}
 	bodyHash, hasBodyHash := q.get("oauth_body_hash")
 	if hasBodyHash || (v.BodyHash != 0 && !q.form) {
 		if err := v.checkBodyHash(s, r, q.hasBody, bodyHash, q.limit); err != nil {
 			if pe, ok := err.(*ProblemError); ok {
-				pe.BaseString = string(q.base)
+				pe.BaseString = q.baseString()
 			}
 			return err
 		}
@@ -393,17 +407,32 @@ func (v *Verifier) useNonce(q *found) error {
 	}
 	if !fresh {
 		pe := problem(oauth1.ProblemNonceUsed, nil)
-		pe.BaseString = string(q.base)
+		pe.BaseString = q.baseString()
 		return pe
 	}
 	return nil
+}
+
+// baseString returns the verified base string, without copying it: the
+// state gives up the buffer, which nothing writes to again, so that a
+// huge base string is not allocated twice.
+func (q *found) baseString() string {
+	if q.baseStr == "" && len(q.base) > 0 {
+		q.baseStr = unsafe.String(unsafe.SliceData(q.base), len(q.base))
+		q.s.Base = nil
+		// The parameters behind a base string this long hold as much
+		// memory: not to be pinned in the pool, as Reset would have
+		// decided from the base string's buffer.
+		q.s.large = len(q.base) > maxPooledBase
+	}
+	return q.baseStr
 }
 
 // verification is what Verify returns for an accepted request.
 func (q *found) verification() *Verification {
 	out := &Verification{
 		ConsumerKey: q.value("oauth_consumer_key"), Token: q.value("oauth_token"),
-		SignatureMethod: q.value("oauth_signature_method"), BaseString: string(q.base),
+		SignatureMethod: q.value("oauth_signature_method"), BaseString: q.baseString(),
 	}
 	out.Params = q.proto[:0] // proto is this call's own, not pooled: filtered in place
 	for _, p := range q.proto {
@@ -415,14 +444,22 @@ func (q *found) verification() *Verification {
 }
 
 // state is the scratch space of one verification, pooled.
-type state struct{ wire.State }
+type state struct {
+	wire.State
+	large bool // it held a base string over maxPooledBase: not pooled
+}
+
+// maxPooledBase is the longest base string whose state is pooled, as
+// wire.State.Reset bounds the buffers it sees.
+const maxPooledBase = 1 << 20
 
 var statePool = sync.Pool{New: func() any { return new(state) }}
 
 func getState() *state { return statePool.Get().(*state) }
 
 func putState(s *state) {
-	if s.Reset() {
+	// A form body grows the parameters as much as the base string would.
+	if !s.large && len(s.Form) <= maxPooledBase && s.Reset() {
 		statePool.Put(s)
 	}
 }

@@ -35,8 +35,7 @@ import (
 type Set struct {
 	buf    []byte // the pairs in base-string form, back to back
 	pairs  []pair
-	tmp    []pair // radixSort's second buffer
-	sorted bool   // pairs are in §3.4.1.3.2 order
+	sorted bool // pairs are in §3.4.1.3.2 order
 }
 
 // A pair is buf[name:eq] "%3D" buf[eq+3:end] "%26": offsets, not slices,
@@ -116,17 +115,21 @@ func (s *Set) AddFormBytes(raw []byte) error { return addForm(s, raw) }
 
 func addForm[T string | []byte](s *Set, raw T) error {
 	// Room for all of raw at once, so that a hostile form costs a few
-	// times its size and no more: an unreserved byte takes one byte, "&"
-	// three ("%26"), any other at most five ("%25XX" for "+", a raw
-	// reserved byte or a "%XX"), and a pair without "=" gets "%3D".
+	// times its size and no more: an unreserved byte takes one byte, a
+	// "%XX" at most five ("%25XX"), as does any other byte ("+" or a raw
+	// reserved byte) but "&", which takes none; each pair, of which there
+	// are no more than "&"-separated segments that are not empty, gets
+	// "%26" and at most "%3D".
 	amps := int64(count(raw, '&'))
-	escaped := int64(ascii.CountEscapes(raw))
-	need := int64(len(raw)) + 4*escaped - 2*amps + int64(len(sepEq))*(amps+1)
+	pcts := int64(count(raw, '%'))
+	escaped := int64(ascii.CountEscapes(raw)) // "&" and "%" among them
+	pairs := min(amps+1, int64(len(raw))-amps)
+	need := int64(len(raw)) + 4*escaped - 2*pcts - 5*amps + int64(len(sepEq)+len(sepAmp))*pairs
 	if int64(len(s.buf))+need > math.MaxInt32 {
 		return ErrTooLarge
 	}
 	buf := slices.Grow(s.buf, int(need))
-	s.pairs = slices.Grow(s.pairs, int(amps)+1)
+	s.pairs = slices.Grow(s.pairs, int(pairs))
 	s.sorted = false
 	for i := 0; i < len(raw); {
 		if raw[i] == '&' {
@@ -264,7 +267,9 @@ func (s *Set) insertionSort(ps []pair) {
 }
 
 // radixSort sorts a large set, a form of hundreds of pairs, by the keys of
-// their names, a byte at a time from the last (LSD), skipping the bytes that
+// their names, a byte at a time from the first (MSD), in place (American
+// flag sort: no second buffer, which for a hostile form of one-letter
+// pairs was another six bytes per byte of input), skipping the bytes that
 // every key shares ("field" in field1…field499); then each run of equal
 // keys by the whole comparison.
 func (s *Set) radixSort() {
@@ -274,34 +279,49 @@ func (s *Set) radixSort() {
 	for _, p := range ps {
 		same &^= s.key(p) ^ first
 	}
-	s.tmp = slices.Grow(s.tmp[:0], len(ps))
-	src, dst := ps, s.tmp[:len(ps)]
-	for shift := uint(0); shift < 64; shift += 8 {
-		if byte(same>>shift) == 0xFF {
-			continue // a byte no key differs in
-		}
-		var start [257]int
-		for _, p := range src {
-			start[byte(s.key(p)>>shift)+1]++
-		}
-		for i := 1; i < len(start); i++ {
-			start[i] += start[i-1]
-		}
-		for _, p := range src {
-			d := byte(s.key(p) >> shift)
-			dst[start[d]] = p
-			start[d]++
-		}
-		src, dst = dst, src
+	s.flagSort(ps, 56, same)
+}
+
+// flagSort sorts ps, whose keys agree above the byte at shift, by that
+// byte in place, then each bucket by the bytes below it.
+func (s *Set) flagSort(ps []pair, shift int, same uint64) {
+	for shift >= 0 && byte(same>>shift) == 0xFF {
+		shift -= 8 // a byte no key differs in
 	}
-	copy(ps, src) // a no-op when src is ps
-	for i := 0; i < len(ps); {
-		j, k := i+1, s.key(ps[i])
-		for j < len(ps) && s.key(ps[j]) == k {
-			j++
+	if shift < 0 || len(ps) <= 48 {
+		s.insertionSort(ps) // equal keys, or few: the whole comparison
+		return
+	}
+	digit := func(p pair) byte { return byte(s.key(p) >> shift) }
+	var end, next [256]int32 // next[d]: where bucket d's next pair goes
+	for _, p := range ps {
+		end[digit(p)]++
+	}
+	var sum int32
+	for d := range end {
+		next[d] = sum
+		sum += end[d]
+		end[d] = sum
+	}
+	for d := range 256 {
+		for next[d] < end[d] {
+			p := ps[next[d]]
+			// Swap p into its bucket, and what was there into its own,
+			// until one belongs in bucket d.
+			for e := digit(p); e != byte(d); e = digit(p) {
+				ps[next[e]], p = p, ps[next[e]]
+				next[e]++
+			}
+			ps[next[d]] = p
+			next[d]++
 		}
-		s.insertionSort(ps[i:j])
-		i = j
+	}
+	start := int32(0)
+	for d := range 256 {
+		if end[d]-start > 1 {
+			s.flagSort(ps[start:end[d]], shift-8, same)
+		}
+		start = end[d]
 	}
 }
 

@@ -195,6 +195,12 @@ func FuzzMatchesReference(f *testing.F) {
 	f.Add("GET", "https://h/p", "b5=%3D%253D&a3=a&c%40=&a2=r%20b", "c2&a3=2+q", "oauth_nonce", "7d8f3e4a")
 	f.Add("post", "http://h/", "a=1;b=2&&=&%7e", "a=%FF%00+", "x y", "é")
 	f.Add("GET", "u", "a=%zz", "", "", "")
+	// Over 256 pairs: the radix sort, with names that share bytes.
+	var many strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&many, "f%d=%d&a%c=%%%02X&", i%37, i%5, 'a'+i%26, i%256)
+	}
+	f.Add("POST", "https://h/", many.String(), strings.Repeat("a&", 300), "f1", "")
 	f.Fuzz(func(t *testing.T, method, uri, query, body, name, value string) {
 		var s Set
 		forms := []string{query, body}
