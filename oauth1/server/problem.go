@@ -29,6 +29,8 @@ type ProblemError struct {
 	// it got that far. It is what the client should have signed; it holds
 	// no secret, and comparing it with the client's is how a
 	// signature_invalid problem is diagnosed. It is not sent to the client.
+	// It is empty for a base string over 1 MiB, which a refusal does not
+	// copy, so that a hostile request costs no more memory than its body.
 	BaseString string
 
 	// StatusCode is the HTTP status of the refusal. The Verifier and the

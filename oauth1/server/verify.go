@@ -10,7 +10,6 @@ import (
 	"slices"
 	"sync"
 	"time"
-	"unsafe"
 )
 
 // Verification is what a [Verifier] found in a request it accepted.
@@ -243,7 +242,7 @@ type found struct {
 	consumer    Registration
 	tokenSecret string
 	base        []byte // the verified base string; pooled, in s
-	baseStr     string // base, once the state gave it up
+	baseStr     string // a copy of base, once made
 }
 
 // get returns the protocol parameter name, and whether it was sent.
@@ -379,14 +378,14 @@ func (v *Verifier) checkSigned(q *found) error {
 	}
 	q.base = s.Base // pooled: what outlives Verify is a copy
 	if err := s.checkSignature(q.value("oauth_signature_method"), q.base, q.value("oauth_signature"), q.consumer, q.tokenSecret); err != nil {
-		err.BaseString = q.baseString()
+		err.BaseString = q.refusedBaseString()
 		return err
 	}
 	bodyHash, hasBodyHash := q.get("oauth_body_hash")
 	if hasBodyHash || (v.BodyHash != 0 && !q.form) {
 		if err := v.checkBodyHash(s, r, q.hasBody, bodyHash, q.limit); err != nil {
 			if pe, ok := err.(*ProblemError); ok {
-				pe.BaseString = q.baseString()
+				pe.BaseString = q.refusedBaseString()
 			}
 			return err
 		}
@@ -413,16 +412,27 @@ func (v *Verifier) useNonce(q *found) error {
 	return nil
 }
 
-// baseString returns the verified base string, without copying it: the
-// state gives up the buffer, which nothing writes to again, so that a
-// huge base string is not allocated twice.
+// maxRefusedBase is the longest base string a refusal keeps: a copy costs
+// as much memory again, and refusals are what hostile requests get.
+const maxRefusedBase = 1 << 20
+
+// refusedBaseString is baseString for a refused request: empty past
+// maxRefusedBase.
+func (q *found) refusedBaseString() string {
+	if len(q.base) > maxRefusedBase {
+		q.s.large = true
+		return ""
+	}
+	return q.baseString()
+}
+
+// baseString returns the verified base string, copied out of the pooled
+// state once.
 func (q *found) baseString() string {
 	if q.baseStr == "" && len(q.base) > 0 {
-		q.baseStr = unsafe.String(unsafe.SliceData(q.base), len(q.base))
-		q.s.Base = nil
+		q.baseStr = string(q.base)
 		// The parameters behind a base string this long hold as much
-		// memory: not to be pinned in the pool, as Reset would have
-		// decided from the base string's buffer.
+		// memory: not to be pinned in the pool.
 		q.s.large = len(q.base) > maxPooledBase
 	}
 	return q.baseStr
