@@ -81,10 +81,10 @@ const defaultMaxTemporary = 1 << 17
 // default capacity, so that one client cannot take the store.
 const defaultMaxTemporaryPerClient = 1024
 
-// ErrTokenStoreFull is returned by [MemoryTokenStore.PutTemporary] when the
-// store holds its maximum number of unexpired temporary credentials, or
-// the client its share of them. A [Provider] answers it with 503 Service
-// Unavailable.
+// ErrTokenStoreFull is returned, possibly wrapped, by a TokenStore's
+// PutTemporary (MemoryTokenStore's and redisstore's) when the store holds
+// its maximum number of unexpired temporary credentials, or the client its
+// share of them. A [Provider] answers it with 503 Service Unavailable.
 var ErrTokenStoreFull = errors.New("oauth1: token store is full")
 
 // MemoryTokenStore is an in-memory [TokenStore] for a single process. The
