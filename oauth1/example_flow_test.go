@@ -17,8 +17,11 @@ import (
 )
 
 // Sign one request. SignAt takes the timestamp and nonce of the X API
-// documentation's example, so the header is the one published there; Sign
-// would use the current time and a random nonce.
+// documentation's page "Creating a signature", so the signature is the one
+// published there, hCtSmYh+iHYCEqBWrE7C7hYmtUk= (testdata/vectors/
+// x-update-1.1.txt); Sign would use the current time and a random nonce.
+// ExampleConfig_SignAt_authorizingARequest reproduces the header of the page
+// "Authorizing a request".
 func ExampleConfig_SignAt_quickstart() {
 	cfg := &oauth1.Config{Consumer: oauth1.Credentials{
 		Token:  "xvz1evFS4wEEPTGEFPHBog",
