@@ -1,0 +1,106 @@
+package oauth1_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// exportedNames counts the exported identifiers of the package in dir as
+// the package docs do: types, functions, methods on exported types, vars
+// and consts, from the non-test files.
+func exportedNames(t *testing.T, dir string) int {
+	t.Helper()
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool {
+		return !strings.HasSuffix(fi.Name(), "_test.go")
+	}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := map[string]bool{}
+	for _, p := range pkgs {
+		for _, f := range p.Files {
+			for _, d := range f.Decls {
+				if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE {
+					for _, s := range g.Specs {
+						if n := s.(*ast.TypeSpec).Name; n.IsExported() {
+							types[n.Name] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	n := len(types)
+	for _, p := range pkgs {
+		for _, f := range p.Files {
+			for _, d := range f.Decls {
+				switch d := d.(type) {
+				case *ast.FuncDecl:
+					if !d.Name.IsExported() {
+						continue
+					}
+					if d.Recv == nil {
+						n++
+						continue
+					}
+					recv := d.Recv.List[0].Type
+					if s, ok := recv.(*ast.StarExpr); ok {
+						recv = s.X
+					}
+					if id, ok := recv.(*ast.Ident); ok && types[id.Name] {
+						n++
+					}
+				case *ast.GenDecl:
+					if d.Tok != token.VAR && d.Tok != token.CONST {
+						continue
+					}
+					for _, s := range d.Specs {
+						for _, name := range s.(*ast.ValueSpec).Names {
+							if name.IsExported() {
+								n++
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return n
+}
+
+// The "Who uses what" sections of both package docs state how many names
+// each package exports; they stay true.
+func TestDocCountsExportedNames(t *testing.T) {
+	client, server := exportedNames(t, "."), exportedNames(t, "server")
+	for _, c := range []struct {
+		file string
+		re   string
+		want int
+	}{
+		{"doc.go", `reads its (\d+) exported`, client},
+		{"doc.go", `oauth1/server\] \((\d+) names\)`, server},
+		{"server/doc.go", `this package \((\d+) exported names`, server},
+		{"server/doc.go", `reads only package oauth1 \((\d+)\)`, client},
+	} {
+		b, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := regexp.MustCompile(c.re).FindSubmatch([]byte(strings.ReplaceAll(string(b), "\n//", "")))
+		if m == nil {
+			t.Errorf("%s: no count matching %q", c.file, c.re)
+			continue
+		}
+		got := string(m[1])
+		if n, _ := strconv.Atoi(got); n != c.want {
+			t.Errorf("%s says %s names, the package exports %d", c.file, got, c.want)
+		}
+	}
+}
