@@ -81,7 +81,11 @@
 //
 // When a provider refuses a signature, a [Trace] attached to the request's
 // context with [WithTrace] receives the base string each request was signed
-// over, to log or to compare with the provider's. [Config.Now] and
+// over, to log or to compare with the provider's. A provider that sends its
+// own base string back with the refusal (a sandbox, such as a
+// server.Verifier with SendBaseString) makes the comparison itself: for a
+// request a [Transport] or the flow signed, the [*ResponseError] names the
+// first difference and its likely cause. [Config.Now] and
 // [Config.Nonce] make every request reproducible in tests.
 //
 // # Who uses what
@@ -90,7 +94,7 @@
 // exported names (types, functions, methods, variables and constants), of
 // which [Problem] and its thirteen codes, [Param] and [ParseAuthHeader] are the
 // vocabulary both sides share. Package
-// [github.com/countersign/countersign/oauth1/server] (47 names) verifies
+// [github.com/countersign/countersign/oauth1/server] (48 names) verifies
 // incoming requests with the same base string code and issues credentials;
 // it imports this package, never the reverse, so a program that only signs
 // does not link it. Package
