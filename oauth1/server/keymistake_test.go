@@ -306,3 +306,23 @@ func TestSendBaseString(t *testing.T) {
 		t.Errorf("without SendBaseString: %d %q; want 401 oauth_problem=signature_invalid", code, body)
 	}
 }
+
+// TestProblemBodyBaseString checks the problem report with and without
+// the base string: never for a body hash mismatch, whose base strings
+// agree, and never with the KeyMistake or Err.
+func TestProblemBodyBaseString(t *testing.T) {
+	base := "GET&http%3A%2F%2Fa.example%2F&oauth_consumer_key%3Dk"
+	pe := &ProblemError{Problem: oauth1.ProblemSignatureInvalid, BaseString: base,
+		KeyMistake: basestring.Mistake{Kind: basestring.SwappedSecrets, Cause: "swapped"}, Err: errors.New("detail")}
+	want := "oauth_problem=signature_invalid&oauth_signature_base_string=" + kmEncode(base)
+	if got := pe.body(true); got != want {
+		t.Errorf("body(true) = %q; want %q", got, want)
+	}
+	if got := pe.body(false); got != "oauth_problem=signature_invalid" {
+		t.Errorf("body(false) = %q", got)
+	}
+	pe.Params = []string{"oauth_body_hash"}
+	if got := pe.body(true); got != "oauth_problem=signature_invalid" {
+		t.Errorf("body(true) of a body hash mismatch = %q; want no base string", got)
+	}
+}

@@ -112,7 +112,10 @@ func (e *ProblemError) body(sendBase bool) string {
 	case oauth1.ProblemVersionRejected:
 		b = append(b, "&oauth_acceptable_versions=1.0%2D1.0"...)
 	case oauth1.ProblemSignatureInvalid:
-		if sendBase && e.BaseString != "" {
+		// Not for a body that does not match its hash (Params names
+		// oauth_body_hash): the base strings agree, and the client would
+		// look for a difference in the key.
+		if sendBase && e.BaseString != "" && len(e.Params) == 0 {
 			b = wire.AppendPair(append(b, '&'), "oauth_signature_base_string", e.BaseString)
 		}
 	}

@@ -167,7 +167,8 @@ type Verifier struct {
 	// string the Verifier computed back to the client, as the parameter
 	// oauth_signature_base_string of the problem report of a
 	// signature_invalid refusal, so that the client can compare it with
-	// the one it signed ([oauth1.ResponseError] does). It is meant for
+	// the one it signed ([oauth1.ResponseError] does); a body that does
+	// not match its oauth_body_hash is refused without it. It is meant for
 	// sandboxes and development. The base string reveals nothing the
 	// client did not send (its method, path, query, form body and
 	// protocol parameters; never a secret or the signature) except the
