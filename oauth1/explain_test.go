@@ -235,3 +235,32 @@ func TestExplainTokenRequest(t *testing.T) {
 		t.Errorf("Error() holds the consumer secret: %q", re.Error())
 	}
 }
+
+// TestTokenRequestScrubsPassword: an error page that echoes an xAuth
+// request, and a base string that holds its password, leave nothing of
+// the password in the ResponseError.
+func TestTokenRequestScrubsPassword(t *testing.T) {
+	const password = "correct horse battery"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		base := "POST&http%3A%2F%2Fx%2F&x_auth_password%3D" + url.PathEscape(url.PathEscape(password))
+		w.WriteHeader(http.StatusUnauthorized)
+		io.WriteString(w, "oauth_problem=signature_invalid&oauth_signature_base_string="+url.QueryEscape(base)+"&echo="+url.QueryEscape(string(body)))
+	}))
+	defer srv.Close()
+	c := &oauth1.Config{Consumer: oauth1.Credentials{Token: "k", Secret: "consumer-secret-for-xauth"}, Endpoint: oauth1.Endpoint{AccessTokenURL: srv.URL}}
+	_, _, err := c.AccessToken(context.Background(), nil, "",
+		oauth1.Param{Name: "x_auth_mode", Value: "client_auth"}, oauth1.Param{Name: "x_auth_username", Value: "u"}, oauth1.Param{Name: "x_auth_password", Value: password})
+	var re *oauth1.ResponseError
+	if !errors.As(err, &re) {
+		t.Fatalf("AccessToken = %v; want a *ResponseError", err)
+	}
+	if re.BaseString != "" {
+		t.Errorf("BaseString = %q; want none: it holds the password", re.BaseString)
+	}
+	for _, form := range []string{password, url.QueryEscape(password), url.PathEscape(password), url.QueryEscape(url.QueryEscape(password)), "horse"} {
+		if strings.Contains(string(re.Body), form) || strings.Contains(re.Error(), form) {
+			t.Errorf("the error holds the password as %q: Body %q, Error %q", form, re.Body, re.Error())
+		}
+	}
+}

@@ -65,9 +65,9 @@ type ResponseError struct {
 	// and, for the flow's token requests and the requests a [Transport]
 	// signed, the consumer and token secrets (and, for token requests, the
 	// signature and an xAuth password) that were sent, in the spellings
-	// an echo uses (as they are, percent-encoded once or twice), are
-	// replaced with "REDACTED"; Problem and Advice are scrubbed the same
-	// way.
+	// an echo uses (as they are, percent-encoded once, twice or three
+	// times), are replaced with "REDACTED"; Problem and Advice are
+	// scrubbed the same way.
 	Body []byte
 
 	// BaseString is the signature base string the provider computed, when
