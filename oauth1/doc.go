@@ -81,7 +81,11 @@
 //
 // When a provider refuses a signature, a [Trace] attached to the request's
 // context with [WithTrace] receives the base string each request was signed
-// over, to log or to compare with the provider's. [Config.Now] and
+// over, to log or to compare with the provider's. A provider that sends its
+// own base string back with the refusal (a sandbox, such as a
+// server.Verifier with SendBaseString) makes the comparison itself: for a
+// request a [Transport] or the flow signed, the [*ResponseError] names the
+// first difference and its likely cause. [Config.Now] and
 // [Config.Nonce] make every request reproducible in tests.
 //
 // # Who uses what

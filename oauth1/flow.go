@@ -61,12 +61,38 @@ type ResponseError struct {
 
 	// Body is the start of the body, at most 1 KiB. It is empty when the
 	// body mentions oauth_token_secret. In other bodies, which may echo
-	// the refused request, the value of any oauth_signature parameter and,
-	// for the flow's token requests, the consumer secret, token secret and
-	// signature that were sent, in the spellings an echo uses (as they
-	// are, percent-encoded once or twice), are replaced with "REDACTED";
-	// Problem and Advice are scrubbed the same way.
+	// the refused request, the value of any oauth_signature parameter
+	// and, for the flow's token requests and the requests a [Transport]
+	// signed, the consumer and token secrets (and, for token requests, the
+	// signature and an xAuth password) that were sent, in the spellings
+	// an echo uses (as they are, percent-encoded once, twice or three
+	// times), are replaced with "REDACTED"; Problem and Advice are
+	// scrubbed the same way.
 	Body []byte
+
+	// BaseString is the signature base string the provider computed, when
+	// it sends it back with a signature_invalid problem as the parameter
+	// oauth_signature_base_string of a form-encoded body (a sandbox's
+	// server.Verifier does, with SendBaseString). It is read from the
+	// whole body, not from Body. A base string is made of the method, the
+	// URL and the parameters of the request, as the client's own is: it
+	// never holds oauth_signature or a secret, and one that names
+	// oauth_signature or oauth_token_secret, or holds the consumer or
+	// token secret the request was signed with, is left out. Like the
+	// request, it holds every signed parameter (an xAuth x_auth_password
+	// in the body is one; a token request leaves such a base string out).
+	//
+	// When the request was signed by a [Transport] (as [Config.Client]'s
+	// are) or is a token request of the flow, Error compares the two base
+	// strings, as package
+	// [github.com/countersign/countersign/oauth1/basestring]'s Diff does,
+	// and names the first difference and its likely cause: a scheme that
+	// a proxy terminating TLS changed, a form body that was not signed, a
+	// value encoded twice, and the like; or, when they are equal, says
+	// that the key differs.
+	BaseString string
+
+	diagnosis string // how BaseString differs from the base string signed
 }
 
 func (e *ResponseError) Error() string {
@@ -85,6 +111,9 @@ func (e *ResponseError) Error() string {
 	}
 	if e.Advice != "" {
 		msg += " (" + e.Advice + ")"
+	}
+	if e.diagnosis != "" {
+		msg += " (" + e.diagnosis + ")"
 	}
 	return msg
 }
@@ -241,13 +270,20 @@ func (c *Config) tokenRequest(ctx context.Context, what, rawURL string, tok *Cre
 	if err != nil {
 		return nil, nil, fmt.Errorf("oauth1: %s: %w", what, err)
 	}
-	if err := c.SignAt(req, tok, c.now(), c.nonce(), proto...); err != nil {
+	var signed string
+	if err := c.signAt(req, tok, c.now(), c.nonce(), proto, &signed); err != nil {
 		return nil, nil, fmt.Errorf("oauth1: %s: %w", what, err)
 	}
 	client := tokenClient(c.HTTPClient)
 	// An error page may echo the request: the signature, and with
-	// PLAINTEXT the secrets, are scrubbed from it.
+	// PLAINTEXT the secrets, are scrubbed from it, and so is an xAuth
+	// password.
 	secrets := []string{c.Consumer.Secret, tok.secret(), signatureOf(req)}
+	for _, p := range extra {
+		if sensitiveName(p.Name) {
+			secrets = append(secrets, p.Value)
+		}
+	}
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, nil, fmt.Errorf("oauth1: %s: %w", what, stripURLError(err, rawURL))
@@ -258,7 +294,11 @@ func (c *Config) tokenRequest(ctx context.Context, what, rawURL string, tok *Cre
 		return nil, nil, fmt.Errorf("oauth1: %s: reading the response: %w", what, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, nil, newResponseError(resp.StatusCode, body, secrets...)
+		e := newResponseError(resp.StatusCode, body, secrets...)
+		if len(body) <= maxResponseBytes {
+			e.setBaseString(body, signed, secrets...)
+		}
+		return nil, nil, e
 	}
 	if len(body) > maxResponseBytes {
 		return nil, nil, fmt.Errorf("oauth1: %s: response larger than %d bytes", what, maxResponseBytes)

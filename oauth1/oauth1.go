@@ -178,6 +178,13 @@ func (c *Config) Sign(r *http.Request, tok *Credentials) error {
 // When r's context carries a [Trace] (see [WithTrace]), its Signed hook is
 // called once r is signed.
 func (c *Config) SignAt(r *http.Request, tok *Credentials, t time.Time, nonce string, extra ...Param) error {
+	return c.signAt(r, tok, t, nonce, extra, nil)
+}
+
+// signAt is SignAt; when base is not nil, it also stores there a copy of
+// the base string it signed, for the diagnosis of a refusal (see
+// [ResponseError]).
+func (c *Config) signAt(r *http.Request, tok *Credentials, t time.Time, nonce string, extra []Param, base *string) error {
 	extra = c.withParams(extra)
 	s := getState()
 	defer putState(s)
@@ -187,6 +194,9 @@ func (c *Config) SignAt(r *http.Request, tok *Credentials, t time.Time, nonce st
 	sig, err := s.sign(c.signer(), c.Consumer.Secret, tok.secret())
 	if err != nil {
 		return err
+	}
+	if base != nil {
+		*base = string(s.Base)
 	}
 	hook := signedHook(r)
 	var info SignInfo

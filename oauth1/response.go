@@ -22,6 +22,12 @@ import (
 // in front of the rest, so resp.Body can still be read from the start and
 // must still be closed. A body that cannot be read is reported from what
 // was read: the status is the error.
+//
+// When a provider answers signature_invalid with the base string it
+// computed (see [ResponseError].BaseString), and resp answers a request
+// that a [Transport] signed (resp.Request is the request it sent, which
+// records what it signed), the error names the first difference between
+// that base string and the one signed.
 func CheckResponse(resp *http.Response) error {
 	if resp == nil {
 		return errors.New("oauth1: CheckResponse: nil response")
@@ -30,11 +36,18 @@ func CheckResponse(resp *http.Response) error {
 		return nil
 	}
 	var body []byte
+	complete := true
 	if resp.Body != nil && resp.Body != http.NoBody {
 		body, _ = io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
 		resp.Body = readCloser{io.MultiReader(bytes.NewReader(body), resp.Body), resp.Body}
+		complete = len(body) < maxResponseBytes
 	}
-	e := newResponseError(resp.StatusCode, body)
+	var secrets []string
+	var signed string
+	if rec := sentOf(resp); rec != nil {
+		signed, secrets = rec.base, []string{rec.c.Consumer.Secret, rec.tok.secret()}
+	}
+	e := newResponseError(resp.StatusCode, body, secrets...)
 	if e.Problem == "" {
 		for _, h := range resp.Header.Values("WWW-Authenticate") {
 			ps, err := ParseAuthHeader(h)
@@ -50,6 +63,9 @@ func CheckResponse(resp *http.Response) error {
 				break
 			}
 		}
+	}
+	if complete {
+		e.setBaseString(body, signed, secrets...)
 	}
 	return e
 }

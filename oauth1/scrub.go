@@ -92,7 +92,9 @@ func paramValue(form, name string) string {
 
 // scrubEcho returns text with the value of every oauth_signature and
 // oauth_token_secret parameter, and every spelling of each non-empty
-// secret (as it is, percent-encoded once or twice, form- or path-escaped),
+// secret (as it is, percent-encoded once, twice, or three times, as a
+// value in a base string sent back in a form body is, form- or
+// path-escaped),
 // replaced with REDACTED. text is a provider's error page, which may echo
 // the request it refused in any format: form, header, JSON or HTML.
 func scrubEcho(text []byte, secrets ...string) []byte {
@@ -105,7 +107,8 @@ func scrubEcho(text []byte, secrets ...string) []byte {
 			continue
 		}
 		once := percent.Encode(s)
-		for _, form := range []string{percent.Encode(once), once, url.QueryEscape(s), url.PathEscape(s), s} {
+		twice := percent.Encode(once)
+		for _, form := range []string{percent.Encode(twice), twice, once, url.QueryEscape(s), url.PathEscape(s), s} {
 			out = replaceFold(out, form, redact.Text)
 		}
 	}

@@ -37,6 +37,10 @@ import (
 // a GetBody that replays the buffer. Other bodies, such as JSON, stream
 // through untouched.
 //
+// The response to a request the Transport signed knows what was signed:
+// [CheckResponse] compares it with the base string a provider sends back
+// with a signature_invalid problem, and names the difference.
+//
 // A Transport is safe for concurrent use by multiple goroutines, as long as
 // its fields and the Config are not changed; it may be copied. It holds no
 // secret of its own: fmt prints its Config and Token through pointers, which
@@ -79,13 +83,22 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	// A copy whose header map is our own: signing replaces whole header
 	// values and a copy of the URL, never what the caller's request
-	// shares, so a deep req.Clone would copy for nothing.
-	r2 := req.WithContext(req.Context())
+	// shares, so a deep req.Clone would copy for nothing. A request that
+	// is signed carries in its context the record of what was signed, for
+	// CheckResponse to read from resp.Request.
+	sign := t.maySign(req)
+	ctx := req.Context()
+	var rec *sentRecord
+	if sign {
+		rec = &sentRecord{c: c, tok: t.Token}
+		ctx = withSent(ctx, rec)
+	}
+	r2 := req.WithContext(ctx)
 	r2.Header = maps.Clone(req.Header)
 	if r2.Header == nil {
 		r2.Header = make(http.Header)
 	}
-	if !t.maySign(req) {
+	if !sign {
 		// net/http has already dropped the caller's own Authorization
 		// header for another domain; the hop goes as the caller wrote it.
 		owned = false
@@ -114,7 +127,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			sendsOriginal = false
 		}
 	}
-	if err := c.SignAt(r2, t.Token, c.now(), c.nonce()); err != nil {
+	if err := c.signAt(r2, t.Token, c.now(), c.nonce(), nil, &rec.base); err != nil {
 		return nil, err
 	}
 	if c.Delivery == FormBody {

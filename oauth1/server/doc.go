@@ -18,7 +18,11 @@
 // Reporting extension ([oauth1.Problem]); [Verifier.WriteError] answers it.
 // The error's BaseString, never sent to the client, is what the client
 // should have signed: compare it with the client's, for instance with
-// package [github.com/countersign/countersign/oauth1/basestring].
+// package [github.com/countersign/countersign/oauth1/basestring]. When the
+// base strings agree, the key differs: a Verifier with DiagnoseKeys names
+// how in the error's KeyMistake, for the operator only. A sandbox's
+// Verifier with SendBaseString sends the base string to the client, whose
+// [oauth1.ResponseError] then names the difference itself.
 //
 // A [Provider] adds the endpoints that issue credentials (§2): the
 // temporary credential and token request handlers, and Authorize and Deny

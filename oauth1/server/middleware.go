@@ -40,7 +40,9 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 // that is zero, the status of its Problem), a WWW-Authenticate challenge
 // with v.Realm and the OAuth Problem Reporting form (oauth_problem and,
 // where they apply, oauth_parameters_absent, oauth_parameters_rejected,
-// oauth_acceptable_timestamps and oauth_acceptable_versions); a body too
+// oauth_acceptable_timestamps and oauth_acceptable_versions, and with
+// v.SendBaseString the oauth_signature_base_string of a signature_invalid
+// problem; never its KeyMistake or its Err); a body too
 // large gets 413, a nonce store that failed ([ErrNonceStoreUnavailable],
 // [ErrNonceStoreFull]) or a full token store ([ErrTokenStoreFull], from a
 // [Provider]) 503 with Retry-After, and any other error 500, with no
@@ -50,7 +52,7 @@ func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
 	status, body := http.StatusInternalServerError, "oauth_problem="+string(oauth1.ProblemInternalError)
 	switch {
 	case errors.As(err, &pe):
-		status, body = pe.StatusCode, pe.body()
+		status, body = pe.StatusCode, pe.body(v.SendBaseString)
 		if status == 0 {
 			status = statusFor(pe.Problem)
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/basestring"
 	"github.com/countersign/countersign/oauth1/internal/wire"
 )
 
@@ -32,6 +33,15 @@ type ProblemError struct {
 	// It is empty for a base string over 1 MiB, which a refusal does not
 	// copy, so that a hostile request costs no more memory than its body.
 	BaseString string
+
+	// KeyMistake is what [basestring.KeyMistake] found wrong with the key
+	// or the encoding of a signature the Verifier refused with
+	// signature_invalid, when its DiagnoseKeys is set: its Kind names the
+	// mistake ("empty-token-secret", "swapped-secrets", ...) and its Cause
+	// explains it. Its Kind is empty when the Verifier did not look. It
+	// holds no secret and is never sent to the client: it tells the
+	// operator what the client did wrong with the secrets.
+	KeyMistake basestring.Mistake
 
 	// StatusCode is the HTTP status of the refusal. The Verifier and the
 	// Provider set it as RFC 5849 §3.2 says: 400 Bad Request for malformed
@@ -59,6 +69,11 @@ func (e *ProblemError) Error() string {
 		b.WriteString(": ")
 		b.WriteString(e.Err.Error())
 	}
+	if e.KeyMistake.Kind != "" {
+		b.WriteString(" (key mistake: ")
+		b.WriteString(string(e.KeyMistake.Kind))
+		b.WriteString(")")
+	}
 	return b.String()
 }
 
@@ -76,8 +91,10 @@ func statusFor(code oauth1.Problem) int {
 // body returns the application/x-www-form-urlencoded problem report:
 // oauth_problem and, where they apply, oauth_parameters_absent,
 // oauth_parameters_rejected, oauth_acceptable_timestamps and
-// oauth_acceptable_versions.
-func (e *ProblemError) body() string {
+// oauth_acceptable_versions, and, when sendBase is set (see
+// Verifier.SendBaseString), the oauth_signature_base_string of a
+// signature_invalid problem. KeyMistake and Err are never in it.
+func (e *ProblemError) body(sendBase bool) string {
 	b := wire.AppendPair(nil, "oauth_problem", string(e.Problem))
 	list := func(name string) {
 		b = wire.AppendPair(append(b, '&'), name, strings.Join(e.Params, "&"))
@@ -94,6 +111,13 @@ func (e *ProblemError) body() string {
 		b = strconv.AppendInt(b, e.MaxTimestamp, 10)
 	case oauth1.ProblemVersionRejected:
 		b = append(b, "&oauth_acceptable_versions=1.0%2D1.0"...)
+	case oauth1.ProblemSignatureInvalid:
+		// Not for a body that does not match its hash (Params names
+		// oauth_body_hash): the base strings agree, and the client would
+		// look for a difference in the key.
+		if sendBase && e.BaseString != "" && len(e.Params) == 0 {
+			b = wire.AppendPair(append(b, '&'), "oauth_signature_base_string", e.BaseString)
+		}
 	}
 	return string(b)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/basestring"
 	"github.com/countersign/countersign/oauth1/internal/wire"
 	"net/http"
 	"slices"
@@ -147,13 +148,44 @@ type Verifier struct {
 	// Realm is sent in the WWW-Authenticate header of refusals.
 	Realm string
 
+	// DiagnoseKeys, if set, has Verify name the mistake in the key of a
+	// request it refuses with signature_invalid, in the refusal's
+	// [ProblemError].KeyMistake: an empty token secret, the secrets
+	// swapped, a secret with a trailing newline, a signature in hex, and
+	// the rest [basestring.KeyMistake] tries with the secrets the
+	// Verifier looked up. The operator sees it through Observe; it is
+	// never sent to the client. It costs, on each refusal with
+	// signature_invalid only, at most [basestring.MaxKeyTries] HMACs over
+	// the base string (six RSA verifications for the RSA methods), and a
+	// refused signature that is not even the right length then still has
+	// its base string built, which Verify otherwise skips: a client that
+	// sends bad signatures on purpose costs that much more. Refusals with
+	// a base string over 1 MiB are not diagnosed.
+	DiagnoseKeys bool
+
+	// SendBaseString, if set, has [Verifier.WriteError] send the base
+	// string the Verifier computed back to the client, as the parameter
+	// oauth_signature_base_string of the problem report of a
+	// signature_invalid refusal, so that the client can compare it with
+	// the one it signed ([oauth1.ResponseError] does); a body that does
+	// not match its oauth_body_hash is refused without it. It is meant for
+	// sandboxes and development. The base string reveals nothing the
+	// client did not send (its method, path, query, form body and
+	// protocol parameters; never a secret or the signature) except the
+	// scheme, host and port the provider saw, which show how it is
+	// deployed (behind a proxy that terminates TLS, say), and that the
+	// base string is computed at all: it tells an attacker exactly what
+	// to sign. Leave it off in production.
+	SendBaseString bool
+
 	// Observe, if set, is called by Middleware for every request, before
 	// the answer is written: v is what Verify found, nil if it refused
 	// the request; err is why, if it did. Refusals are answered with as
 	// little detail as the protocol allows, and errors that are not the
 	// client's (a store down, a Verifier without Store) with none: log
-	// them here. A [*ProblemError]'s BaseString, never sent to the
-	// client, is worth logging too. Verify itself does not call it.
+	// them here. A [*ProblemError]'s BaseString and KeyMistake, never
+	// sent to the client (the BaseString is, with SendBaseString), are
+	// worth logging too. Verify itself does not call it.
 	Observe func(r *http.Request, v *Verification, err error)
 }
 
@@ -363,8 +395,9 @@ func (v *Verifier) lookup(q *found) error {
 // body hash where there is one or the Verifier requires one.
 func (v *Verifier) checkSigned(q *found) error {
 	s, r := q.s, q.r
-	if err := malformedSignature(q.value("oauth_signature_method"), q.value("oauth_signature"), q.consumer); err != nil {
-		return err
+	malformed := malformedSignature(q.value("oauth_signature_method"), q.value("oauth_signature"), q.consumer)
+	if malformed != nil && !v.DiagnoseKeys {
+		return malformed
 	}
 	var err error
 	if s.URI, err = v.baseURI(s.URI[:0], r, q.scheme); err != nil {
@@ -377,8 +410,16 @@ func (v *Verifier) checkSigned(q *found) error {
 		return problem(oauth1.ProblemParameterRejected, err)
 	}
 	q.base = s.Base // pooled: what outlives Verify is a copy
+	if malformed != nil {
+		// Only with DiagnoseKeys: a signature in hex or unpadded base64
+		// is a mistake KeyMistake names.
+		malformed.BaseString = q.refusedBaseString()
+		v.diagnose(q, malformed)
+		return malformed
+	}
 	if err := s.checkSignature(q.value("oauth_signature_method"), q.base, q.value("oauth_signature"), q.consumer, q.tokenSecret); err != nil {
 		err.BaseString = q.refusedBaseString()
+		v.diagnose(q, err)
 		return err
 	}
 	bodyHash, hasBodyHash := q.get("oauth_body_hash")
@@ -391,6 +432,24 @@ func (v *Verifier) checkSigned(q *found) error {
 		}
 	}
 	return nil
+}
+
+// diagnose names, if the Verifier's DiagnoseKeys asks for it, the mistake
+// in the key of a request refused with signature_invalid. It runs only
+// once the base string is kept (not past maxRefusedBase), which bounds
+// what the HMACs cost.
+func (v *Verifier) diagnose(q *found, pe *ProblemError) {
+	if !v.DiagnoseKeys || pe.Problem != oauth1.ProblemSignatureInvalid || pe.BaseString == "" {
+		return
+	}
+	m, wrong := basestring.KeyMistake(pe.BaseString, q.value("oauth_signature"), q.value("oauth_signature_method"), basestring.Key{
+		ConsumerKey: q.value("oauth_consumer_key"), ConsumerSecret: q.consumer.Secret,
+		Token: q.value("oauth_token"), TokenSecret: q.tokenSecret,
+		PublicKey: q.consumer.PublicKey,
+	})
+	if wrong {
+		pe.KeyMistake = m
+	}
 }
 
 // useNonce records the nonce of a request with a timestamp, and refuses

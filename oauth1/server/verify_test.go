@@ -305,7 +305,7 @@ func mustProblem(t *testing.T, name string, v *Verifier, r *http.Request, want o
 		return nil
 	}
 	for _, secret := range []string{xConsumerSecret, xTokenSecret, "not the secret", "plain secret"} {
-		if strings.Contains(err.Error(), secret) || strings.Contains(err.Error(), percentLike(secret)) || strings.Contains(pe.body(), secret) {
+		if strings.Contains(err.Error(), secret) || strings.Contains(err.Error(), percentLike(secret)) || strings.Contains(pe.body(true), secret) {
 			t.Errorf("%s: error %q reveals a secret", name, err)
 		}
 	}
