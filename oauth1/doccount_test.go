@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -17,55 +18,59 @@ import (
 func exportedNames(t *testing.T, dir string) int {
 	t.Helper()
 	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool {
-		return !strings.HasSuffix(fi.Name(), "_test.go")
-	}, 0)
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var files []*ast.File
+	for _, e := range entries {
+		if name := e.Name(); strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") {
+			f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, f)
+		}
+	}
 	types := map[string]bool{}
-	for _, p := range pkgs {
-		for _, f := range p.Files {
-			for _, d := range f.Decls {
-				if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE {
-					for _, s := range g.Specs {
-						if n := s.(*ast.TypeSpec).Name; n.IsExported() {
-							types[n.Name] = true
-						}
+	for _, f := range files {
+		for _, d := range f.Decls {
+			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE {
+				for _, s := range g.Specs {
+					if n := s.(*ast.TypeSpec).Name; n.IsExported() {
+						types[n.Name] = true
 					}
 				}
 			}
 		}
 	}
 	n := len(types)
-	for _, p := range pkgs {
-		for _, f := range p.Files {
-			for _, d := range f.Decls {
-				switch d := d.(type) {
-				case *ast.FuncDecl:
-					if !d.Name.IsExported() {
-						continue
-					}
-					if d.Recv == nil {
-						n++
-						continue
-					}
-					recv := d.Recv.List[0].Type
-					if s, ok := recv.(*ast.StarExpr); ok {
-						recv = s.X
-					}
-					if id, ok := recv.(*ast.Ident); ok && types[id.Name] {
-						n++
-					}
-				case *ast.GenDecl:
-					if d.Tok != token.VAR && d.Tok != token.CONST {
-						continue
-					}
-					for _, s := range d.Specs {
-						for _, name := range s.(*ast.ValueSpec).Names {
-							if name.IsExported() {
-								n++
-							}
+	for _, f := range files {
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if !d.Name.IsExported() {
+					continue
+				}
+				if d.Recv == nil {
+					n++
+					continue
+				}
+				recv := d.Recv.List[0].Type
+				if s, ok := recv.(*ast.StarExpr); ok {
+					recv = s.X
+				}
+				if id, ok := recv.(*ast.Ident); ok && types[id.Name] {
+					n++
+				}
+			case *ast.GenDecl:
+				if d.Tok != token.VAR && d.Tok != token.CONST {
+					continue
+				}
+				for _, s := range d.Specs {
+					for _, name := range s.(*ast.ValueSpec).Names {
+						if name.IsExported() {
+							n++
 						}
 					}
 				}
