@@ -21,15 +21,14 @@ import (
 // provider's base string.
 const baseStringParam = "oauth_signature_base_string"
 
-// sentKey is the context key of the record a Transport keeps of a request
-// it signed, on the request it sends: resp.Request is that request, so
-// CheckResponse finds the record in resp.Request.Context().
+// sentKey is the context key of the record a Transport adds to
+// resp.Request of a refused request it signed (a status of 400 or more),
+// where CheckResponse finds it.
 type sentKey struct{}
 
 // A sentRecord is what a Transport signed: the base string, and the
 // Config and token it signed with, whose secrets a provider's base string
-// must not hold (see setBaseString). It is set once signing is done and
-// read only once the response is back.
+// must not hold (see setBaseString).
 type sentRecord struct {
 	base string
 	c    *Config

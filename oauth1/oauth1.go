@@ -185,18 +185,36 @@ func (c *Config) SignAt(r *http.Request, tok *Credentials, t time.Time, nonce st
 // the base string it signed, for the diagnosis of a refusal (see
 // [ResponseError]).
 func (c *Config) signAt(r *http.Request, tok *Credentials, t time.Time, nonce string, extra []Param, base *string) error {
+	s, err := c.signState(r, tok, t, nonce, extra)
+	if err != nil {
+		return err
+	}
+	if base != nil {
+		*base = string(s.Base)
+	}
+	putState(s)
+	return nil
+}
+
+// signState signs r and returns the state that holds what was signed, for
+// the caller to put back in the pool.
+func (c *Config) signState(r *http.Request, tok *Credentials, t time.Time, nonce string, extra []Param) (*state, error) {
 	extra = c.withParams(extra)
 	s := getState()
-	defer putState(s)
+	if err := c.signInto(s, r, tok, t, nonce, extra); err != nil {
+		putState(s)
+		return nil, err
+	}
+	return s, nil
+}
+
+func (c *Config) signInto(s *state, r *http.Request, tok *Credentials, t time.Time, nonce string, extra []Param) error {
 	if err := s.build(c, r, tok, t, nonce, extra); err != nil {
 		return err
 	}
 	sig, err := s.sign(c.signer(), c.Consumer.Secret, tok.secret())
 	if err != nil {
 		return err
-	}
-	if base != nil {
-		*base = string(s.Base)
 	}
 	hook := signedHook(r)
 	var info SignInfo

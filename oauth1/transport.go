@@ -83,17 +83,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	// A copy whose header map is our own: signing replaces whole header
 	// values and a copy of the URL, never what the caller's request
-	// shares, so a deep req.Clone would copy for nothing. A request that
-	// is signed carries in its context the record of what was signed, for
-	// CheckResponse to read from resp.Request.
+	// shares, so a deep req.Clone would copy for nothing.
 	sign := t.maySign(req)
-	ctx := req.Context()
-	var rec *sentRecord
-	if sign {
-		rec = &sentRecord{c: c, tok: t.Token}
-		ctx = withSent(ctx, rec)
-	}
-	r2 := req.WithContext(ctx)
+	r2 := new(http.Request)
+	*r2 = *req
 	r2.Header = maps.Clone(req.Header)
 	if r2.Header == nil {
 		r2.Header = make(http.Header)
@@ -127,16 +120,27 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			sendsOriginal = false
 		}
 	}
-	if err := c.signAt(r2, t.Token, c.now(), c.nonce(), nil, &rec.base); err != nil {
+	s, err := c.signState(r2, t.Token, c.now(), c.nonce(), nil)
+	if err != nil {
 		return nil, err
 	}
+	// The state, with the base string, is kept until the answer is back:
+	// a refusal carries a record of what was signed in the context of
+	// resp.Request, for CheckResponse. An accepted request costs nothing
+	// more.
+	defer putState(s)
 	if c.Delivery == FormBody {
 		sendsOriginal = false // deliver replaced the body with a new one
 	}
 	if sendsOriginal {
 		owned = false
 	}
-	return t.base().RoundTrip(r2)
+	resp, err := t.base().RoundTrip(r2)
+	if err == nil && resp.StatusCode >= 400 && resp.Request != nil {
+		rec := &sentRecord{base: string(s.Base), c: c, tok: t.Token}
+		resp.Request = resp.Request.WithContext(withSent(resp.Request.Context(), rec))
+	}
+	return resp, err
 }
 
 // maySign reports whether req, which an [http.Client] may have made from a
