@@ -266,6 +266,10 @@ type found struct {
 
 	form, hasBody bool
 
+	// oauth_consumer_key, oauth_token, oauth_signature_method,
+	// oauth_signature and oauth_nonce, or "" when absent.
+	consumerKey, token, method, signature, nonce string
+
 	scheme string    // of the base string URI
 	now    time.Time // the Verifier's clock, read once
 	ts     int64     // oauth_timestamp, if hasTS
@@ -287,15 +291,24 @@ func (q *found) get(name string) (string, bool) {
 	return "", false
 }
 
-func (q *found) value(name string) string {
-	v, _ := q.get(name)
-	return v
-}
-
 // collect reads the protocol parameters of the request.
 func (q *found) collect() error {
 	var err error
 	q.header, q.proto, q.form, q.hasBody, err = collectProtocol(q.s, q.r, q.limit)
+	for _, p := range q.proto { // the values every phase reads, found once
+		switch p.Name {
+		case "oauth_consumer_key":
+			q.consumerKey = p.Value
+		case "oauth_token":
+			q.token = p.Value
+		case "oauth_signature_method":
+			q.method = p.Value
+		case "oauth_signature":
+			q.signature = p.Value
+		case "oauth_nonce":
+			q.nonce = p.Value
+		}
+	}
 	return err
 }
 
@@ -305,7 +318,7 @@ func (v *Verifier) checkRequired(q *found) error {
 	if ver, ok := q.get("oauth_version"); ok && ver != "1.0" {
 		return problem(oauth1.ProblemVersionRejected, fmt.Errorf("oauth_version %q", ver))
 	}
-	method := q.value("oauth_signature_method")
+	method := q.method
 	plain := method == "PLAINTEXT"
 	var absent []string
 	required := []string{"oauth_consumer_key", "oauth_signature_method", "oauth_signature", "oauth_timestamp", "oauth_nonce"}
@@ -363,7 +376,7 @@ func (v *Verifier) checkTime(q *found) error {
 		}
 		q.ts, q.hasTS = ts, true
 	}
-	if hasTS && q.value("oauth_nonce") == "" {
+	if hasTS && q.nonce == "" {
 		return problem(oauth1.ProblemParameterRejected, errors.New("empty nonce"), "oauth_nonce")
 	}
 	return nil
@@ -372,7 +385,7 @@ func (v *Verifier) checkTime(q *found) error {
 // lookup finds the consumer's registration and the token's secret.
 func (v *Verifier) lookup(q *found) error {
 	ctx := q.r.Context()
-	consumerKey := q.value("oauth_consumer_key")
+	consumerKey := q.consumerKey
 	var err error
 	q.consumer, err = v.Store.Consumer(ctx, consumerKey)
 	if errors.Is(err, ErrNotFound) {
@@ -380,7 +393,7 @@ func (v *Verifier) lookup(q *found) error {
 	} else if err != nil {
 		return fmt.Errorf("oauth1: looking up the consumer key: %w", err)
 	}
-	if token := q.value("oauth_token"); token != "" {
+	if token := q.token; token != "" {
 		q.tokenSecret, err = v.Store.TokenSecret(ctx, consumerKey, token)
 		if errors.Is(err, ErrNotFound) {
 			return problem(oauth1.ProblemTokenRejected, nil)
@@ -395,7 +408,7 @@ func (v *Verifier) lookup(q *found) error {
 // body hash where there is one or the Verifier requires one.
 func (v *Verifier) checkSigned(q *found) error {
 	s, r := q.s, q.r
-	malformed := malformedSignature(q.value("oauth_signature_method"), q.value("oauth_signature"), q.consumer)
+	malformed := malformedSignature(q.method, q.signature, q.consumer)
 	if malformed != nil && !v.DiagnoseKeys {
 		return malformed
 	}
@@ -417,7 +430,7 @@ func (v *Verifier) checkSigned(q *found) error {
 		v.diagnose(q, malformed)
 		return malformed
 	}
-	if err := s.checkSignature(q.value("oauth_signature_method"), q.base, q.value("oauth_signature"), q.consumer, q.tokenSecret); err != nil {
+	if err := s.checkSignature(q.method, q.base, q.signature, q.consumer, q.tokenSecret); err != nil {
 		err.BaseString = q.refusedBaseString()
 		v.diagnose(q, err)
 		return err
@@ -442,9 +455,9 @@ func (v *Verifier) diagnose(q *found, pe *ProblemError) {
 	if !v.DiagnoseKeys || pe.Problem != oauth1.ProblemSignatureInvalid || pe.BaseString == "" {
 		return
 	}
-	m, wrong := basestring.KeyMistake(pe.BaseString, q.value("oauth_signature"), q.value("oauth_signature_method"), basestring.Key{
-		ConsumerKey: q.value("oauth_consumer_key"), ConsumerSecret: q.consumer.Secret,
-		Token: q.value("oauth_token"), TokenSecret: q.tokenSecret,
+	m, wrong := basestring.KeyMistake(pe.BaseString, q.signature, q.method, basestring.Key{
+		ConsumerKey: q.consumerKey, ConsumerSecret: q.consumer.Secret,
+		Token: q.token, TokenSecret: q.tokenSecret,
 		PublicKey: q.consumer.PublicKey,
 	})
 	if wrong {
@@ -458,7 +471,7 @@ func (v *Verifier) useNonce(q *found) error {
 	if !q.hasTS {
 		return nil
 	}
-	n := Nonce{ConsumerKey: q.value("oauth_consumer_key"), Token: q.value("oauth_token"), Value: q.value("oauth_nonce"), Timestamp: q.ts}
+	n := Nonce{ConsumerKey: q.consumerKey, Token: q.token, Value: q.nonce, Timestamp: q.ts}
 	fresh, err := v.nonceStore().Use(q.r.Context(), n, q.now, time.Unix(q.ts, 0).Add(v.window()+time.Second))
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrNonceStoreUnavailable, err)
@@ -500,8 +513,8 @@ func (q *found) baseString() string {
 // verification is what Verify returns for an accepted request.
 func (q *found) verification() *Verification {
 	out := &Verification{
-		ConsumerKey: q.value("oauth_consumer_key"), Token: q.value("oauth_token"),
-		SignatureMethod: q.value("oauth_signature_method"), BaseString: q.baseString(),
+		ConsumerKey: q.consumerKey, Token: q.token,
+		SignatureMethod: q.method, BaseString: q.baseString(),
 	}
 	out.Params = q.proto[:0] // proto is this call's own, not pooled: filtered in place
 	for _, p := range q.proto {
