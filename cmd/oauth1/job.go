@@ -1,0 +1,321 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"crypto"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/rsakey"
+	"github.com/countersign/countersign/percent"
+)
+
+// A job is one request to sign: the fields of a batch line, which the
+// flags of "oauth1 sign" fill in too.
+type job struct {
+	Method          string      `json:"method"`
+	URL             string      `json:"url"`
+	Params          [][2]string `json:"params"` // form body parameters, unencoded
+	ContentType     string      `json:"content_type"`
+	Body            string      `json:"body"`
+	ConsumerKey     string      `json:"consumer_key"`
+	ConsumerSecret  string      `json:"consumer_secret"`
+	Token           string      `json:"token"`
+	TokenSecret     string      `json:"token_secret"`
+	SignatureMethod string      `json:"signature_method"`
+	PrivateKeyPEM   string      `json:"private_key_pem"`
+	Nonce           string      `json:"nonce"`
+	Timestamp       json.Number `json:"timestamp"` // a number or a string of digits
+	Realm           string      `json:"realm"`
+	Version         *bool       `json:"version"` // nil means true
+	Callback        string      `json:"callback"`
+	Verifier        string      `json:"verifier"`
+	Delivery        string      `json:"delivery"`  // header (default), query or body
+	BodyHash        string      `json:"body_hash"` // "", SHA-1, SHA-256 or SHA-512
+
+	// Only from flags.
+	headers       []string // "Name: value"
+	keyPassword   string
+	allowInsecure bool
+}
+
+// A signed request and what went into it.
+type signed struct {
+	req       *http.Request
+	cfg       *oauth1.Config
+	tok       *oauth1.Credentials
+	base      string
+	signature string
+	auth      string // the Authorization header, if delivered there
+	body      string // the body sent, after delivery
+	query     string // the query of the original URL, for the explain table
+	formBody  string // the form body before delivery, for the explain table
+}
+
+func hashByName(name string) (crypto.Hash, error) {
+	switch strings.ToUpper(name) {
+	case "SHA1", "SHA-1":
+		return crypto.SHA1, nil
+	case "SHA256", "SHA-256":
+		return crypto.SHA256, nil
+	case "SHA512", "SHA-512":
+		return crypto.SHA512, nil
+	}
+	return 0, fmt.Errorf("unknown hash %q (want SHA-1, SHA-256 or SHA-512)", name)
+}
+
+// signer returns the Signer for the job's signature method, in any case,
+// HMAC-SHA1 if none; an RSA method takes the job's private key.
+func (j *job) signer() (oauth1.Signer, error) {
+	m := strings.ToUpper(cmp.Or(j.SignatureMethod, "HMAC-SHA1"))
+	if !slices.Contains(signatureMethods, m) {
+		return nil, &methodError{j.SignatureMethod}
+	}
+	if !strings.HasPrefix(m, "RSA-") {
+		return oauth1.SignerFor(m, nil)
+	}
+	// Ask with a stand-in key whether the method is one, before reading the key.
+	if _, err := oauth1.SignerFor(m, noKey{}); err != nil {
+		return nil, err
+	}
+	if j.PrivateKeyPEM == "" {
+		return nil, fmt.Errorf("%s needs a private key (--key-file, or private_key_pem in batch mode)", m)
+	}
+	key, err := rsakey.Parse([]byte(j.PrivateKeyPEM), j.keyPassword)
+	switch {
+	case errors.Is(err, rsakey.ErrPasswordRequired):
+		return nil, fmt.Errorf("%w; give its password with --key-password or $OAUTH1_KEY_PASSWORD", err)
+	case errors.Is(err, rsakey.ErrIncorrectPassword):
+		return nil, fmt.Errorf("%w; check --key-password or $OAUTH1_KEY_PASSWORD", err)
+	case err != nil:
+		return nil, err
+	}
+	return oauth1.SignerFor(m, key)
+}
+
+// signatureMethods are the methods oauth1.SignerFor knows.
+var signatureMethods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SHA1", "RSA-SHA256", "RSA-SHA512", "PLAINTEXT"}
+
+// A methodError is an unknown signature method. An HTTP method there was
+// meant for -X, as in curl, where the signature method has no flag.
+type methodError struct{ method string }
+
+func (e *methodError) Error() string {
+	msg := fmt.Sprintf("unknown signature method %q (want %s or %s)", e.method,
+		strings.Join(signatureMethods[:len(signatureMethods)-1], ", "), signatureMethods[len(signatureMethods)-1])
+	if e.httpMethod() {
+		msg += "; --method is the signature method: for the HTTP method use -X " + strings.ToUpper(e.method) + " (or --request)"
+	}
+	return msg
+}
+
+func (e *methodError) httpMethod() bool {
+	switch strings.ToUpper(e.method) {
+	case "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE":
+		return true
+	}
+	return false
+}
+
+// noKey stands in for a private key: SignerFor only keeps the key it gets.
+type noKey struct{ crypto.Signer }
+
+// request builds the unsigned HTTP request.
+func (j *job) request() (*http.Request, error) {
+	if j.URL == "" {
+		return nil, errors.New("no URL")
+	}
+	u, err := url.Parse(j.URL)
+	if err != nil {
+		return nil, err
+	}
+	if u.Scheme == "" || u.Host == "" {
+		return nil, fmt.Errorf("URL %q is not absolute (want https://host/path)", u.Redacted())
+	}
+	body := j.Body
+	for _, p := range j.Params {
+		if body != "" {
+			body += "&"
+		}
+		body += percent.Encode(p[0]) + "=" + percent.Encode(p[1])
+	}
+	// Methods are case-sensitive on the wire, but "-X post" means POST; the
+	// base string would uppercase it anyway (RFC 5849 §3.4.1.1).
+	method := strings.ToUpper(j.Method)
+	if method == "" {
+		method = http.MethodGet
+		if body != "" {
+			method = http.MethodPost // as curl does for -d
+		}
+	}
+	var rd io.Reader // a nil interface, not a nil *strings.Reader, when there is no body
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	r, err := http.NewRequest(method, j.URL, rd)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range j.headers {
+		name, value, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			return nil, fmt.Errorf("header %q is not \"Name: value\"", h)
+		}
+		r.Header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	}
+	if j.ContentType != "" {
+		r.Header.Set("Content-Type", j.ContentType)
+	}
+	if body != "" && r.Header.Get("Content-Type") == "" {
+		// curl's default for -d and --data-raw.
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	return r, nil
+}
+
+func (j *job) config() (*oauth1.Config, error) {
+	if j.ConsumerKey == "" {
+		return nil, errors.New("no consumer key (--consumer-key or OAUTH1_CONSUMER_KEY)")
+	}
+	s, err := j.signer()
+	if err != nil {
+		return nil, err
+	}
+	cfg := &oauth1.Config{
+		Consumer:               oauth1.Credentials{Token: j.ConsumerKey, Secret: j.ConsumerSecret},
+		Signer:                 s,
+		Realm:                  j.Realm,
+		OmitVersion:            j.Version != nil && !*j.Version,
+		AllowInsecurePlaintext: j.allowInsecure,
+	}
+	switch strings.ToLower(j.Delivery) {
+	case "", "header":
+	case "query":
+		cfg.Delivery = oauth1.QueryString
+	case "body":
+		cfg.Delivery = oauth1.FormBody
+	default:
+		return nil, fmt.Errorf("unknown delivery %q (want header, query or body)", j.Delivery)
+	}
+	if j.BodyHash != "" {
+		if cfg.BodyHash, err = hashByName(j.BodyHash); err != nil {
+			return nil, fmt.Errorf("--body-hash: %w", err)
+		}
+	}
+	return cfg, nil
+}
+
+// sign signs the job with oauth1.Config.BaseString and SignAt, so that the
+// command signs exactly as the library does.
+func (j *job) sign(now time.Time) (*signed, error) {
+	cfg, err := j.config()
+	if err != nil {
+		return nil, err
+	}
+	r, err := j.request()
+	if err != nil {
+		return nil, err
+	}
+	// Config.SignAt refuses this too, but names the Go field, not the flag.
+	if cfg.Signer.Method() == "PLAINTEXT" && !cfg.AllowInsecurePlaintext && !strings.EqualFold(r.URL.Scheme, "https") {
+		return nil, fmt.Errorf("PLAINTEXT sends the secrets as the signature, so it needs an https URL, not %s (RFC 5849 §3.4.4); --allow-insecure-plaintext signs anyway", r.URL.Scheme)
+	}
+	t := now
+	if ts := j.Timestamp.String(); ts != "" {
+		n, err := strconv.ParseInt(ts, 10, 64)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("timestamp %q is not a positive number of seconds since 1970", ts)
+		}
+		t = time.Unix(n, 0)
+	}
+	nonce := j.Nonce
+	if nonce == "" {
+		nonce = rand.Text()
+	}
+	var extra []oauth1.Param
+	if j.Callback != "" {
+		extra = append(extra, oauth1.Param{Name: "oauth_callback", Value: j.Callback})
+	}
+	if j.Verifier != "" {
+		extra = append(extra, oauth1.Param{Name: "oauth_verifier", Value: j.Verifier})
+	}
+	var tok *oauth1.Credentials
+	if j.Token != "" || j.TokenSecret != "" {
+		tok = &oauth1.Credentials{Token: j.Token, Secret: j.TokenSecret}
+	}
+	s := &signed{req: r, cfg: cfg, tok: tok, query: r.URL.RawQuery}
+	if r.GetBody != nil {
+		if form, _ := isFormType(r.Header.Get("Content-Type")); form {
+			s.formBody = readBody(r)
+		}
+	}
+	if s.base, err = cfg.BaseString(r, tok, t, nonce, extra...); err != nil {
+		return nil, err
+	}
+	if err := cfg.SignAt(r, tok, t, nonce, extra...); err != nil {
+		return nil, err
+	}
+	s.auth = r.Header.Get("Authorization")
+	s.body = readBody(r)
+	if s.signature, err = signatureOf(r, s.auth, s.body); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func isFormType(ct string) (bool, error) {
+	if ct == "" {
+		return false, nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return mt == "application/x-www-form-urlencoded", err
+}
+
+func readBody(r *http.Request) string {
+	if r.GetBody == nil {
+		return ""
+	}
+	rc, err := r.GetBody()
+	if err != nil {
+		return ""
+	}
+	defer rc.Close()
+	var b bytes.Buffer
+	b.ReadFrom(rc)
+	return b.String()
+}
+
+// signatureOf finds oauth_signature where SignAt delivered it.
+func signatureOf(r *http.Request, auth, body string) (string, error) {
+	if auth != "" {
+		ps, err := oauth1.ParseAuthHeader(auth)
+		if err != nil {
+			return "", err
+		}
+		for _, p := range ps {
+			if p.Name == "oauth_signature" {
+				return p.Value, nil
+			}
+		}
+	}
+	for _, raw := range []string{r.URL.RawQuery, body} {
+		for _, pair := range strings.Split(raw, "&") {
+			if v, ok := strings.CutPrefix(pair, "oauth_signature="); ok {
+				return percent.DecodeForm(v)
+			}
+		}
+	}
+	return "", errors.New("no oauth_signature in the signed request")
+}
