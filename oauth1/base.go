@@ -107,6 +107,7 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 	if !c.OmitVersion {
 		s.proto = append(s.proto, Param{"oauth_version", "1.0"})
 	}
+	supplied := len(s.proto) // the Config's own, before the caller's
 	for _, p := range extra {
 		if p.Name == "realm" || p.Name == "oauth_signature" {
 			return fmt.Errorf("oauth1: %q cannot be an extra protocol parameter", p.Name)
@@ -118,7 +119,7 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 			return fmt.Errorf("oauth1: protocol parameter %s: %w", percent.Encode(p.Name), err)
 		}
 	}
-	if err := s.checkDuplicates(); err != nil {
+	if err := s.checkDuplicates(supplied); err != nil {
 		return err
 	}
 	s.Base = s.Params.AppendBaseString(s.Base[:0], r.Method, s.URI)
@@ -162,10 +163,14 @@ func formatTimestamp(unix int64) string {
 
 // checkDuplicates refuses a repeated protocol parameter, and a request
 // whose query or body already carries one being added, or oauth_signature:
-// providers reject a repeated protocol parameter (§3.1).
-func (s *state) checkDuplicates() error {
+// providers reject a repeated protocol parameter (§3.1). The first
+// supplied parameters are the Config's own.
+func (s *state) checkDuplicates(supplied int) error {
 	for i, p := range s.proto {
-		for _, q := range s.proto[:i] { // a handful, from this package and the caller
+		for j, q := range s.proto[:i] { // a handful, from this package and the caller
+			if p.Name == q.Name && j < supplied {
+				return fmt.Errorf("oauth1: protocol parameter %s is one the Config supplies; remove it from Config.Params and the extra parameters", percent.Encode(p.Name))
+			}
 			if p.Name == q.Name {
 				return fmt.Errorf("oauth1: protocol parameter %s given twice", percent.Encode(p.Name))
 			}

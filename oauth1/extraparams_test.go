@@ -56,7 +56,7 @@ func TestConfigParamsInHeader(t *testing.T) {
 	cfg.Params = []oauth1.Param{{Name: "oauth_nonce", Value: "mine"}}
 	req, _ = http.NewRequest("GET", "https://api.example.com/", nil)
 	err = cfg.Sign(req, nil)
-	assert.ErrorContains(t, err, "oauth_nonce given twice")
+	assert.ErrorContains(t, err, "oauth_nonce is one the Config supplies")
 }
 
 // The extra parameters of the token requests: oauth_* ones travel as
