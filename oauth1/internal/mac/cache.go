@@ -7,13 +7,17 @@ import (
 	"sync/atomic"
 )
 
-// The cache keeps keyed crypto/hmac states, one pool per hash and pair of
+// The cache keeps keyed crypto/hmac states, one per hash and pair of
 // secrets, shared by every signer and verifier in the program: after its
 // first Reset, crypto/hmac restores the keyed state without hashing the key
 // again, and allocates nothing. A state is only ever used with the hash and
 // secrets it was keyed with, which are its key. The states are worth no
-// more than the secrets their callers hold already; sync.Pool drops unused
-// states, and past maxKeys an entry is evicted for each new one.
+// more than the secrets their callers hold already; past maxKeys an entry
+// is evicted for each new one. A state is held by one signer at a time: a
+// concurrent signer with the same key keys one of its own, which is
+// dropped unless the entry is empty when it is done. (A sync.Pool per key
+// lost every state at each garbage collection, so that signing for many
+// tokens keyed afresh most of the time.)
 var cache struct {
 	last atomic.Pointer[entry] // the entry used last: one client signing again
 	mu   sync.Mutex
@@ -26,9 +30,11 @@ type cacheKey struct {
 }
 
 type entry struct {
-	key  cacheKey
-	pool sync.Pool // of hash.Hash
+	key   cacheKey
+	state atomic.Pointer[keyed] // nil while a signer holds it
 }
+
+type keyed struct{ hash.Hash }
 
 // maxKeys bounds the cache: many tenants, tokens or clients each keep their
 // states up to it.
@@ -66,19 +72,19 @@ func AppendSign(dst, key, sum []byte, h crypto.Hash, base []byte, cs, ts string)
 		h = crypto.SHA1
 	}
 	e := lookup(cacheKey{h, cs, ts})
-	m, _ := e.pool.Get().(hash.Hash)
-	if m == nil {
+	k := e.state.Swap(nil)
+	if k == nil {
 		key = AppendKey(key[:0], cs, ts)
-		var err error
-		m, err = New(h, key)
+		m, err := New(h, key)
 		clear(key)
 		if err != nil {
 			return dst, err
 		}
+		k = &keyed{m}
 	} else {
-		m.Reset() // back to the keyed state, without hashing the key
+		k.Reset() // back to the keyed state, without hashing the key
 	}
-	dst = AppendHMAC(dst, sum, m, base)
-	e.pool.Put(m)
+	dst = AppendHMAC(dst, sum, k, base)
+	e.state.CompareAndSwap(nil, k)
 	return dst, nil
 }
