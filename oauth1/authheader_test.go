@@ -13,13 +13,7 @@ import (
 	"github.com/countersign/countersign/percent"
 )
 
-var xAuthorizing = func() vectors.Vector {
-	v, err := vectors.Load("x-update-1")
-	if err != nil {
-		panic(err)
-	}
-	return v
-}()
+var xAuthorizing = vectors.MustLoad("x-update-1")
 
 var parseAuthHeaderTests = []struct {
 	in   string

@@ -29,18 +29,10 @@ import (
 // The X API documentation's example ("Creating a signature"), from
 // testdata/vectors/x-update-1.1.txt, and its credentials.
 var (
-	xVector   = loadVector("x-update-1.1")
+	xVector   = vectors.MustLoad("x-update-1.1")
 	xConsumer = oauth1.Credentials{Token: xVector.Get("consumer-key"), Secret: xVector.Get("consumer-secret")}
 	xToken    = oauth1.Credentials{Token: xVector.Get("token"), Secret: xVector.Get("token-secret")}
 )
-
-func loadVector(name string) vectors.Vector {
-	v, err := vectors.Load(name)
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
 
 // xTime is the example's timestamp.
 func xTime() time.Time {

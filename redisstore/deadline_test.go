@@ -43,32 +43,7 @@ func TestDeadline(t *testing.T) {
 			continue
 		}
 
-		now := time.Now()
-		calls := map[string]func(context.Context) error{
-			"Use": func(ctx context.Context) error {
-				_, err := nonces.Use(ctx, server.Nonce{ConsumerKey: "c", Value: "n", Timestamp: now.Unix()}, now, now.Add(time.Minute))
-				return err
-			},
-			"PutTemporary": func(ctx context.Context) error {
-				return tokens.PutTemporary(ctx, server.TemporaryCredentials{Token: "t", ConsumerKey: "c", Expires: now.Add(time.Minute)})
-			},
-			"Temporary": func(ctx context.Context) error {
-				_, err := tokens.Temporary(ctx, "t")
-				return err
-			},
-			"Authorize": func(ctx context.Context) error { return tokens.Authorize(ctx, "t", "u", "v") },
-			"TakeTemporary": func(ctx context.Context) error {
-				_, err := tokens.TakeTemporary(ctx, "t")
-				return err
-			},
-			"PutToken": func(ctx context.Context) error {
-				return tokens.PutToken(ctx, server.TokenCredentials{Token: "t", ConsumerKey: "c"})
-			},
-			"Token": func(ctx context.Context) error {
-				_, err := tokens.Token(ctx, "t")
-				return err
-			},
-		}
+		calls := storeCalls(nonces, tokens)
 		// The calls run at once, each timed on its own, to keep the test short.
 		var wg sync.WaitGroup
 		for name, call := range calls {

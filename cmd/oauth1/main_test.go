@@ -29,13 +29,7 @@ var update = flag.Bool("update", false, "rewrite the testdata/*.golden files")
 // documentation), from testdata/vectors/x-update-1.1.txt: credentials,
 // request and published results.
 var (
-	xVector = func() vectors.Vector {
-		v, err := vectors.Load("x-update-1.1")
-		if err != nil {
-			panic(err)
-		}
-		return v
-	}()
+	xVector      = vectors.MustLoad("x-update-1.1")
 	xKey         = xVector.Get("consumer-key")
 	xSecret      = xVector.Get("consumer-secret")
 	xToken       = xVector.Get("token")

@@ -18,7 +18,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"testing"
 )
 
 // module is the path of the module whose testdata this package reads.
@@ -138,12 +137,12 @@ func Load(name string) (Vector, error) {
 	return parseFile(filepath.Join(dir, name+".txt"))
 }
 
-// MustLoad is Load that ends the test on an error.
-func MustLoad(tb testing.TB, name string) Vector {
-	tb.Helper()
+// MustLoad is Load that panics on an error, for the package-level
+// fixtures of tests, as regexp.MustCompile is for package-level patterns.
+func MustLoad(name string) Vector {
 	v, err := Load(name)
 	if err != nil {
-		tb.Fatal(err)
+		panic(err)
 	}
 	return v
 }

@@ -19,14 +19,8 @@ import (
 // testdata/vectors/x-update-1.1.txt; xBase is its published signature
 // base string.
 var (
-	xVector = func() vectors.Vector {
-		v, err := vectors.Load("x-update-1.1")
-		if err != nil {
-			panic(err)
-		}
-		return v
-	}()
-	xBase = xVector.Get("base-string")
+	xVector = vectors.MustLoad("x-update-1.1")
+	xBase   = xVector.Get("base-string")
 )
 
 // TestXBaseIsPublished checks the vector's base string against its

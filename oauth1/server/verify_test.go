@@ -37,7 +37,7 @@ import (
 // The X API documentation's example request ("Creating a signature"),
 // from testdata/vectors/x-update-1.1.txt.
 var (
-	xVector         = loadVector("x-update-1.1")
+	xVector         = vectors.MustLoad("x-update-1.1")
 	xConsumerKey    = xVector.Get("consumer-key")
 	xConsumerSecret = xVector.Get("consumer-secret")
 	xToken          = xVector.Get("token")
@@ -59,14 +59,6 @@ var (
 		return u
 	}()
 )
-
-func loadVector(name string) vectors.Vector {
-	v, err := vectors.Load(name)
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
 
 // xHeader is the example's Authorization header, with the signature
 // method and signature of vector v.
@@ -140,7 +132,7 @@ func xVerifier() *Verifier {
 func TestVerifyXExample(t *testing.T) {
 	// The published HMAC-SHA1 signature, and HMAC-SHA256 computed with openssl.
 	for _, name := range []string{"x-update-1.1", "x-hmac-sha256"} {
-		vec := loadVector(name)
+		vec := vectors.MustLoad(name)
 		method := vec.Get("signature-method")
 		v := xVerifier()
 		r := xRequest(xHeader(vec))
