@@ -32,6 +32,12 @@ type Signer interface {
 //
 // In FIPS 140-only mode (GODEBUG=fips140=only), HMAC-SHA1 and keys shorter
 // than 112 bits are refused with an error.
+//
+// Signing and verification reuse HMAC states already keyed with a pair of
+// secrets, from one cache shared by the program that holds up to 1,024
+// pairs (with their hash). A pair leaves it, in the order pairs came, once
+// 1,024 others have come in after it, however often it is used; a rotated
+// secret is never signed with, since the pair is the key of its state.
 type HMAC struct {
 	Hash crypto.Hash // crypto.SHA1 (or zero), crypto.SHA256 or crypto.SHA512
 }

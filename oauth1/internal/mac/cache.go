@@ -11,17 +11,23 @@ import (
 // secrets, shared by every signer and verifier in the program: after its
 // first Reset, crypto/hmac restores the keyed state without hashing the key
 // again, and allocates nothing. A state is only ever used with the hash and
-// secrets it was keyed with, which are its key. The states are worth no
-// more than the secrets their callers hold already; past maxKeys an entry
-// is evicted for each new one. A state is held by one signer at a time: a
-// concurrent signer with the same key keys one of its own, which is
-// dropped unless the entry is empty when it is done. (A sync.Pool per key
-// lost every state at each garbage collection, so that signing for many
-// tokens keyed afresh most of the time.)
+// secrets it was keyed with, which are its key. A state is held by one
+// signer at a time: a concurrent signer with the same key keys one of its
+// own, which is dropped unless the entry is empty when it is done. (A
+// sync.Pool per key lost every state at each garbage collection, so that
+// signing for many tokens keyed afresh most of the time.)
+//
+// The cache holds at most maxKeys keys and drops them in the order they
+// came, so a secret, and the state keyed with it, leaves the cache once
+// maxKeys other keys have come in after it, however often it was used: a
+// rotated secret does not linger for a random time. A key still in use
+// comes back at the cost of keying one state.
 var cache struct {
 	last atomic.Pointer[entry] // the entry used last: one client signing again
 	mu   sync.Mutex
 	m    map[cacheKey]*entry
+	ring []*entry // the entries in the order they came, oldest at next
+	next int
 }
 
 type cacheKey struct {
@@ -50,14 +56,15 @@ func lookup(k cacheKey) *entry {
 		if cache.m == nil {
 			cache.m = make(map[cacheKey]*entry)
 		}
-		if len(cache.m) >= maxKeys {
-			for old := range cache.m {
-				delete(cache.m, old)
-				break
-			}
-		}
 		e = &entry{key: k}
 		cache.m[k] = e
+		if len(cache.ring) < maxKeys {
+			cache.ring = append(cache.ring, e)
+		} else {
+			delete(cache.m, cache.ring[cache.next].key)
+			cache.ring[cache.next] = e
+			cache.next = (cache.next + 1) % maxKeys
+		}
 	}
 	cache.mu.Unlock()
 	cache.last.Store(e)

@@ -48,3 +48,38 @@ func TestAppendSignConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// A secret leaves the cache once maxKeys other keys have come in after it,
+// however often it is used meanwhile, and not before.
+func TestCacheDropsKeysInOrder(t *testing.T) {
+	cache.mu.Lock()
+	cache.m, cache.ring, cache.next = nil, nil, 0
+	cache.mu.Unlock()
+	cache.last.Store(nil)
+
+	held := func(k cacheKey) bool {
+		cache.mu.Lock()
+		defer cache.mu.Unlock()
+		return cache.m[k] != nil
+	}
+	old := cacheKey{crypto.SHA1, "old consumer secret", "old token secret"}
+	var sum [64]byte
+	for i := range 3 * maxKeys {
+		if i%maxKeys == 0 {
+			old.ts = "old token secret " + strconv.Itoa(i)
+		}
+		if _, err := AppendSign(nil, nil, sum[:], old.hash, []byte("base"), old.cs, old.ts); err != nil {
+			t.Fatal(err)
+		}
+		lookup(cacheKey{crypto.SHA256, "cs", strconv.Itoa(i)})
+		if got, want := held(old), i%maxKeys < maxKeys-1; got != want {
+			t.Fatalf("after %d other keys: key held = %v, want %v", i%maxKeys+1, got, want)
+		}
+	}
+	cache.mu.Lock()
+	n := len(cache.m)
+	cache.mu.Unlock()
+	if n > maxKeys {
+		t.Fatalf("cache holds %d keys, more than %d", n, maxKeys)
+	}
+}
