@@ -23,6 +23,9 @@ type result struct {
 	// as a whole: a URL or header with "<masked>" in it looks usable and is
 	// not.
 	Masked []string `json:"masked,omitempty"`
+	// Warnings are what sign writes to stderr for a doubtful key: an
+	// empty consumer secret, or a token without its secret.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // batch signs one JSON request per line of stdin. Credentials a line leaves
@@ -80,7 +83,7 @@ func (c *cmd) batchLine(line []byte, defaults job, showSecrets bool) result {
 	}
 	m := c.masker(&j, showSecrets)
 	m.hideSignature(s)
-	res := result{BaseString: s.base}
+	res := result{BaseString: s.base, Warnings: keyWarnings(&j, s, true)}
 	for _, f := range []struct {
 		name string
 		dst  *string

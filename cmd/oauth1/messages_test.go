@@ -140,6 +140,11 @@ func TestMessages(t *testing.T) {
 				`{"url":"https://a.example/x","signature_method":"PLAINTEXT","delivery":"body","params":[["a","1"]],"nonce":"n","timestamp":1}` + "\n" +
 				`{"url":"http://a.example/x","signature_method":"PLAINTEXT","nonce":"n","timestamp":1}` + "\n",
 			[][]string{{"sign", "--json"}}},
+		{"batch-key-warnings", map[string]string{"OAUTH1_CONSUMER_KEY": "k"},
+			`{"url":"https://a.example/x","nonce":"n","timestamp":1}` + "\n" +
+				`{"url":"https://a.example/x","consumer_secret":"s","token":"t","nonce":"n","timestamp":1}` + "\n" +
+				`{"url":"https://a.example/x","consumer_secret":"s","token":"t","token_secret":"ts","nonce":"n","timestamp":1}` + "\n",
+			[][]string{{"sign", "--json"}}},
 		{"verify-scheme-http", env, httpSigned, [][]string{{"verify", "--any-time"}, {"verify", "--any-time", "--scheme", "http"}}},
 		{"verify-captured-http", map[string]string{"OAUTH1_CONSUMER_SECRET": "not-s"}, curlHTTP, [][]string{{"verify", "--any-time"}}},
 		{"verify-content-length-short", xEnv, short, [][]string{{"verify", "--any-time"}}},

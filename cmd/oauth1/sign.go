@@ -103,7 +103,9 @@ func (c *cmd) sign(args []string) int {
 	if err != nil {
 		return c.errorf(exitUsage, "%v", err)
 	}
-	c.keyWarnings(&j, s)
+	for _, w := range keyWarnings(&j, s, false) {
+		fmt.Fprintln(c.stderr, "oauth1: warning: "+w)
+	}
 	m := c.masker(&j, f.showSecrets)
 	if m.hideSignature(s) {
 		fmt.Fprintln(c.stderr, "oauth1: the PLAINTEXT signature is made of the secrets; it is masked (use --show-secrets)")
@@ -123,19 +125,28 @@ func (c *cmd) sign(args []string) int {
 	return exitOK
 }
 
-// keyWarnings warns of the signing keys that providers refuse: an empty
-// consumer secret, and a token without its secret. Each is a real key
-// (OAuth allows empty secrets) but is usually a missing variable.
-func (c *cmd) keyWarnings(j *job, s *signed) {
+// keyWarnings returns warnings of the signing keys that providers refuse:
+// an empty consumer secret, and a token without its secret. Each is a real
+// key (OAuth allows empty secrets) but is usually a missing variable. In
+// batch mode the request line is a place the secret could have come from.
+func keyWarnings(j *job, s *signed, batch bool) []string {
 	if strings.HasPrefix(s.cfg.Signer.Method(), "RSA-") {
-		return // the key is the private key; the secrets are not used
+		return nil // the key is the private key; the secrets are not used
 	}
+	from := func(flag, env, field string) string {
+		if batch {
+			return field + ", " + flag + " or $" + env
+		}
+		return flag + " or $" + env
+	}
+	var ws []string
 	if j.ConsumerSecret == "" {
-		fmt.Fprintln(c.stderr, "oauth1: warning: the consumer secret is empty (no --consumer-secret or $OAUTH1_CONSUMER_SECRET); signed with an empty consumer secret in the key, which a provider that issued a secret refuses")
+		ws = append(ws, "the consumer secret is empty (no "+from("--consumer-secret", "OAUTH1_CONSUMER_SECRET", "consumer_secret")+"); signed with an empty consumer secret in the key, which a provider that issued a secret refuses")
 	}
 	if j.Token != "" && j.TokenSecret == "" {
-		fmt.Fprintln(c.stderr, "oauth1: warning: a token but no token secret (--token-secret or $OAUTH1_TOKEN_SECRET); signed with an empty token secret, which a provider that issued the token with a secret refuses (oauth1 verify calls this empty-token-secret)")
+		ws = append(ws, "a token but no token secret ("+from("--token-secret", "OAUTH1_TOKEN_SECRET", "token_secret")+"); signed with an empty token secret, which a provider that issued the token with a secret refuses (oauth1 verify calls this empty-token-secret)")
 	}
+	return ws
 }
 
 // fillFromEnv fills credentials that no flag gave from the environment.
