@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/countersign/countersign/internal/ascii"
 	"github.com/countersign/countersign/oauth1/internal/mac"
 	"github.com/countersign/countersign/oauth1/internal/wire"
 	"github.com/countersign/countersign/percent"
@@ -119,7 +120,7 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 			return fmt.Errorf("oauth1: protocol parameter %s: %w", percent.Encode(p.Name), err)
 		}
 	}
-	if err := s.checkDuplicates(supplied); err != nil {
+	if err := s.checkDuplicates(supplied, r.URL.RawQuery); err != nil {
 		return err
 	}
 	s.Base = s.Params.AppendBaseString(s.Base[:0], r.Method, s.URI)
@@ -164,8 +165,9 @@ func formatTimestamp(unix int64) string {
 // checkDuplicates refuses a repeated protocol parameter, and a request
 // whose query or body already carries one being added, or oauth_signature:
 // providers reject a repeated protocol parameter (§3.1). The first
-// supplied parameters are the Config's own.
-func (s *state) checkDuplicates(supplied int) error {
+// supplied parameters are the Config's own. query is r's raw query; s.Form
+// holds its form body, if any.
+func (s *state) checkDuplicates(supplied int, query string) error {
 	for i, p := range s.proto {
 		for j, q := range s.proto[:i] { // a handful, from this package and the caller
 			if p.Name == q.Name && j < supplied {
@@ -175,6 +177,9 @@ func (s *state) checkDuplicates(supplied int) error {
 				return fmt.Errorf("oauth1: protocol parameter %s given twice", percent.Encode(p.Name))
 			}
 		}
+	}
+	if !s.mayRepeat(query) {
+		return nil // the scans of the Set below would find nothing
 	}
 	if name, ok := s.Params.Repeated("oauth_"); ok {
 		return fmt.Errorf("oauth1: the request already carries protocol parameter %s", name)
@@ -205,4 +210,66 @@ func (s *state) bodyHash(c *Config, r *http.Request, hasBody bool, limit int64) 
 		return "", fmt.Errorf("oauth1: oauth_body_hash: %w", err)
 	}
 	return sum, nil
+}
+
+// mayRepeat reports whether the request's parameters may repeat one of
+// s.proto: when every protocol parameter is an oauth_ one and neither the
+// query nor the form body names one, none can. Past maxNameScan bytes it
+// answers true: the Set's binary searches then cost less than a scan.
+func (s *state) mayRepeat(query string) bool {
+	if len(query)+len(s.Form) > maxNameScan {
+		return true
+	}
+	for _, p := range s.proto {
+		if !strings.HasPrefix(p.Name, "oauth_") {
+			return true
+		}
+	}
+	return namesOAuth(query) || namesOAuth(s.Form)
+}
+
+const maxNameScan = 512
+
+// namesOAuth reports whether a form-encoded string has a name that decodes
+// to one beginning with "oauth_", or an escape it cannot decode.
+func namesOAuth[T string | []byte](raw T) bool {
+	const prefix = "oauth_"
+	for i := 0; i < len(raw); i++ {
+		// raw[i:] begins a name: decode it while it matches the prefix.
+		n := 0
+	name:
+		for ; n < len(prefix) && i < len(raw); n, i = n+1, i+1 {
+			c := raw[i]
+			switch c {
+			case '+':
+				c = ' '
+			case '%':
+				hi, ok1 := ascii.Unhex(byteAt(raw, i+1))
+				lo, ok2 := ascii.Unhex(byteAt(raw, i+2))
+				if !ok1 || !ok2 {
+					return true
+				}
+				c = hi<<4 | lo
+				i += 2
+			}
+			if c != prefix[n] {
+				break name // '&' and '=' among them
+			}
+		}
+		if n == len(prefix) {
+			return true
+		}
+		for i < len(raw) && raw[i] != '&' {
+			i++ // on to the next name
+		}
+	}
+	return false
+}
+
+// byteAt returns raw[i], or 0 (not a hex digit) past the end.
+func byteAt[T string | []byte](raw T, i int) byte {
+	if i < len(raw) {
+		return raw[i]
+	}
+	return 0
 }

@@ -270,6 +270,15 @@ func errorTests() []errorTest {
 		{"protocol parameter already present", testConfig, func(t *testing.T) *http.Request {
 			return newRequest(t, "GET", "https://example.com/r?oauth_nonce=x", "", "")
 		}, "already carries protocol parameter oauth_nonce"},
+		{"protocol parameter escaped in the body", testConfig, func(t *testing.T) *http.Request {
+			return newRequest(t, "POST", "https://example.com/r", "application/x-www-form-urlencoded", "a=1&%6Fauth%5Fnonce=x")
+		}, "already carries protocol parameter oauth_nonce"},
+		{"protocol parameter in a long query", testConfig, func(t *testing.T) *http.Request {
+			return newRequest(t, "GET", "https://example.com/r?pad="+strings.Repeat("x", 600)+"&oauth_nonce=x", "", "")
+		}, "already carries protocol parameter oauth_nonce"},
+		{"extra parameter already present", cfg(func(c *oauth1.Config) { c.Params = []oauth1.Param{{"xoauth_a", "1"}} }), func(t *testing.T) *http.Request {
+			return newRequest(t, "GET", "https://example.com/r?xoauth_a=2", "", "")
+		}, "already carries protocol parameter xoauth_a"},
 		{"body too large by length", cfg(func(c *oauth1.Config) { c.MaxBodyBytes = 4 }), func(t *testing.T) *http.Request {
 			return newRequest(t, "POST", "https://example.com/r", "application/x-www-form-urlencoded", "a=12345")
 		}, "exceeds the size limit"},
