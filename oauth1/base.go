@@ -1,6 +1,7 @@
 package oauth1
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/http"
@@ -168,7 +169,8 @@ func formatTimestamp(unix int64) string {
 // supplied parameters are the Config's own. query is r's raw query; s.Form
 // holds its form body, if any.
 func (s *state) checkDuplicates(supplied int, query string) error {
-	for i, p := range s.proto {
+	for i, p := range s.proto[supplied:] { // the Config's own are distinct
+		i += supplied
 		for j, q := range s.proto[:i] { // a handful, from this package and the caller
 			if p.Name == q.Name && j < supplied {
 				return fmt.Errorf("oauth1: protocol parameter %s is one the Config supplies; remove it from Config.Params and the extra parameters", percent.Encode(p.Name))
@@ -259,11 +261,26 @@ func namesOAuth[T string | []byte](raw T) bool {
 		if n == len(prefix) {
 			return true
 		}
-		for i < len(raw) && raw[i] != '&' {
-			i++ // on to the next name
+		if i = nextPair(raw, i); i < 0 {
+			return false
 		}
 	}
 	return false
+}
+
+// nextPair returns the index of the first "&" in raw at or after i, or -1.
+func nextPair[T string | []byte](raw T, i int) int {
+	var j int
+	switch r := any(raw).(type) {
+	case string:
+		j = strings.IndexByte(r[i:], '&')
+	case []byte:
+		j = bytes.IndexByte(r[i:], '&')
+	}
+	if j < 0 {
+		return -1
+	}
+	return i + j
 }
 
 // byteAt returns raw[i], or 0 (not a hex digit) past the end.
