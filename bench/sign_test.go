@@ -13,6 +13,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -109,7 +110,10 @@ func (c signCase) resetBody(r *http.Request) {
 	}
 }
 
-var headerSink string
+var (
+	headerSink  string
+	requestSink *http.Request
+)
 
 var (
 	xConfig = &oauth1.Config{Consumer: oauth1.Credentials{Token: consumerKey, Secret: consumerSecret}}
@@ -187,9 +191,22 @@ func BenchmarkSign(b *testing.B) {
 
 // BenchmarkTransport sends the X example through a Transport whose base
 // does nothing, which keeps its keyed HMAC from request to request.
+// lib=request is the copy of the request that a RoundTripper must build
+// before changing it (a new Request and its own header map, as the
+// Transport makes), so that the Transport can be read net of it.
 func BenchmarkTransport(b *testing.B) {
 	c := xExample
 	b.Run("case="+c.name+"/lib=floor", func(b *testing.B) { benchFloor(b, c) })
+	b.Run("case="+c.name+"/lib=request", func(b *testing.B) {
+		r := c.request(b)
+		b.ReportAllocs()
+		for b.Loop() {
+			r2 := new(http.Request)
+			*r2 = *r
+			r2.Header = maps.Clone(r.Header)
+			requestSink = r2
+		}
+	})
 	b.Run("case="+c.name+"/lib=countersign", func(b *testing.B) {
 		rt := &capture{}
 		tr := &oauth1.Transport{Config: xConfig, Token: xToken, Base: rt}

@@ -16,8 +16,12 @@ import (
 
 // deliver adds the protocol parameters and the signature to r (§3.5), in
 // sorted order as the RFC's examples are: easier to read and to compare.
-func (s *state) deliver(c *Config, r *http.Request, sig []byte) error {
-	slices.SortFunc(s.proto, func(a, b Param) int { return cmp.Compare(a.Name, b.Name) })
+// own says that proto holds only the Config's own parameters, which build
+// appends in order and whose names need no escaping.
+func (s *state) deliver(c *Config, r *http.Request, sig []byte, proto []Param, own bool) error {
+	if !own {
+		slices.SortFunc(proto, func(a, b Param) int { return cmp.Compare(a.Name, b.Name) })
+	}
 	b := s.Out[:0] // pooled: what r keeps is a copy
 	switch c.Delivery {
 	case AuthHeader:
@@ -27,7 +31,7 @@ func (s *state) deliver(c *Config, r *http.Request, sig []byte) error {
 			b = wire.AppendQuoted(b, c.Realm)
 			b = append(b, ", "...)
 		}
-		b = s.appendProto(b, sig, `="`, `", `)
+		b = appendProto(b, sig, proto, own, `="`, `", `)
 		if r.Header == nil {
 			r.Header = make(http.Header)
 		}
@@ -37,14 +41,14 @@ func (s *state) deliver(c *Config, r *http.Request, sig []byte) error {
 		if u.RawQuery != "" {
 			b = append(append(b, u.RawQuery...), '&')
 		}
-		b = s.appendProto(b, sig, "=", "&")
+		b = appendProto(b, sig, proto, own, "=", "&")
 		u.RawQuery = string(b[:len(b)-1])
 		r.URL = &u
 	case FormBody:
 		if len(s.Form) > 0 {
 			b = append(append(b, s.Form...), '&')
 		}
-		b = s.appendProto(b, sig, "=", "&")
+		b = appendProto(b, sig, proto, own, "=", "&")
 		wire.SetBody(r, bytes.Clone(b[:len(b)-1]))
 		if r.Header == nil {
 			r.Header = make(http.Header)
@@ -60,23 +64,28 @@ func (s *state) deliver(c *Config, r *http.Request, sig []byte) error {
 }
 
 // appendProto appends the sorted protocol parameters, oauth_signature in
-// its place, each as name, eq, value, sep, percent-encoded.
-func (s *state) appendProto(b, sig []byte, eq, sep string) []byte {
+// its place, each as name, eq, value, sep, percent-encoded; own as for
+// deliver.
+func appendProto(b, sig []byte, proto []Param, own bool, eq, sep string) []byte {
 	done := false
-	for i := 0; i <= len(s.proto); i++ {
-		if !done && (i == len(s.proto) || s.proto[i].Name > "oauth_signature") {
+	for i := 0; i <= len(proto); i++ {
+		if !done && (i == len(proto) || proto[i].Name > "oauth_signature") {
 			b = append(b, "oauth_signature"...)
 			b = append(b, eq...)
 			b = ascii.AppendEncode(b, sig) // base64 and PLAINTEXT keys hold '+', '/', '=', '%'
 			b = append(b, sep...)
 			done = true
 		}
-		if i == len(s.proto) {
+		if i == len(proto) {
 			break
 		}
-		b = percent.AppendEncode(b, s.proto[i].Name)
+		if own {
+			b = append(b, proto[i].Name...)
+		} else {
+			b = percent.AppendEncode(b, proto[i].Name)
+		}
 		b = append(b, eq...)
-		b = percent.AppendEncode(b, s.proto[i].Value)
+		b = percent.AppendEncode(b, proto[i].Value)
 		b = append(b, sep...)
 	}
 	return b

@@ -209,7 +209,9 @@ func (c *Config) signState(r *http.Request, tok *Credentials, t time.Time, nonce
 }
 
 func (c *Config) signInto(s *state, r *http.Request, tok *Credentials, t time.Time, nonce string, extra []Param) error {
-	if err := s.build(c, r, tok, t, nonce, extra); err != nil {
+	var buf [8]Param // the Config's own, and room for an extra one
+	proto, err := s.build(c, r, tok, t, nonce, extra, buf[:0])
+	if err != nil {
 		return err
 	}
 	sig, err := s.sign(c.signer(), c.Consumer.Secret, tok.secret())
@@ -219,9 +221,9 @@ func (c *Config) signInto(s *state, r *http.Request, tok *Credentials, t time.Ti
 	hook := signedHook(r)
 	var info SignInfo
 	if hook != nil {
-		info = s.signInfo(r) // before delivery changes r
+		info = s.signInfo(r, proto) // before delivery changes r
 	}
-	if err := s.deliver(c, r, sig); err != nil {
+	if err := s.deliver(c, r, sig, proto, len(extra) == 0); err != nil {
 		return err
 	}
 	if hook != nil {
@@ -238,7 +240,8 @@ func (c *Config) BaseString(r *http.Request, tok *Credentials, t time.Time, nonc
 	extra = c.withParams(extra)
 	s := getState()
 	defer putState(s)
-	if err := s.build(c, r, tok, t, nonce, extra); err != nil {
+	var buf [8]Param
+	if _, err := s.build(c, r, tok, t, nonce, extra, buf[:0]); err != nil {
 		return "", err
 	}
 	return string(s.Base), nil

@@ -81,10 +81,10 @@ func signedHook(r *http.Request) func(SignInfo) {
 }
 
 // signInfo describes the request s has signed; it copies what it keeps.
-func (s *state) signInfo(r *http.Request) SignInfo {
+func (s *state) signInfo(r *http.Request, proto []Param) SignInfo {
 	u := *r.URL
 	u.User = nil
-	ps := slices.Clone(s.proto)
+	ps := slices.Clone(proto)
 	slices.SortFunc(ps, func(a, b Param) int { // as in the base string
 		if c := strings.Compare(percent.Encode(a.Name), percent.Encode(b.Name)); c != 0 {
 			return c

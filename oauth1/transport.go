@@ -127,8 +127,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	// The state, with the base string, is kept until the answer is back:
 	// a refusal carries a record of what was signed in the context of
 	// resp.Request, for CheckResponse. An accepted request costs nothing
-	// more.
-	defer putState(s)
+	// more. (Not deferred: with the defer above and this function's many
+	// returns, the compiler would not open-code them.)
 	if c.Delivery == FormBody {
 		sendsOriginal = false // deliver replaced the body with a new one
 	}
@@ -140,6 +140,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		rec := &sentRecord{base: string(s.Base), c: c, tok: t.Token}
 		resp.Request = resp.Request.WithContext(withSent(resp.Request.Context(), rec))
 	}
+	putState(s)
 	return resp, err
 }
 

@@ -89,13 +89,25 @@ func (s *Set) Add(name, value string) error {
 	if int64(len(s.buf))+5*int64(len(name)+len(value))+6 > math.MaxInt32 {
 		return ErrTooLarge
 	}
-	n := len(s.buf)
-	s.buf = appendTwice(s.buf, name)
-	eq := len(s.buf)
-	s.buf = append(s.buf, sepEq...)
-	s.buf = appendTwice(s.buf, value)
-	s.pairs = append(s.pairs, newPair(n, eq, len(s.buf)))
-	s.buf = append(s.buf, sepAmp...)
+	// Count the escapes first, to grow once and copy the usual pair (keys,
+	// tokens, nonces, timestamps) whole.
+	en, ev := ascii.CountEscapes(name), ascii.CountEscapes(value)
+	buf := slices.Grow(s.buf, len(name)+len(value)+4*(en+ev)+len(sepEq)+len(sepAmp))
+	n := len(buf)
+	if en == 0 {
+		buf = append(buf, name...)
+	} else {
+		buf = appendTwice(buf, name)
+	}
+	eq := len(buf)
+	buf = append(buf, sepEq...)
+	if ev == 0 {
+		buf = append(buf, value...)
+	} else {
+		buf = appendTwice(buf, value)
+	}
+	s.pairs = append(s.pairs, newPair(n, eq, len(buf)))
+	s.buf = append(buf, sepAmp...)
 	s.sorted = false
 	return nil
 }
