@@ -20,14 +20,15 @@ type found struct {
 	r     *http.Request
 	limit int64 // of the body read
 
-	header []oauth1.Param // those of the Authorization header
-	proto  []oauth1.Param // protocol parameters from all three places, with realm
+	// s.header holds the parameters of the Authorization header; s.proto
+	// the protocol parameters from all three places, with realm.
 
 	form, hasBody bool
 
-	// oauth_consumer_key, oauth_token, oauth_signature_method,
-	// oauth_signature and oauth_nonce, or "" when absent.
-	consumerKey, token, method, signature, nonce string
+	// oauth_consumer_key, oauth_token, oauth_signature_method and
+	// oauth_nonce, or "" when absent.
+	consumerKey, token, method, nonce string
+	sig                               []byte // oauth_signature, decoded; pooled, in s
 
 	scheme string    // of the base string URI
 	now    time.Time // the Verifier's clock, read once
@@ -42,7 +43,7 @@ type found struct {
 
 // get returns the protocol parameter name, and whether it was sent.
 func (q *found) get(name string) (string, bool) {
-	for _, p := range q.proto {
+	for _, p := range q.s.proto {
 		if p.Name == name {
 			return p.Value, true
 		}
@@ -53,8 +54,9 @@ func (q *found) get(name string) (string, bool) {
 // collect reads the protocol parameters of the request.
 func (q *found) collect() error {
 	var err error
-	q.header, q.proto, q.form, q.hasBody, err = collectProtocol(q.s, q.r, q.limit)
-	for _, p := range q.proto { // the values every phase reads, found once
+	s := q.s
+	q.sig, q.form, q.hasBody, err = collectProtocol(s, q.r, q.limit)
+	for _, p := range s.proto { // the values every phase reads, found once
 		switch p.Name {
 		case "oauth_consumer_key":
 			q.consumerKey = p.Value
@@ -63,7 +65,11 @@ func (q *found) collect() error {
 		case "oauth_signature_method":
 			q.method = p.Value
 		case "oauth_signature":
-			q.signature = p.Value
+			if q.sig == nil { // not decoded from the header: copied into s.dec
+				n := len(s.dec)
+				s.dec = append(s.dec, p.Value...)
+				q.sig = s.dec[n:len(s.dec):len(s.dec)]
+			}
 		case "oauth_nonce":
 			q.nonce = p.Value
 		}
@@ -167,7 +173,7 @@ func (v *Verifier) lookup(q *found) error {
 // body hash where there is one or the Verifier requires one.
 func (v *Verifier) checkSigned(q *found) error {
 	s, r := q.s, q.r
-	malformed := malformedSignature(q.method, q.signature, q.consumer)
+	malformed := malformedSignature(q.method, q.sig, q.consumer)
 	if malformed != nil && !v.DiagnoseKeys {
 		return malformed
 	}
@@ -175,7 +181,7 @@ func (v *Verifier) checkSigned(q *found) error {
 	if s.URI, err = v.baseURI(s.URI[:0], r, q.scheme); err != nil {
 		return problem(oauth1.ProblemParameterRejected, err, "Host")
 	}
-	if err := s.receivedBase(r, q.header, q.limit); err != nil {
+	if err := s.receivedBase(r, q.limit); err != nil {
 		if errors.Is(err, oauth1.ErrBodyTooLarge) {
 			return err
 		}
@@ -189,7 +195,7 @@ func (v *Verifier) checkSigned(q *found) error {
 		v.diagnose(q, malformed)
 		return malformed
 	}
-	if err := s.checkSignature(q.method, q.base, q.signature, q.consumer, q.tokenSecret); err != nil {
+	if err := s.checkSignature(q.method, q.base, q.sig, q.consumer, q.tokenSecret); err != nil {
 		err.BaseString = q.refusedBaseString()
 		v.diagnose(q, err)
 		return err
@@ -214,7 +220,7 @@ func (v *Verifier) diagnose(q *found, pe *ProblemError) {
 	if !v.DiagnoseKeys || pe.Problem != oauth1.ProblemSignatureInvalid || pe.BaseString == "" {
 		return
 	}
-	m, wrong := basestring.KeyMistake(pe.BaseString, q.signature, q.method, basestring.Key{
+	m, wrong := basestring.KeyMistake(pe.BaseString, string(q.sig), q.method, basestring.Key{
 		ConsumerKey: q.consumerKey, ConsumerSecret: q.consumer.Secret,
 		Token: q.token, TokenSecret: q.tokenSecret,
 		PublicKey: q.consumer.PublicKey,
@@ -271,12 +277,25 @@ func (q *found) baseString() string {
 
 // verification is what Verify returns for an accepted request.
 func (q *found) verification() *Verification {
-	out := &Verification{
-		ConsumerKey: q.consumerKey, Token: q.token,
-		SignatureMethod: q.method, BaseString: q.baseString(),
+	n := 0
+	for _, p := range q.s.proto {
+		if p.Name != "oauth_signature" && p.Name != "realm" {
+			n++
+		}
 	}
-	out.Params = q.proto[:0] // proto is this call's own, not pooled: filtered in place
-	for _, p := range q.proto {
+	// One allocation for the Verification and its parameters, but for
+	// requests with more than a request usually has.
+	var out *Verification
+	if n <= len(verified{}.params) {
+		w := new(verified)
+		w.v.Params = w.params[:0]
+		out = &w.v
+	} else {
+		out = &Verification{Params: make([]oauth1.Param, 0, n)}
+	}
+	out.ConsumerKey, out.Token = q.consumerKey, q.token
+	out.SignatureMethod, out.BaseString = q.method, q.baseString()
+	for _, p := range q.s.proto { // the values are the request's, not pooled
 		if p.Name != "oauth_signature" && p.Name != "realm" {
 			out.Params = append(out.Params, p)
 		}
@@ -284,10 +303,19 @@ func (q *found) verification() *Verification {
 	return out
 }
 
+// verified is a Verification with room for its parameters.
+type verified struct {
+	v      Verification
+	params [8]oauth1.Param
+}
+
 // state is the scratch space of one verification, pooled.
 type state struct {
 	wire.State
-	large bool // it held a base string over maxPooledBase: not pooled
+	header []oauth1.Param // of the Authorization header, decoded
+	proto  []oauth1.Param // the protocol parameters, with realm
+	dec    []byte         // what the header had to decode, and the signature
+	large  bool           // it held a base string over maxPooledBase: not pooled
 }
 
 // maxPooledBase is the longest base string whose state is pooled, as
@@ -299,8 +327,17 @@ var statePool = sync.Pool{New: func() any { return new(state) }}
 func getState() *state { return statePool.Get().(*state) }
 
 func putState(s *state) {
-	// A form body grows the parameters as much as the base string would.
-	if !s.large && len(s.Form) <= maxPooledBase && s.Reset() {
-		statePool.Put(s)
+	// The parameters point into the request: not to be pinned in the pool.
+	clear(s.header)
+	clear(s.proto)
+	// A form body grows the parameters as much as the base string would,
+	// and a hostile header its parameters.
+	if s.large || len(s.Form) > maxPooledBase || cap(s.header) > 4*maxProtocolParams || cap(s.dec) > maxPooledDec || !s.Reset() {
+		return
 	}
+	s.header, s.proto, s.dec = s.header[:0], s.proto[:0], s.dec[:0]
+	statePool.Put(s)
 }
+
+// maxPooledDec bounds the decoded header values a pooled state keeps.
+const maxPooledDec = 4 << 10
