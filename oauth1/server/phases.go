@@ -25,10 +25,13 @@ type found struct {
 
 	form, hasBody bool
 
-	// oauth_consumer_key, oauth_token, oauth_signature_method and
-	// oauth_nonce, or "" when absent.
+	// oauth_consumer_key, oauth_token, oauth_signature_method,
+	// oauth_nonce, oauth_timestamp, oauth_version and oauth_body_hash, or
+	// "" when absent; sent says which were sent.
 	consumerKey, token, method, nonce string
+	timestamp, version, bodyHash      string
 	sig                               []byte // oauth_signature, decoded; pooled, in s
+	sent                              uint8
 
 	scheme string    // of the base string URI
 	now    time.Time // the Verifier's clock, read once
@@ -41,15 +44,16 @@ type found struct {
 	baseStr     string // a copy of base, once made
 }
 
-// get returns the protocol parameter name, and whether it was sent.
-func (q *found) get(name string) (string, bool) {
-	for _, p := range q.s.proto {
-		if p.Name == name {
-			return p.Value, true
-		}
-	}
-	return "", false
-}
+// The bits of found.sent: the protocol parameters the phases check for.
+const (
+	sentConsumerKey uint8 = 1 << iota
+	sentMethod
+	sentSignature
+	sentTimestamp
+	sentNonce
+	sentVersion
+	sentBodyHash
+)
 
 // collect reads the protocol parameters of the request.
 func (q *found) collect() error {
@@ -59,19 +63,26 @@ func (q *found) collect() error {
 	for _, p := range s.proto { // the values every phase reads, found once
 		switch p.Name {
 		case "oauth_consumer_key":
-			q.consumerKey = p.Value
+			q.consumerKey, q.sent = p.Value, q.sent|sentConsumerKey
 		case "oauth_token":
 			q.token = p.Value
 		case "oauth_signature_method":
-			q.method = p.Value
+			q.method, q.sent = p.Value, q.sent|sentMethod
 		case "oauth_signature":
+			q.sent |= sentSignature
 			if q.sig == nil { // not decoded from the header: copied into s.dec
 				n := len(s.dec)
 				s.dec = append(s.dec, p.Value...)
 				q.sig = s.dec[n:len(s.dec):len(s.dec)]
 			}
+		case "oauth_timestamp":
+			q.timestamp, q.sent = p.Value, q.sent|sentTimestamp
 		case "oauth_nonce":
-			q.nonce = p.Value
+			q.nonce, q.sent = p.Value, q.sent|sentNonce
+		case "oauth_version":
+			q.version, q.sent = p.Value, q.sent|sentVersion
+		case "oauth_body_hash":
+			q.bodyHash, q.sent = p.Value, q.sent|sentBodyHash
 		}
 	}
 	return err
@@ -80,25 +91,25 @@ func (q *found) collect() error {
 // checkRequired checks oauth_version, that the parameters required are
 // present, and that the signature method is accepted.
 func (v *Verifier) checkRequired(q *found) error {
-	if ver, ok := q.get("oauth_version"); ok && ver != "1.0" {
-		return problem(oauth1.ProblemVersionRejected, fmt.Errorf("oauth_version %q", ver))
+	if q.sent&sentVersion != 0 && q.version != "1.0" {
+		return problem(oauth1.ProblemVersionRejected, fmt.Errorf("oauth_version %q", q.version))
 	}
 	method := q.method
 	plain := method == "PLAINTEXT"
 	var absent []string
-	required := []string{"oauth_consumer_key", "oauth_signature_method", "oauth_signature", "oauth_timestamp", "oauth_nonce"}
+	required := requiredParams[:]
 	if plain {
 		required = required[:3] // §3.1: PLAINTEXT may omit the timestamp and nonce
 	}
-	if v.RequireToken {
-		required = append(required, "oauth_token")
-	}
-	for _, name := range required {
-		if val, ok := q.get(name); !ok || val == "" && name == "oauth_token" {
-			absent = append(absent, name)
+	for _, p := range required {
+		if q.sent&p.bit == 0 {
+			absent = append(absent, p.name)
 		}
 	}
-	_, hasBodyHash := q.get("oauth_body_hash")
+	if v.RequireToken && q.token == "" {
+		absent = append(absent, "oauth_token")
+	}
+	hasBodyHash := q.sent&sentBodyHash != 0
 	if hasBodyHash && q.form {
 		return problem(oauth1.ProblemParameterRejected, errors.New("oauth_body_hash on a form-encoded body"), "oauth_body_hash")
 	}
@@ -122,11 +133,24 @@ func (v *Verifier) checkRequired(q *found) error {
 	return nil
 }
 
+// requiredParams are the protocol parameters every request sends, in the
+// order a refusal names the absent ones.
+var requiredParams = [...]struct {
+	name string
+	bit  uint8
+}{
+	{"oauth_consumer_key", sentConsumerKey},
+	{"oauth_signature_method", sentMethod},
+	{"oauth_signature", sentSignature},
+	{"oauth_timestamp", sentTimestamp},
+	{"oauth_nonce", sentNonce},
+}
+
 // checkTime checks that oauth_timestamp, if sent, is within the window,
 // and that a request with one has a nonce.
 func (v *Verifier) checkTime(q *found) error {
 	q.now = v.now()
-	tsText, hasTS := q.get("oauth_timestamp")
+	tsText, hasTS := q.timestamp, q.sent&sentTimestamp != 0
 	if hasTS {
 		ts, err := parseTimestamp(tsText)
 		if err != nil {
@@ -200,7 +224,7 @@ func (v *Verifier) checkSigned(q *found) error {
 		v.diagnose(q, err)
 		return err
 	}
-	bodyHash, hasBodyHash := q.get("oauth_body_hash")
+	bodyHash, hasBodyHash := q.bodyHash, q.sent&sentBodyHash != 0
 	if hasBodyHash || (v.BodyHash != 0 && !q.form) {
 		if err := v.checkBodyHash(s, r, q.hasBody, bodyHash, q.limit); err != nil {
 			if pe, ok := err.(*ProblemError); ok {
