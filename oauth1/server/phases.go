@@ -20,8 +20,8 @@ type found struct {
 	r     *http.Request
 	limit int64 // of the body read
 
-	// s.header holds the parameters of the Authorization header; s.proto
-	// the protocol parameters from all three places, with realm.
+	// s.proto holds the protocol parameters from all three places, with
+	// realm; s.header the Authorization header's other parameters.
 
 	form, hasBody bool
 
@@ -336,10 +336,11 @@ type verified struct {
 // state is the scratch space of one verification, pooled.
 type state struct {
 	wire.State
-	header []oauth1.Param // of the Authorization header, decoded
-	proto  []oauth1.Param // the protocol parameters, with realm
-	dec    []byte         // what the header had to decode, and the signature
-	large  bool           // it held a base string over maxPooledBase: not pooled
+	proto      []oauth1.Param // the protocol parameters, with realm
+	fromHeader int            // how many of proto the Authorization header sent
+	header     []oauth1.Param // the Authorization header's other parameters
+	dec        []byte         // what the header had to decode, and the signature
+	large      bool           // it held a base string over maxPooledBase: not pooled
 }
 
 // maxPooledBase is the longest base string whose state is pooled, as
@@ -356,7 +357,7 @@ func putState(s *state) {
 	clear(s.proto)
 	// A form body grows the parameters as much as the base string would,
 	// and a hostile header its parameters.
-	if s.large || len(s.Form) > maxPooledBase || cap(s.header) > 4*maxProtocolParams || cap(s.dec) > maxPooledDec || !s.Reset() {
+	if s.large || len(s.Form) > maxPooledBase || cap(s.header)+cap(s.proto) > 4*maxProtocolParams || cap(s.dec) > maxPooledDec || !s.Reset() {
 		return
 	}
 	s.header, s.proto, s.dec = s.header[:0], s.proto[:0], s.dec[:0]

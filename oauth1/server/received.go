@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/countersign/countersign/oauth1"
@@ -18,11 +17,12 @@ import (
 // lookup, so that hostile requests cost little.
 const maxProtocolParams = 64
 
-// collectProtocol reads the parameters of r's OAuth Authorization header
-// into s.header, and the protocol parameters from all three places of §3.5
-// (with realm) into s.proto, refusing duplicates. A signature the header
-// had to decode is left in s.dec, returned as sig, and its entry in s.proto
-// has an empty value. It reports whether r has a form body and a body.
+// collectProtocol reads the protocol parameters from all three places of
+// §3.5 (with realm) into s.proto, those of r's OAuth Authorization header
+// first, and the header's other parameters into s.header, refusing
+// duplicates. A signature the header had to decode is left in s.dec,
+// returned as sig, and its entry in s.proto has an empty value. It reports
+// whether r has a form body and a body.
 func collectProtocol(s *state, r *http.Request, limit int64) (sig []byte, form, hasBody bool, err error) {
 	fail := func(err error) ([]byte, bool, bool, error) { return nil, false, false, err }
 	seen := false
@@ -39,11 +39,7 @@ func collectProtocol(s *state, r *http.Request, limit int64) (sig []byte, form, 
 			return fail(problem(oauth1.ProblemParameterRejected, err, "Authorization"))
 		}
 	}
-	for _, p := range s.header {
-		if strings.HasPrefix(p.Name, "oauth_") || p.Name == "realm" {
-			s.proto = append(s.proto, p)
-		}
-	}
+	s.fromHeader = len(s.proto)
 	if len(s.proto) > maxProtocolParams {
 		return fail(problem(oauth1.ProblemParameterRejected, fmt.Errorf("more than %d protocol parameters", maxProtocolParams), "Authorization"))
 	}
@@ -69,18 +65,16 @@ func collectProtocol(s *state, r *http.Request, limit int64) (sig []byte, form, 
 	return sig, form, hasBody, nil
 }
 
-// parseHeader appends the parameters of the OAuth Authorization header h
-// to s.header, decoded as oauth1.ParseAuthHeader decodes them. Values that
-// had to be decoded are copied out of s.dec, but for oauth_signature,
-// whose decoding is returned instead: it is compared, never handed back.
+// parseHeader reads the OAuth Authorization header h, decoded as
+// oauth1.ParseAuthHeader decodes it: its protocol parameters and realm into
+// s.proto, the others into s.header. Values that had to be decoded are
+// copied out of s.dec, but for oauth_signature, whose decoding is returned
+// instead: it is compared, never handed back.
 func (s *state) parseHeader(h string) (sig []byte, err error) {
 	var a wire.AuthParser
 	if err := a.Init(h); err != nil {
 		return nil, err
 	}
-	// Room for every parameter at once: a hostile header costs a few times
-	// its size, not a chain of regrown slices.
-	s.header = slices.Grow(s.header, a.MaxParams())
 	for {
 		p, dec, ok, err := a.Next(s.dec)
 		if err != nil {
@@ -97,7 +91,11 @@ func (s *state) parseHeader(h string) (sig []byte, err error) {
 				p.Value = string(s.dec[p.Start:p.End])
 			}
 		}
-		s.header = append(s.header, oauth1.Param{Name: p.Name, Value: p.Value})
+		if strings.HasPrefix(p.Name, "oauth_") || p.Name == "realm" {
+			s.proto = append(s.proto, oauth1.Param{Name: p.Name, Value: p.Value})
+		} else {
+			s.header = append(s.header, oauth1.Param{Name: p.Name, Value: p.Value})
+		}
 	}
 }
 
@@ -255,8 +253,9 @@ func (v *Verifier) baseURI(dst []byte, r *http.Request, scheme string) ([]byte, 
 }
 
 // receivedBase writes into s.Base the base string of a request as a
-// provider received it: s.URI is its base string URI, and s.header holds
-// the parameters read from the Authorization header, decoded.
+// provider received it: s.URI is its base string URI, and the parameters
+// read from the Authorization header, decoded, are s.header and
+// s.proto[:s.fromHeader].
 // Parameters delivered in the query or body are part of r and are collected
 // with it. oauth_signature and realm are left out wherever they came from
 // (§3.4.1.3.1).
@@ -265,10 +264,12 @@ func (s *state) receivedBase(r *http.Request, limit int64) error {
 		return err
 	}
 	s.Params.Delete("oauth_signature")
-	for _, p := range s.header {
-		if p.Name != "realm" && p.Name != "oauth_signature" {
-			if err := s.Params.Add(p.Name, p.Value); err != nil {
-				return err
+	for _, ps := range [2][]oauth1.Param{s.proto[:s.fromHeader], s.header} {
+		for _, p := range ps {
+			if p.Name != "realm" && p.Name != "oauth_signature" {
+				if err := s.Params.Add(p.Name, p.Value); err != nil {
+					return err
+				}
 			}
 		}
 	}
