@@ -209,22 +209,23 @@ func (v *Verifier) scheme(r *http.Request) string {
 // request line (r.RequestURI), which r.URL may have normalized. With
 // v.Host set, a Host header that names another host is an error.
 func (v *Verifier) baseURI(dst []byte, r *http.Request, scheme string) ([]byte, error) {
-	path := r.URL.EscapedPath()
-	if r.URL.Opaque != "" {
-		path = r.URL.Opaque
-	}
-	if ru := r.RequestURI; ru != "" && ru != "*" {
-		p, _, _ := strings.Cut(ru, "?")
-		if !strings.HasPrefix(p, "/") {
+	path := r.RequestURI
+	if path == "" || path == "*" {
+		path = r.URL.EscapedPath() // only then: r.URL's path costs a check
+		if r.URL.Opaque != "" {
+			path = r.URL.Opaque
+		}
+	} else {
+		path, _, _ = strings.Cut(path, "?")
+		if !strings.HasPrefix(path, "/") {
 			// absolute-form (RFC 9112 §3.2.2): skip scheme and authority.
-			if _, rest, ok := strings.Cut(p, "://"); ok {
-				p = ""
+			if _, rest, ok := strings.Cut(path, "://"); ok {
+				path = ""
 				if i := strings.IndexByte(rest, '/'); i >= 0 {
-					p = rest[i:]
+					path = rest[i:]
 				}
 			}
 		}
-		path = p
 	}
 	host := r.Host
 	if host == "" {
