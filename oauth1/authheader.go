@@ -26,19 +26,17 @@ func ParseAuthHeader(v string) ([]Param, error) {
 	// Room for every parameter at once, so that a hostile header costs a
 	// few times its size, not a chain of regrown slices.
 	params := make([]Param, 0, a.MaxParams())
-	var scratch [128]byte // values that need decoding, before their copy
-	buf := scratch[:0]
 	for {
-		p, b, ok, err := a.Next(buf[:0])
+		p, ok, err := a.Next()
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			break
 		}
-		buf = b
 		if p.InBuf {
-			p.Value = string(buf[p.Start:p.End])
+			p.Value = string(a.Buf[p.Start:p.End])
+			a.Buf = a.Buf[:0] // copied: room for the next one
 		}
 		params = append(params, Param{Name: p.Name, Value: p.Value})
 	}

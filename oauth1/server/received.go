@@ -71,24 +71,24 @@ func collectProtocol(s *state, r *http.Request, limit int64) (sig []byte, form, 
 // copied out of s.dec, but for oauth_signature, whose decoding is returned
 // instead: it is compared, never handed back.
 func (s *state) parseHeader(h string) (sig []byte, err error) {
-	var a wire.AuthParser
+	a := wire.AuthParser{Buf: s.dec}
 	if err := a.Init(h); err != nil {
 		return nil, err
 	}
 	for {
-		p, dec, ok, err := a.Next(s.dec)
+		p, ok, err := a.Next()
+		s.dec = a.Buf
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			return sig, nil
 		}
-		s.dec = dec
 		if p.InBuf {
 			if p.Name == "oauth_signature" {
-				sig = s.dec[p.Start:p.End:p.End]
+				sig = a.Buf[p.Start:p.End:p.End]
 			} else {
-				p.Value = string(s.dec[p.Start:p.End])
+				p.Value = string(a.Buf[p.Start:p.End])
 			}
 		}
 		if strings.HasPrefix(p.Name, "oauth_") || p.Name == "realm" {

@@ -28,9 +28,8 @@ func (e *HeaderError) Unwrap() error { return e.Err }
 
 // An AuthParam is one parameter of an OAuth Authorization header, decoded.
 // Its value is Value, a substring of the header, unless InBuf: a value that
-// had to be decoded or unescaped is buf[Start:End] of the buffer that
-// AuthParser.Next appended it to, so that reading a header allocates
-// nothing.
+// had to be decoded or unescaped is Buf[Start:End] of the AuthParser, so
+// that reading a header into a reused Buf allocates nothing.
 type AuthParam struct {
 	Name       string
 	Value      string
@@ -44,8 +43,9 @@ type AuthParam struct {
 // escapes undone, a value quoted or a bare token, empty list elements
 // skipped. Its zero value is not ready: call Init.
 type AuthParser struct {
-	v string
-	i int
+	v   string
+	i   int
+	Buf []byte // the values of InBuf parameters, appended by Next
 }
 
 // Init starts reading the header value v, refusing one whose scheme is not
@@ -72,9 +72,8 @@ func (a *AuthParser) MaxParams() int {
 	return min(strings.Count(rest, "="), len(rest)/3+1)
 }
 
-// Next returns the next parameter, with buf extended by its value when
-// that is InBuf, and false at the end of the header.
-func (a *AuthParser) Next(buf []byte) (AuthParam, []byte, bool, error) {
+// Next returns the next parameter, and false at the end of the header.
+func (a *AuthParser) Next() (AuthParam, bool, error) {
 	v, i := a.v, a.i
 	// Skip list separators and whitespace: "a=1 , ,b=2" is a valid list.
 	for i < len(v) && (v[i] == ' ' || v[i] == '\t' || v[i] == ',') {
@@ -82,29 +81,29 @@ func (a *AuthParser) Next(buf []byte) (AuthParam, []byte, bool, error) {
 	}
 	if i == len(v) {
 		a.i = i
-		return AuthParam{}, buf, false, nil
+		return AuthParam{}, false, nil
 	}
 	start := i
 	for i < len(v) && ascii.TokenChar(v[i]) {
 		i++
 	}
 	if i == start {
-		return AuthParam{}, buf, false, &HeaderError{Offset: i, Reason: "expected a parameter name, found " + strconv.QuoteRune(rune(v[i]))}
+		return AuthParam{}, false, &HeaderError{Offset: i, Reason: "expected a parameter name, found " + strconv.QuoteRune(rune(v[i]))}
 	}
 	// Names are percent-encoded too (§3.5.1); "%" is a token character,
 	// so an encoded name reads as one token and decodes here.
 	name, err := percent.Decode(v[start:i])
 	if err != nil {
-		return AuthParam{}, buf, false, &HeaderError{Offset: start, Reason: "bad percent-encoding in a parameter name", Err: err}
+		return AuthParam{}, false, &HeaderError{Offset: start, Reason: "bad percent-encoding in a parameter name", Err: err}
 	}
 	i = skipSpace(v, i)
 	if i == len(v) || v[i] != '=' {
-		return AuthParam{}, buf, false, &HeaderError{Offset: i, Reason: "expected \"=\" after " + strconv.Quote(name)}
+		return AuthParam{}, false, &HeaderError{Offset: i, Reason: "expected \"=\" after " + strconv.Quote(name)}
 	}
 	i = skipSpace(v, i+1)
 	valueAt := i
 	p := AuthParam{Name: name}
-	var raw string // the value before percent-decoding, unless unescaped into buf
+	var raw string // the value before percent-decoding, unless unescaped into Buf
 	if i < len(v) && v[i] == '"' {
 		open := i
 		i++
@@ -113,11 +112,11 @@ func (a *AuthParser) Next(buf []byte) (AuthParam, []byte, bool, error) {
 			raw, i = v[i:i+end], i+end+1 // the common case: no escapes, no copy
 		} else {
 			var herr *HeaderError
-			p.Start = len(buf)
-			if buf, i, herr = unquote(buf, v, open); herr != nil {
-				return AuthParam{}, buf, false, herr
+			p.Start = len(a.Buf)
+			if a.Buf, i, herr = unquote(a.Buf, v, open); herr != nil {
+				return AuthParam{}, false, herr
 			}
-			p.End, p.InBuf = len(buf), true
+			p.End, p.InBuf = len(a.Buf), true
 		}
 	} else {
 		// '%' is a tchar, so an unquoted percent-encoded value is one token.
@@ -129,15 +128,15 @@ func (a *AuthParser) Next(buf []byte) (AuthParam, []byte, bool, error) {
 	if name != "realm" {
 		if p.InBuf {
 			// Rare: a backslash in a value that is percent-encoded.
-			raw, buf = string(buf[p.Start:p.End]), buf[:p.Start]
+			raw, a.Buf = string(a.Buf[p.Start:p.End]), a.Buf[:p.Start]
 			p.InBuf = false
 		}
 		if strings.IndexByte(raw, '%') >= 0 {
-			p.Start = len(buf)
-			if buf, err = percent.AppendDecode(buf, raw); err != nil {
-				return AuthParam{}, buf, false, &HeaderError{Offset: valueAt, Reason: "bad percent-encoding in " + strconv.Quote(name), Err: err}
+			p.Start = len(a.Buf)
+			if a.Buf, err = percent.AppendDecode(a.Buf, raw); err != nil {
+				return AuthParam{}, false, &HeaderError{Offset: valueAt, Reason: "bad percent-encoding in " + strconv.Quote(name), Err: err}
 			}
-			p.End, p.InBuf = len(buf), true
+			p.End, p.InBuf = len(a.Buf), true
 		}
 	}
 	if !p.InBuf {
@@ -145,10 +144,10 @@ func (a *AuthParser) Next(buf []byte) (AuthParam, []byte, bool, error) {
 	}
 	i = skipSpace(v, i)
 	if i < len(v) && v[i] != ',' {
-		return AuthParam{}, buf, false, &HeaderError{Offset: i, Reason: "expected \",\" after the value of " + strconv.Quote(name)}
+		return AuthParam{}, false, &HeaderError{Offset: i, Reason: "expected \",\" after the value of " + strconv.Quote(name)}
 	}
 	a.i = i
-	return p, buf, true, nil
+	return p, true, nil
 }
 
 // unquote appends the content of the quoted-string starting at v[open] ==
