@@ -19,8 +19,8 @@ import "github.com/countersign/countersign/oauth1/internal/wire"
 // there, and wraps the decoding error of a bad percent-encoding (a
 // [*percent.EscapeError]).
 func ParseAuthHeader(v string) ([]Param, error) {
-	var a wire.AuthParser
-	if err := a.Init(v); err != nil {
+	a, err := wire.NewAuthParser(v, nil)
+	if err != nil {
 		return nil, err
 	}
 	// Room for every parameter at once, so that a hostile header costs a

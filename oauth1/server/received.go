@@ -71,18 +71,15 @@ func collectProtocol(s *state, r *http.Request, limit int64) (sig []byte, form, 
 // copied out of s.dec, but for oauth_signature, whose decoding is returned
 // instead: it is compared, never handed back.
 func (s *state) parseHeader(h string) (sig []byte, err error) {
-	a := wire.AuthParser{Buf: s.dec}
-	if err := a.Init(h); err != nil {
+	a, err := wire.NewAuthParser(h, s.dec)
+	if err != nil {
 		return nil, err
 	}
 	for {
 		p, ok, err := a.Next()
-		s.dec = a.Buf
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return sig, nil
+		if err != nil || !ok {
+			s.dec = a.Buf
+			return sig, err
 		}
 		if p.InBuf {
 			if p.Name == "oauth_signature" {

@@ -41,27 +41,26 @@ type AuthParam struct {
 // at a time, as oauth1.ParseAuthHeader documents: names and values (but
 // realm's) percent-decoded strictly, realm a quoted string with its
 // escapes undone, a value quoted or a bare token, empty list elements
-// skipped. Its zero value is not ready: call Init.
+// skipped.
 type AuthParser struct {
 	v   string
 	i   int
 	Buf []byte // the values of InBuf parameters, appended by Next
 }
 
-// Init starts reading the header value v, refusing one whose scheme is not
-// OAuth.
-func (a *AuthParser) Init(v string) error {
+// NewAuthParser starts reading the header value v, refusing one whose
+// scheme is not OAuth; Next appends to buf.
+func NewAuthParser(v string, buf []byte) (AuthParser, error) {
 	const scheme = "OAuth"
 	i := skipSpace(v, 0)
 	if len(v)-i < len(scheme) || !strings.EqualFold(v[i:i+len(scheme)], scheme) {
-		return &HeaderError{Offset: i, Reason: `scheme is not "OAuth"`}
+		return AuthParser{}, &HeaderError{Offset: i, Reason: `scheme is not "OAuth"`}
 	}
 	i += len(scheme)
 	if i < len(v) && v[i] != ' ' && v[i] != '\t' {
-		return &HeaderError{Offset: i, Reason: `scheme is not "OAuth"`}
+		return AuthParser{}, &HeaderError{Offset: i, Reason: `scheme is not "OAuth"`}
 	}
-	a.v, a.i = v, i
-	return nil
+	return AuthParser{v: v, i: i, Buf: buf}, nil
 }
 
 // MaxParams bounds the parameters left: every one has an "=" and takes
