@@ -101,21 +101,23 @@ func (a *AuthParser) Next() (AuthParam, bool, error) {
 	}
 	i = skipSpace(v, i+1)
 	valueAt := i
-	p := AuthParam{Name: name}
 	var raw string // the value before percent-decoding, unless unescaped into Buf
+	// The value is raw, or Buf[start:end] when inBuf: locals rather than
+	// an AuthParam's fields, which the return would copy through memory.
+	start, end, inBuf := 0, 0, false
 	if i < len(v) && v[i] == '"' {
 		open := i
 		i++
-		end := strings.IndexByte(v[i:], '"')
-		if end >= 0 && strings.IndexByte(v[i:i+end], '\\') < 0 {
-			raw, i = v[i:i+end], i+end+1 // the common case: no escapes, no copy
+		n := strings.IndexByte(v[i:], '"')
+		if n >= 0 && strings.IndexByte(v[i:i+n], '\\') < 0 {
+			raw, i = v[i:i+n], i+n+1 // the common case: no escapes, no copy
 		} else {
 			var herr *HeaderError
-			p.Start = len(a.Buf)
+			start = len(a.Buf)
 			if a.Buf, i, herr = unquote(a.Buf, v, open); herr != nil {
 				return AuthParam{}, false, herr
 			}
-			p.End, p.InBuf = len(a.Buf), true
+			end, inBuf = len(a.Buf), true
 		}
 	} else {
 		// '%' is a tchar, so an unquoted percent-encoded value is one token.
@@ -125,28 +127,28 @@ func (a *AuthParser) Next() (AuthParam, bool, error) {
 		raw = v[valueAt:i]
 	}
 	if name != "realm" {
-		if p.InBuf {
+		if inBuf {
 			// Rare: a backslash in a value that is percent-encoded.
-			raw, a.Buf = string(a.Buf[p.Start:p.End]), a.Buf[:p.Start]
-			p.InBuf = false
+			raw, a.Buf = string(a.Buf[start:end]), a.Buf[:start]
+			inBuf = false
 		}
 		if strings.IndexByte(raw, '%') >= 0 {
-			p.Start = len(a.Buf)
+			start = len(a.Buf)
 			if a.Buf, err = percent.AppendDecode(a.Buf, raw); err != nil {
 				return AuthParam{}, false, &HeaderError{Offset: valueAt, Reason: "bad percent-encoding in " + strconv.Quote(name), Err: err}
 			}
-			p.End, p.InBuf = len(a.Buf), true
+			end, inBuf = len(a.Buf), true
 		}
 	}
-	if !p.InBuf {
-		p.Value = raw
+	if inBuf {
+		raw = ""
 	}
 	i = skipSpace(v, i)
 	if i < len(v) && v[i] != ',' {
 		return AuthParam{}, false, &HeaderError{Offset: i, Reason: "expected \",\" after the value of " + strconv.Quote(name)}
 	}
 	a.i = i
-	return p, true, nil
+	return AuthParam{Name: name, Value: raw, Start: start, End: end, InBuf: inBuf}, true, nil
 }
 
 // unquote appends the content of the quoted-string starting at v[open] ==
