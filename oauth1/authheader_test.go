@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/countersign/countersign/internal/vectors"
+	"github.com/countersign/countersign/oauth1/internal/wire"
 	"github.com/countersign/countersign/percent"
 )
 
@@ -165,8 +166,8 @@ func FuzzParseAuthHeader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		ps, err := ParseAuthHeader(in)
 		if err != nil {
-			var he *headerError
-			if !errors.As(err, &he) || he.offset < 0 || he.offset > len(in) {
+			var he *wire.HeaderError
+			if !errors.As(err, &he) || he.Offset < 0 || he.Offset > len(in) {
 				t.Fatalf("ParseAuthHeader(%q) error = %#v", in, err)
 			}
 			return

@@ -14,7 +14,7 @@ import (
 
 // checkSignature compares sig with the signature of base in constant time.
 // Its error never says what the expected signature was.
-func (s *state) checkSignature(method string, base []byte, sig string, c Registration, tokenSecret string) *ProblemError {
+func (s *state) checkSignature(method string, base, sig []byte, c Registration, tokenSecret string) *ProblemError {
 	invalid := func(err error) *ProblemError { return problem(oauth1.ProblemSignatureInvalid, err) }
 	rejected := func(err error) *ProblemError { return problem(oauth1.ProblemSignatureMethodRejected, err) }
 	if method == "PLAINTEXT" {
@@ -22,7 +22,7 @@ func (s *state) checkSignature(method string, base []byte, sig string, c Registr
 			return rejected(errors.New("no shared secret registered for the consumer")) // "&" would do
 		}
 		s.Key = mac.AppendKey(s.Key[:0], c.Secret, tokenSecret)
-		ok := hmac.Equal(s.Key, []byte(sig))
+		ok := hmac.Equal(s.Key, sig)
 		clear(s.Key)
 		if !ok {
 			return invalid(nil)
@@ -41,7 +41,7 @@ func (s *state) checkSignature(method string, base []byte, sig string, c Registr
 			// Checking costs time that grows with the cube of the size.
 			return rejected(fmt.Errorf("the registered RSA key of %d bits is larger than %d bits", n, mac.MaxRSABits))
 		}
-		raw, err := base64.StdEncoding.DecodeString(sig)
+		raw, err := base64.StdEncoding.AppendDecode(nil, sig)
 		if err != nil {
 			return invalid(errors.New("oauth_signature is not base64"))
 		}
@@ -64,7 +64,7 @@ func (s *state) checkSignature(method string, base []byte, sig string, c Registr
 	if s.Sig, err = mac.AppendSign(s.Sig[:0], s.Key, s.Sum[:], h, base, c.Secret, tokenSecret); err != nil {
 		return rejected(err)
 	}
-	ok = hmac.Equal(s.Sig, []byte(sig))
+	ok = hmac.Equal(s.Sig, sig)
 	clear(s.Sig)
 	if !ok {
 		return invalid(nil)
@@ -77,7 +77,7 @@ func (s *state) checkSignature(method string, base []byte, sig string, c Registr
 // bytes as the method's signatures have: no base string can match it, and
 // building one costs a few times the size of the request. Other problems,
 // such as a key that is missing, are left to checkSignature.
-func malformedSignature(method, sig string, c Registration) *ProblemError {
+func malformedSignature(method string, sig []byte, c Registration) *ProblemError {
 	h, isRSA, ok := mac.MethodHash(method)
 	if !ok || !h.Available() {
 		return nil
@@ -93,7 +93,7 @@ func malformedSignature(method, sig string, c Registration) *ProblemError {
 		return problem(oauth1.ProblemSignatureInvalid, fmt.Errorf("oauth_signature is not the base64 of %d bytes, as %s signatures are", size, method))
 	}
 	var buf [mac.MaxRSABits / 8]byte
-	if n, err := base64.StdEncoding.Decode(buf[:], []byte(sig)); err != nil || n != size {
+	if n, err := base64.StdEncoding.Decode(buf[:], sig); err != nil || n != size {
 		return problem(oauth1.ProblemSignatureInvalid, errors.New("oauth_signature is not base64"))
 	}
 	return nil

@@ -20,14 +20,18 @@ type found struct {
 	r     *http.Request
 	limit int64 // of the body read
 
-	header []oauth1.Param // those of the Authorization header
-	proto  []oauth1.Param // protocol parameters from all three places, with realm
+	// s.proto holds the protocol parameters from all three places, with
+	// realm; s.header the Authorization header's other parameters.
 
 	form, hasBody bool
 
 	// oauth_consumer_key, oauth_token, oauth_signature_method,
-	// oauth_signature and oauth_nonce, or "" when absent.
-	consumerKey, token, method, signature, nonce string
+	// oauth_nonce, oauth_timestamp, oauth_version and oauth_body_hash, or
+	// "" when absent; sent says which were sent.
+	consumerKey, token, method, nonce string
+	timestamp, version, bodyHash      string
+	sig                               []byte // oauth_signature, decoded; pooled, in s
+	sent                              uint8
 
 	scheme string    // of the base string URI
 	now    time.Time // the Verifier's clock, read once
@@ -40,32 +44,45 @@ type found struct {
 	baseStr     string // a copy of base, once made
 }
 
-// get returns the protocol parameter name, and whether it was sent.
-func (q *found) get(name string) (string, bool) {
-	for _, p := range q.proto {
-		if p.Name == name {
-			return p.Value, true
-		}
-	}
-	return "", false
-}
+// The bits of found.sent: the protocol parameters the phases check for.
+const (
+	sentConsumerKey uint8 = 1 << iota
+	sentMethod
+	sentSignature
+	sentTimestamp
+	sentNonce
+	sentVersion
+	sentBodyHash
+)
 
 // collect reads the protocol parameters of the request.
 func (q *found) collect() error {
 	var err error
-	q.header, q.proto, q.form, q.hasBody, err = collectProtocol(q.s, q.r, q.limit)
-	for _, p := range q.proto { // the values every phase reads, found once
+	s := q.s
+	q.sig, q.form, q.hasBody, err = collectProtocol(s, q.r, q.limit)
+	for _, p := range s.proto { // the values every phase reads, found once
 		switch p.Name {
 		case "oauth_consumer_key":
-			q.consumerKey = p.Value
+			q.consumerKey, q.sent = p.Value, q.sent|sentConsumerKey
 		case "oauth_token":
 			q.token = p.Value
 		case "oauth_signature_method":
-			q.method = p.Value
+			q.method, q.sent = p.Value, q.sent|sentMethod
 		case "oauth_signature":
-			q.signature = p.Value
+			q.sent |= sentSignature
+			if q.sig == nil { // not decoded from the header: copied into s.dec
+				n := len(s.dec)
+				s.dec = append(s.dec, p.Value...)
+				q.sig = s.dec[n:len(s.dec):len(s.dec)]
+			}
+		case "oauth_timestamp":
+			q.timestamp, q.sent = p.Value, q.sent|sentTimestamp
 		case "oauth_nonce":
-			q.nonce = p.Value
+			q.nonce, q.sent = p.Value, q.sent|sentNonce
+		case "oauth_version":
+			q.version, q.sent = p.Value, q.sent|sentVersion
+		case "oauth_body_hash":
+			q.bodyHash, q.sent = p.Value, q.sent|sentBodyHash
 		}
 	}
 	return err
@@ -74,25 +91,25 @@ func (q *found) collect() error {
 // checkRequired checks oauth_version, that the parameters required are
 // present, and that the signature method is accepted.
 func (v *Verifier) checkRequired(q *found) error {
-	if ver, ok := q.get("oauth_version"); ok && ver != "1.0" {
-		return problem(oauth1.ProblemVersionRejected, fmt.Errorf("oauth_version %q", ver))
+	if q.sent&sentVersion != 0 && q.version != "1.0" {
+		return problem(oauth1.ProblemVersionRejected, fmt.Errorf("oauth_version %q", q.version))
 	}
 	method := q.method
 	plain := method == "PLAINTEXT"
 	var absent []string
-	required := []string{"oauth_consumer_key", "oauth_signature_method", "oauth_signature", "oauth_timestamp", "oauth_nonce"}
+	required := requiredParams[:]
 	if plain {
 		required = required[:3] // §3.1: PLAINTEXT may omit the timestamp and nonce
 	}
-	if v.RequireToken {
-		required = append(required, "oauth_token")
-	}
-	for _, name := range required {
-		if val, ok := q.get(name); !ok || val == "" && name == "oauth_token" {
-			absent = append(absent, name)
+	for _, p := range required {
+		if q.sent&p.bit == 0 {
+			absent = append(absent, p.name)
 		}
 	}
-	_, hasBodyHash := q.get("oauth_body_hash")
+	if v.RequireToken && q.token == "" {
+		absent = append(absent, "oauth_token")
+	}
+	hasBodyHash := q.sent&sentBodyHash != 0
 	if hasBodyHash && q.form {
 		return problem(oauth1.ProblemParameterRejected, errors.New("oauth_body_hash on a form-encoded body"), "oauth_body_hash")
 	}
@@ -116,11 +133,24 @@ func (v *Verifier) checkRequired(q *found) error {
 	return nil
 }
 
+// requiredParams are the protocol parameters every request sends, in the
+// order a refusal names the absent ones.
+var requiredParams = [...]struct {
+	name string
+	bit  uint8
+}{
+	{"oauth_consumer_key", sentConsumerKey},
+	{"oauth_signature_method", sentMethod},
+	{"oauth_signature", sentSignature},
+	{"oauth_timestamp", sentTimestamp},
+	{"oauth_nonce", sentNonce},
+}
+
 // checkTime checks that oauth_timestamp, if sent, is within the window,
 // and that a request with one has a nonce.
 func (v *Verifier) checkTime(q *found) error {
 	q.now = v.now()
-	tsText, hasTS := q.get("oauth_timestamp")
+	tsText, hasTS := q.timestamp, q.sent&sentTimestamp != 0
 	if hasTS {
 		ts, err := parseTimestamp(tsText)
 		if err != nil {
@@ -167,7 +197,7 @@ func (v *Verifier) lookup(q *found) error {
 // body hash where there is one or the Verifier requires one.
 func (v *Verifier) checkSigned(q *found) error {
 	s, r := q.s, q.r
-	malformed := malformedSignature(q.method, q.signature, q.consumer)
+	malformed := malformedSignature(q.method, q.sig, q.consumer)
 	if malformed != nil && !v.DiagnoseKeys {
 		return malformed
 	}
@@ -175,7 +205,7 @@ func (v *Verifier) checkSigned(q *found) error {
 	if s.URI, err = v.baseURI(s.URI[:0], r, q.scheme); err != nil {
 		return problem(oauth1.ProblemParameterRejected, err, "Host")
 	}
-	if err := s.receivedBase(r, q.header, q.limit); err != nil {
+	if err := s.receivedBase(r, q.limit); err != nil {
 		if errors.Is(err, oauth1.ErrBodyTooLarge) {
 			return err
 		}
@@ -189,12 +219,12 @@ func (v *Verifier) checkSigned(q *found) error {
 		v.diagnose(q, malformed)
 		return malformed
 	}
-	if err := s.checkSignature(q.method, q.base, q.signature, q.consumer, q.tokenSecret); err != nil {
+	if err := s.checkSignature(q.method, q.base, q.sig, q.consumer, q.tokenSecret); err != nil {
 		err.BaseString = q.refusedBaseString()
 		v.diagnose(q, err)
 		return err
 	}
-	bodyHash, hasBodyHash := q.get("oauth_body_hash")
+	bodyHash, hasBodyHash := q.bodyHash, q.sent&sentBodyHash != 0
 	if hasBodyHash || (v.BodyHash != 0 && !q.form) {
 		if err := v.checkBodyHash(s, r, q.hasBody, bodyHash, q.limit); err != nil {
 			if pe, ok := err.(*ProblemError); ok {
@@ -214,7 +244,7 @@ func (v *Verifier) diagnose(q *found, pe *ProblemError) {
 	if !v.DiagnoseKeys || pe.Problem != oauth1.ProblemSignatureInvalid || pe.BaseString == "" {
 		return
 	}
-	m, wrong := basestring.KeyMistake(pe.BaseString, q.signature, q.method, basestring.Key{
+	m, wrong := basestring.KeyMistake(pe.BaseString, string(q.sig), q.method, basestring.Key{
 		ConsumerKey: q.consumerKey, ConsumerSecret: q.consumer.Secret,
 		Token: q.token, TokenSecret: q.tokenSecret,
 		PublicKey: q.consumer.PublicKey,
@@ -271,12 +301,25 @@ func (q *found) baseString() string {
 
 // verification is what Verify returns for an accepted request.
 func (q *found) verification() *Verification {
-	out := &Verification{
-		ConsumerKey: q.consumerKey, Token: q.token,
-		SignatureMethod: q.method, BaseString: q.baseString(),
+	n := 0
+	for _, p := range q.s.proto {
+		if p.Name != "oauth_signature" && p.Name != "realm" {
+			n++
+		}
 	}
-	out.Params = q.proto[:0] // proto is this call's own, not pooled: filtered in place
-	for _, p := range q.proto {
+	// One allocation for the Verification and its parameters, but for
+	// requests with more than a request usually has.
+	var out *Verification
+	if n <= len(verified{}.params) {
+		w := new(verified)
+		w.v.Params = w.params[:0]
+		out = &w.v
+	} else {
+		out = &Verification{Params: make([]oauth1.Param, 0, n)}
+	}
+	out.ConsumerKey, out.Token = q.consumerKey, q.token
+	out.SignatureMethod, out.BaseString = q.method, q.baseString()
+	for _, p := range q.s.proto { // the values are the request's, not pooled
 		if p.Name != "oauth_signature" && p.Name != "realm" {
 			out.Params = append(out.Params, p)
 		}
@@ -284,10 +327,20 @@ func (q *found) verification() *Verification {
 	return out
 }
 
+// verified is a Verification with room for its parameters.
+type verified struct {
+	v      Verification
+	params [8]oauth1.Param
+}
+
 // state is the scratch space of one verification, pooled.
 type state struct {
 	wire.State
-	large bool // it held a base string over maxPooledBase: not pooled
+	proto      []oauth1.Param // the protocol parameters, with realm
+	fromHeader int            // how many of proto the Authorization header sent
+	header     []oauth1.Param // the Authorization header's other parameters
+	dec        []byte         // what the header had to decode, and the signature
+	large      bool           // it held a base string over maxPooledBase: not pooled
 }
 
 // maxPooledBase is the longest base string whose state is pooled, as
@@ -299,8 +352,17 @@ var statePool = sync.Pool{New: func() any { return new(state) }}
 func getState() *state { return statePool.Get().(*state) }
 
 func putState(s *state) {
-	// A form body grows the parameters as much as the base string would.
-	if !s.large && len(s.Form) <= maxPooledBase && s.Reset() {
-		statePool.Put(s)
+	// The parameters point into the request: not to be pinned in the pool.
+	clear(s.header)
+	clear(s.proto)
+	// A form body grows the parameters as much as the base string would,
+	// and a hostile header its parameters.
+	if s.large || len(s.Form) > maxPooledBase || cap(s.header)+cap(s.proto) > 4*maxProtocolParams || cap(s.dec) > maxPooledDec || !s.Reset() {
+		return
 	}
+	s.header, s.proto, s.dec = s.header[:0], s.proto[:0], s.dec[:0]
+	statePool.Put(s)
 }
+
+// maxPooledDec bounds the decoded header values a pooled state keeps.
+const maxPooledDec = 4 << 10

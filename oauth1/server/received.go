@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/countersign/countersign/oauth1"
@@ -18,15 +17,17 @@ import (
 // lookup, so that hostile requests cost little.
 const maxProtocolParams = 64
 
-// collectProtocol returns the parameters of r's OAuth Authorization header,
-// and the protocol parameters from all three places of §3.5 (with realm),
-// refusing duplicates. It reports whether r has a form body and a body.
-func collectProtocol(s *state, r *http.Request, limit int64) (header, proto []oauth1.Param, form, hasBody bool, err error) {
-	fail := func(err error) ([]oauth1.Param, []oauth1.Param, bool, bool, error) {
-		return nil, nil, false, false, err
-	}
+// collectProtocol reads the protocol parameters from all three places of
+// §3.5 (with realm) into s.proto, those of r's OAuth Authorization header
+// first, and the header's other parameters into s.header, refusing
+// duplicates. A signature the header had to decode is left in s.dec,
+// returned as sig, and its entry in s.proto has an empty value. It reports
+// whether r has a form body and a body.
+func collectProtocol(s *state, r *http.Request, limit int64) (sig []byte, form, hasBody bool, err error) {
+	fail := func(err error) ([]byte, bool, bool, error) { return nil, false, false, err }
 	seen := false
-	for _, h := range r.Header.Values("Authorization") {
+	s.header, s.proto, s.dec = s.header[:0], s.proto[:0], s.dec[:0]
+	for _, h := range r.Header["Authorization"] { // canonical already: no Header.Values
 		if !isOAuthScheme(h) {
 			continue
 		}
@@ -34,23 +35,18 @@ func collectProtocol(s *state, r *http.Request, limit int64) (header, proto []oa
 			return fail(problem(oauth1.ProblemParameterRejected, errors.New("more than one OAuth Authorization header"), "Authorization"))
 		}
 		seen = true
-		if header, err = oauth1.ParseAuthHeader(h); err != nil {
+		if sig, err = s.parseHeader(h); err != nil {
 			return fail(problem(oauth1.ProblemParameterRejected, err, "Authorization"))
 		}
 	}
-	proto = make([]oauth1.Param, 0, 10)
-	for _, p := range header {
-		if strings.HasPrefix(p.Name, "oauth_") || p.Name == "realm" {
-			proto = append(proto, p)
-		}
-	}
-	if len(proto) > maxProtocolParams {
+	s.fromHeader = len(s.proto)
+	if len(s.proto) > maxProtocolParams {
 		return fail(problem(oauth1.ProblemParameterRejected, fmt.Errorf("more than %d protocol parameters", maxProtocolParams), "Authorization"))
 	}
-	if proto, err = appendOAuthForm(proto, r.URL.RawQuery, "query"); err != nil {
+	if s.proto, err = appendOAuthForm(s.proto, r.URL.RawQuery, "query"); err != nil {
 		return fail(err)
 	}
-	if form, err = wire.IsForm(r.Header.Get("Content-Type")); err != nil {
+	if form, err = wire.IsForm(wire.HeaderValue(r.Header, "Content-Type")); err != nil {
 		return fail(problem(oauth1.ProblemParameterRejected, err, "Content-Type"))
 	}
 	hasBody = r.Body != nil && r.Body != http.NoBody
@@ -59,14 +55,45 @@ func collectProtocol(s *state, r *http.Request, limit int64) (header, proto []oa
 		if err != nil {
 			return fail(err)
 		}
-		if proto, err = appendOAuthForm(proto, body, "body"); err != nil {
+		if s.proto, err = appendOAuthForm(s.proto, body, "body"); err != nil {
 			return fail(err)
 		}
 	}
-	if name, ok := repeatedName(proto); ok {
+	if name, ok := repeatedName(s.proto); ok {
 		return fail(problem(oauth1.ProblemParameterRejected, errors.New("duplicated protocol parameter"), name))
 	}
-	return header, proto, form, hasBody, nil
+	return sig, form, hasBody, nil
+}
+
+// parseHeader reads the OAuth Authorization header h, decoded as
+// oauth1.ParseAuthHeader decodes it: its protocol parameters and realm into
+// s.proto, the others into s.header. Values that had to be decoded are
+// copied out of s.dec, but for oauth_signature, whose decoding is returned
+// instead: it is compared, never handed back.
+func (s *state) parseHeader(h string) (sig []byte, err error) {
+	a, err := wire.NewAuthParser(h, s.dec)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		p, ok, err := a.Next()
+		if err != nil || !ok {
+			s.dec = a.Buf
+			return sig, err
+		}
+		if p.InBuf {
+			if p.Name == "oauth_signature" {
+				sig = a.Buf[p.Start:p.End:p.End]
+			} else {
+				p.Value = string(a.Buf[p.Start:p.End])
+			}
+		}
+		if strings.HasPrefix(p.Name, "oauth_") || p.Name == "realm" {
+			s.proto = append(s.proto, oauth1.Param{Name: p.Name, Value: p.Value})
+		} else {
+			s.header = append(s.header, oauth1.Param{Name: p.Name, Value: p.Value})
+		}
+	}
 }
 
 // repeatedName returns a name that occurs more than once in ps, which holds
@@ -83,7 +110,9 @@ func repeatedName(ps []oauth1.Param) (string, bool) {
 }
 
 func isOAuthScheme(h string) bool {
-	h = strings.TrimLeft(h, " \t")
+	for len(h) > 0 && (h[0] == ' ' || h[0] == '\t') {
+		h = h[1:]
+	}
 	return len(h) >= 5 && strings.EqualFold(h[:5], "OAuth") && (len(h) == 5 || h[5] == ' ' || h[5] == '\t')
 }
 
@@ -134,10 +163,17 @@ func index[T string | []byte](s T, c byte) int {
 
 // parseTimestamp accepts a positive decimal number of seconds, digits only.
 func parseTimestamp(s string) (int64, error) {
-	if s == "" || len(s) > 18 || strings.Trim(s, "0123456789") != "" {
+	if s == "" || len(s) > 18 {
 		return 0, fmt.Errorf("oauth_timestamp %q is not a positive integer", s)
 	}
-	return strconv.ParseInt(s, 10, 64)
+	var n int64
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, fmt.Errorf("oauth_timestamp %q is not a positive integer", s)
+		}
+		n = n*10 + int64(s[i]-'0') // 18 digits fit in an int64
+	}
+	return n, nil
 }
 
 // scheme returns the scheme of r's base string URI. From SchemeHeader it
@@ -170,22 +206,23 @@ func (v *Verifier) scheme(r *http.Request) string {
 // request line (r.RequestURI), which r.URL may have normalized. With
 // v.Host set, a Host header that names another host is an error.
 func (v *Verifier) baseURI(dst []byte, r *http.Request, scheme string) ([]byte, error) {
-	path := r.URL.EscapedPath()
-	if r.URL.Opaque != "" {
-		path = r.URL.Opaque
-	}
-	if ru := r.RequestURI; ru != "" && ru != "*" {
-		p, _, _ := strings.Cut(ru, "?")
-		if !strings.HasPrefix(p, "/") {
+	path := r.RequestURI
+	if path == "" || path == "*" {
+		path = r.URL.EscapedPath() // only then: r.URL's path costs a check
+		if r.URL.Opaque != "" {
+			path = r.URL.Opaque
+		}
+	} else {
+		path, _, _ = strings.Cut(path, "?")
+		if !strings.HasPrefix(path, "/") {
 			// absolute-form (RFC 9112 §3.2.2): skip scheme and authority.
-			if _, rest, ok := strings.Cut(p, "://"); ok {
-				p = ""
+			if _, rest, ok := strings.Cut(path, "://"); ok {
+				path = ""
 				if i := strings.IndexByte(rest, '/'); i >= 0 {
-					p = rest[i:]
+					path = rest[i:]
 				}
 			}
 		}
-		path = p
 	}
 	host := r.Host
 	if host == "" {
@@ -214,20 +251,23 @@ func (v *Verifier) baseURI(dst []byte, r *http.Request, scheme string) ([]byte, 
 }
 
 // receivedBase writes into s.Base the base string of a request as a
-// provider received it: s.URI is its base string URI, and header holds the
-// protocol parameters read from the Authorization header, decoded.
+// provider received it: s.URI is its base string URI, and the parameters
+// read from the Authorization header, decoded, are s.header and
+// s.proto[:s.fromHeader].
 // Parameters delivered in the query or body are part of r and are collected
 // with it. oauth_signature and realm are left out wherever they came from
 // (§3.4.1.3.1).
-func (s *state) receivedBase(r *http.Request, header []oauth1.Param, limit int64) error {
+func (s *state) receivedBase(r *http.Request, limit int64) error {
 	if _, _, err := s.Collect(r, limit); err != nil {
 		return err
 	}
 	s.Params.Delete("oauth_signature")
-	for _, p := range header {
-		if p.Name != "realm" && p.Name != "oauth_signature" {
-			if err := s.Params.Add(p.Name, p.Value); err != nil {
-				return err
+	for _, ps := range [2][]oauth1.Param{s.proto[:s.fromHeader], s.header} {
+		for _, p := range ps {
+			if p.Name != "realm" && p.Name != "oauth_signature" {
+				if err := s.Params.Add(p.Name, p.Value); err != nil {
+					return err
+				}
 			}
 		}
 	}

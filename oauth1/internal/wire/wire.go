@@ -264,8 +264,8 @@ func IsForm(ct string) (bool, error) {
 	if ct == "" {
 		return false, nil
 	}
-	if strings.EqualFold(ct, FormType) {
-		return true, nil // the common case, without mime's allocations
+	if ct == FormType || strings.EqualFold(ct, FormType) {
+		return true, nil // the common case, without mime's allocations (or EqualFold's loop)
 	}
 	if !ascii.ContainsFold(ct, "x-www-form-urlencoded") {
 		return false, nil // JSON and the rest, without mime's allocations
