@@ -83,6 +83,11 @@ func (s *Set) Reset() {
 // Len returns the number of pairs in s.
 func (s *Set) Len() int { return len(s.pairs) }
 
+// Memory returns the bytes that s holds, for a pool to bound.
+func (s *Set) Memory() int {
+	return cap(s.buf) + cap(s.pairs)*12 // a pair is three int32
+}
+
 // Add adds the pair name=value; neither is encoded yet. It returns
 // ErrTooLarge, and adds nothing, when the set would exceed 2 GiB.
 func (s *Set) Add(name, value string) error {
