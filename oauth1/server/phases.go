@@ -345,7 +345,7 @@ type state struct {
 
 // maxPooledBase is the longest base string whose state is pooled, as
 // wire.State.Reset bounds the buffers it sees.
-const maxPooledBase = 1 << 20
+const maxPooledBase = 2 << 20
 
 var statePool = sync.Pool{New: func() any { return new(state) }}
 

@@ -83,6 +83,11 @@ func (s *Set) Reset() {
 // Len returns the number of pairs in s.
 func (s *Set) Len() int { return len(s.pairs) }
 
+// Memory returns the bytes that s holds, for a pool to bound.
+func (s *Set) Memory() int {
+	return cap(s.buf) + cap(s.pairs)*12 // a pair is three int32
+}
+
 // Add adds the pair name=value; neither is encoded yet. It returns
 // ErrTooLarge, and adds nothing, when the set would exceed 2 GiB.
 func (s *Set) Add(name, value string) error {
@@ -278,33 +283,103 @@ func (s *Set) insertionSort(ps []pair) {
 	}
 }
 
-// radixSort sorts a large set, a form of hundreds of pairs, by the keys of
-// their names, a byte at a time from the first (MSD), in place (American
-// flag sort: no second buffer, which for a hostile form of one-letter
-// pairs was another six bytes per byte of input), skipping the bytes that
-// every key shares ("field" in field1…field499); then each run of equal
-// keys by the whole comparison.
-func (s *Set) radixSort() {
-	ps := s.pairs
-	var same uint64 = ^uint64(0) // the key bits every pair shares
-	first := s.key(ps[0])
-	for _, p := range ps {
-		same &^= s.key(p) ^ first
+// radixSort sorts a large set, a form of hundreds of pairs, a byte at a
+// time from the first (MSD): by name, and the pairs of each name by value.
+// Each pass reads one byte of each pair, so the sort costs about the bytes
+// that tell the pairs apart, whatever their names share (a shared prefix,
+// one repeated name); a comparison sort recompared those bytes each time.
+func (s *Set) radixSort() { s.sortFrom(s.pairs, byName, 0) }
+
+// The field of a pair a sort pass reads: its name, or its value once the
+// names are known equal.
+const (
+	byName = iota
+	byValue
+)
+
+// field returns where p's name or value lies in s.buf.
+func (s *Set) field(p pair, f int) (start, end int) {
+	if f == byName {
+		return int(p.name), int(p.eq)
 	}
-	s.flagSort(ps, 56, same)
+	return int(p.eq) + len(sepEq), int(p.end)
 }
 
-// flagSort sorts ps, whose keys agree above the byte at shift, by that
-// byte in place, then each bucket by the bytes below it.
-func (s *Set) flagSort(ps []pair, shift int, same uint64) {
+// keyAt returns the eight bytes of p's field f from depth on, big-endian
+// and zero-padded: an encoded name or value holds no NUL, so the padding
+// sorts a shorter one first, and a key whose last byte is 0 is of a field
+// that ends in it.
+func (s *Set) keyAt(p pair, f, depth int) uint64 {
+	start, end := s.field(p, f)
+	i := start + depth
+	n := end - i
+	if n <= 0 {
+		return 0
+	}
+	if i+8 <= len(s.buf) {
+		k := binary.BigEndian.Uint64(s.buf[i:]) // past the field: masked off
+		if n < 8 {
+			k &^= ^uint64(0) >> (8 * n)
+		}
+		return k
+	}
+	var k uint64
+	for j, c := range s.buf[i:min(end, i+8)] {
+		k |= uint64(c) << (56 - 8*j)
+	}
+	return k
+}
+
+// sortFrom sorts ps, whose fields f agree in their first depth bytes (and
+// whose names are equal, for values).
+func (s *Set) sortFrom(ps []pair, f, depth int) {
+	for len(ps) > 48 {
+		first := s.keyAt(ps[0], f, depth)
+		same := ^uint64(0) // the key bits every pair shares
+		for _, p := range ps[1:] {
+			same &^= s.keyAt(p, f, depth) ^ first
+		}
+		if same != ^uint64(0) {
+			s.flagSort(ps, f, depth, 56, same)
+			return
+		}
+		// Equal keys: the next eight bytes, or the values of equal names.
+		if first&0xFF != 0 {
+			depth += 8
+			continue
+		}
+		if f == byValue {
+			return // equal pairs
+		}
+		f, depth = byValue, 0
+	}
+	s.insertionSort(ps) // few: the whole comparison
+}
+
+// flagSort sorts ps, whose keys at depth agree above the byte at shift and
+// in the bits of same, by that byte in place (American flag sort: no
+// second buffer, which for a hostile form of one-letter pairs was another
+// six bytes per byte of input), then each bucket by the bytes after it.
+func (s *Set) flagSort(ps []pair, f, depth, shift int, same uint64) {
 	for shift >= 0 && byte(same>>shift) == 0xFF {
 		shift -= 8 // a byte no key differs in
 	}
-	if shift < 0 || len(ps) <= 48 {
-		s.insertionSort(ps) // equal keys, or few: the whole comparison
+	if shift < 0 {
+		s.sortFrom(ps, f, depth+8)
 		return
 	}
-	digit := func(p pair) byte { return byte(s.key(p) >> shift) }
+	if len(ps) <= 48 {
+		s.insertionSort(ps)
+		return
+	}
+	at := depth + (56-shift)/8 // the byte sorted on, 0 past the field
+	digit := func(p pair) byte {
+		start, end := s.field(p, f)
+		if start+at < end {
+			return s.buf[start+at]
+		}
+		return 0
+	}
 	var end, next [256]int32 // next[d]: where bucket d's next pair goes
 	for _, p := range ps {
 		end[digit(p)]++
@@ -328,12 +403,14 @@ func (s *Set) flagSort(ps []pair, shift int, same uint64) {
 			next[d]++
 		}
 	}
-	start := int32(0)
-	for d := range 256 {
-		if end[d]-start > 1 {
-			s.flagSort(ps[start:end[d]], shift-8, same)
+	// Bucket 0 holds the fields that end before the byte sorted on: equal.
+	if f == byName && end[0] > 1 {
+		s.sortFrom(ps[:end[0]], byValue, 0)
+	}
+	for d := 1; d < 256; d++ {
+		if n := end[d] - end[d-1]; n > 1 {
+			s.flagSort(ps[end[d-1]:end[d]], f, depth, shift-8, same)
 		}
-		start = end[d]
 	}
 }
 

@@ -236,3 +236,74 @@ func FuzzMatchesReference(f *testing.F) {
 		}
 	})
 }
+
+// The shapes that a sort by the first eight bytes of a name left to a
+// comparison sort, against the reference: names that share more than eight
+// bytes, one name repeated, names that are prefixes of others (encoded "a"
+// and "a%2520": sorting "name=value" as one string would put "a%20=" before
+// "a="), fields of exactly eight and sixteen bytes, and values that share
+// long prefixes.
+func TestSortShapes(t *testing.T) {
+	perm := func(n int) []int { return rand.New(rand.NewPCG(3, 4)).Perm(n) }
+	shapes := map[string]func(b *strings.Builder){
+		"shared prefix": func(b *strings.Builder) {
+			for _, i := range perm(10_000) {
+				fmt.Fprintf(b, "parameter%05d=v%d&", i, i%7)
+			}
+		},
+		"one name": func(b *strings.Builder) {
+			for _, i := range perm(10_000) {
+				fmt.Fprintf(b, "id=%d&", i)
+			}
+		},
+		"one name, long shared values": func(b *strings.Builder) {
+			for _, i := range perm(3000) {
+				fmt.Fprintf(b, "name=%s%d&", strings.Repeat("v", 20), i%1500)
+			}
+		},
+		"prefix names": func(b *strings.Builder) {
+			names := []string{"a", "a%20", "a%20%20", "a+", "ab", "a%00", "a%3D", "aaaaaaaa", "aaaaaaaab", "aaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaaaab", "aaaaaaa"}
+			values := []string{"", "a", "a%20", "%20", "b", "aaaaaaaa", "aaaaaaaa%20", "aaaaaaaaaaaaaaaa", "%00"}
+			for _, i := range perm(2000) {
+				fmt.Fprintf(b, "%s=%s&", names[i%len(names)], values[i/len(names)%len(values)])
+			}
+		},
+		// Keys that differ in the ninth byte, then in the ninth and tenth: an
+		// odd and an even number of passes past the first key.
+		"ninth byte": func(b *strings.Builder) {
+			for _, i := range perm(1000) {
+				fmt.Fprintf(b, "abcdefgh%c=%d&", 'a'+i%26, i%3)
+			}
+		},
+		"ninth and tenth bytes": func(b *strings.Builder) {
+			for _, i := range perm(1000) {
+				fmt.Fprintf(b, "abcdefgh%c%c=%d&", 'a'+i%26, 'a'+i/26%26, i%3)
+			}
+		},
+		"mixed": func(b *strings.Builder) {
+			for _, i := range perm(5000) {
+				switch i % 4 {
+				case 0:
+					fmt.Fprintf(b, "parameter%d=%d&", i%100, i)
+				case 1:
+					fmt.Fprintf(b, "p=%s&", strings.Repeat("x", i%30))
+				case 2:
+					fmt.Fprintf(b, "paramete=%d&", i%10)
+				default:
+					fmt.Fprintf(b, "param%%20eter=%d&", i%5)
+				}
+			}
+		},
+	}
+	var s Set
+	for name, shape := range shapes {
+		var b strings.Builder
+		shape(&b)
+		forms := []string{b.String()}
+		got, err := build(&s, "GET", "https://h/", forms, nil)
+		require.NoError(t, err, name)
+		want, err := refBaseString("GET", "https://h/", forms, nil)
+		require.NoError(t, err, name)
+		require.True(t, got == want, "%s: base strings differ", name)
+	}
+}
