@@ -51,7 +51,7 @@ func collectProtocol(s *state, r *http.Request, limit int64) (sig []byte, form, 
 	}
 	hasBody = r.Body != nil && r.Body != http.NoBody
 	if hasBody && form {
-		body, err := s.FormBody(r, limit) // kept for receivedBase: one read
+		body, err := s.FormBodyHeld(r, limit) // kept for receivedBase: one read
 		if err != nil {
 			return fail(err)
 		}
