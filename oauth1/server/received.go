@@ -261,7 +261,16 @@ func (s *state) receivedBase(r *http.Request, limit int64) error {
 	if _, _, err := s.Collect(r, limit); err != nil {
 		return err
 	}
-	s.Params.Delete("oauth_signature")
+	// Only a query or body can have put oauth_signature in the Set:
+	// collectProtocol read their every oauth_* name into
+	// s.proto[s.fromHeader:], decoded as Collect decodes them, and a name
+	// it could not decode failed Collect above.
+	for _, p := range s.proto[s.fromHeader:] {
+		if p.Name == "oauth_signature" {
+			s.Params.Delete("oauth_signature")
+			break
+		}
+	}
 	for _, ps := range [2][]oauth1.Param{s.proto[:s.fromHeader], s.header} {
 		for _, p := range ps {
 			if p.Name != "realm" && p.Name != "oauth_signature" {

@@ -796,6 +796,36 @@ func TestVerifyReceivedForms(t *testing.T) {
 		t.Errorf("encoded parameter name in the query: %+v, %v", got, err)
 	}
 
+	// The signature under an encoded name, in the query and in a form
+	// body: left out of the base string as the plain name is.
+	for _, d := range []oauth1.Delivery{oauth1.QueryString, oauth1.FormBody} {
+		c = xConfig()
+		c.Delivery = d
+		r = signed(t, c, "POST", "https://api.example.com/r", "application/x-www-form-urlencoded", "a=1", "encsig")
+		if d == oauth1.QueryString {
+			r.URL.RawQuery = strings.ReplaceAll(r.URL.RawQuery, "oauth_signature=", "oauth%5Fsignature=")
+			r.RequestURI = r.URL.RequestURI()
+		} else {
+			b, _ := io.ReadAll(r.Body)
+			wire.SetBody(r, []byte(strings.ReplaceAll(string(b), "oauth_signature=", "%6Fauth_signature=")))
+			r.GetBody = nil
+		}
+		if _, err := xVerifier().Verify(r); err != nil {
+			t.Errorf("%v delivery, oauth_signature with an encoded name: %v", d, err)
+		}
+	}
+
+	// A second signature beside the header's, under any spelling, is
+	// refused, not dropped: the base string has no room for it.
+	for _, q := range []string{"oauth_signature=x", "oauth%5Fsignature=x", "%6Fauth%5Fsignature=", "oauth%5Fsignature", "oauth%ZZsignature=x"} {
+		r = signed(t, xConfig(), "GET", "https://api.example.com/r?a=1", "", "", "twosig")
+		r.URL.RawQuery += "&" + q
+		r.RequestURI = r.URL.RequestURI()
+		if _, err := xVerifier().Verify(r); err == nil {
+			t.Errorf("header signature and %q in the query: verified", q)
+		}
+	}
+
 	// A JSON body covered by oauth_body_hash stays readable.
 	c = xConfig()
 	c.BodyHash = crypto.SHA256
