@@ -31,7 +31,7 @@ func (s *state) deliver(c *Config, r *http.Request, sig []byte, proto []Param, o
 			b = wire.AppendQuoted(b, c.Realm)
 			b = append(b, ", "...)
 		}
-		b = appendProto(b, sig, proto, own, `="`, `", `)
+		b = appendProto(b, sig, proto, own, s.plain, `="`, `", `)
 		if r.Header == nil {
 			r.Header = make(http.Header)
 		}
@@ -41,14 +41,14 @@ func (s *state) deliver(c *Config, r *http.Request, sig []byte, proto []Param, o
 		if u.RawQuery != "" {
 			b = append(append(b, u.RawQuery...), '&')
 		}
-		b = appendProto(b, sig, proto, own, "=", "&")
+		b = appendProto(b, sig, proto, own, s.plain, "=", "&")
 		u.RawQuery = string(b[:len(b)-1])
 		r.URL = &u
 	case FormBody:
 		if len(s.Form) > 0 {
 			b = append(append(b, s.Form...), '&')
 		}
-		b = appendProto(b, sig, proto, own, "=", "&")
+		b = appendProto(b, sig, proto, own, s.plain, "=", "&")
 		wire.SetBody(r, bytes.Clone(b[:len(b)-1]))
 		if r.Header == nil {
 			r.Header = make(http.Header)
@@ -65,8 +65,8 @@ func (s *state) deliver(c *Config, r *http.Request, sig []byte, proto []Param, o
 
 // appendProto appends the sorted protocol parameters, oauth_signature in
 // its place, each as name, eq, value, sep, percent-encoded; own as for
-// deliver.
-func appendProto(b, sig []byte, proto []Param, own bool, eq, sep string) []byte {
+// deliver, and then bit i of plain says proto[i].Value needs no escaping.
+func appendProto(b, sig []byte, proto []Param, own bool, plain uint16, eq, sep string) []byte {
 	done := false
 	for i := 0; i <= len(proto); i++ {
 		if !done && (i == len(proto) || proto[i].Name > "oauth_signature") {
@@ -85,7 +85,11 @@ func appendProto(b, sig []byte, proto []Param, own bool, eq, sep string) []byte 
 			b = percent.AppendEncode(b, proto[i].Name)
 		}
 		b = append(b, eq...)
-		b = percent.AppendEncode(b, proto[i].Value)
+		if own && plain&(1<<i) != 0 {
+			b = append(b, proto[i].Value...)
+		} else {
+			b = percent.AppendEncode(b, proto[i].Value)
+		}
 		b = append(b, sep...)
 	}
 	return b

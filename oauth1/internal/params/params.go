@@ -71,12 +71,26 @@ func (s *Set) Memory() int {
 // Add adds the pair name=value; neither is encoded yet. It returns
 // ErrTooLarge, and adds nothing, when the set would exceed 2 GiB.
 func (s *Set) Add(name, value string) error {
+	_, err := s.add(name, value, ascii.CountEscapes(name))
+	return err
+}
+
+// AddUnreserved is Add for a name known to be all unreserved bytes, such
+// as a protocol parameter's that its caller spells, which it does not scan.
+// It reports whether value needs no escaping either, so that a caller
+// writing it again may copy it as it is.
+func (s *Set) AddUnreserved(name, value string) (plain bool, err error) {
+	return s.add(name, value, 0)
+}
+
+// add is Add for a name with en escapes.
+func (s *Set) add(name, value string, en int) (bool, error) {
 	if int64(len(s.buf))+5*int64(len(name)+len(value))+6 > math.MaxInt32 {
-		return ErrTooLarge
+		return false, ErrTooLarge
 	}
 	// Count the escapes first, to grow once and copy the usual pair (keys,
 	// tokens, nonces, timestamps) whole.
-	en, ev := ascii.CountEscapes(name), ascii.CountEscapes(value)
+	ev := ascii.CountEscapes(value)
 	buf := slices.Grow(s.buf, len(name)+len(value)+4*(en+ev)+len(sepEq)+len(sepAmp))
 	n := len(buf)
 	if en == 0 {
@@ -94,7 +108,7 @@ func (s *Set) Add(name, value string) error {
 	s.pairs = append(s.pairs, newPair(n, eq, len(buf)))
 	s.buf = append(buf, sepAmp...)
 	s.sorted = false
-	return nil
+	return ev == 0, nil
 }
 
 // AddForm adds the pairs of an application/x-www-form-urlencoded string, a
