@@ -139,7 +139,10 @@ func addForm[T string | []byte](s *Set, raw T) error {
 	if int64(len(s.buf))+need > math.MaxInt32 {
 		return ErrTooLarge
 	}
+	// need bounds what is written: stores by index into its room, without
+	// append's capacity check per byte.
 	buf := slices.Grow(s.buf, int(need))
+	out, j := buf[:cap(buf)], len(buf)
 	s.pairs = slices.Grow(s.pairs, int(pairs))
 	s.sorted = false
 	for i := 0; i < len(raw); {
@@ -147,13 +150,14 @@ func addForm[T string | []byte](s *Set, raw T) error {
 			i++
 			continue
 		}
-		name, eq := len(buf), -1
+		name, eq := j, -1
 	pair:
 		for i < len(raw) {
 			c := raw[i]
 			i++
 			if ascii.Unreserved(c) { // most bytes: first, and on their own
-				buf = append(buf, c)
+				out[j] = c
+				j++
 				continue
 			}
 			switch c {
@@ -161,8 +165,8 @@ func addForm[T string | []byte](s *Set, raw T) error {
 				break pair
 			case '=':
 				if eq < 0 {
-					eq = len(buf)
-					buf = append(buf, sepEq...)
+					eq = j
+					j = putSep(out, j, sepEq)
 					continue
 				}
 			case '+':
@@ -171,23 +175,42 @@ func addForm[T string | []byte](s *Set, raw T) error {
 				hi, ok1 := ascii.Unhex(at(raw, i))
 				lo, ok2 := ascii.Unhex(at(raw, i+1))
 				if !ok1 || !ok2 {
-					s.buf = buf
+					s.buf = out[:j]
 					return &percent.EscapeError{Offset: i - 1, Escape: string(raw[i-1 : min(i+2, len(raw))])}
 				}
 				c = hi<<4 | lo
 				i += 2
 			}
-			buf = appendByteTwice(buf, c)
+			j = putByteTwice(out, j, c)
 		}
 		if eq < 0 {
-			eq = len(buf)
-			buf = append(buf, sepEq...)
+			eq = j
+			j = putSep(out, j, sepEq)
 		}
-		s.pairs = append(s.pairs, newPair(name, eq, len(buf)))
-		buf = append(buf, sepAmp...)
+		s.pairs = append(s.pairs, newPair(name, eq, j))
+		j = putSep(out, j, sepAmp)
 	}
-	s.buf = buf
+	s.buf = out[:j]
 	return nil
+}
+
+// putSep stores sep, three bytes, at out[j:] and returns the index past it.
+func putSep(out []byte, j int, sep string) int {
+	o := out[j : j+3]
+	o[0], o[1], o[2] = sep[0], sep[1], sep[2]
+	return j + 3
+}
+
+// putByteTwice stores c percent-encoded twice at out[j:], as appendByteTwice
+// appends it, and returns the index past it.
+func putByteTwice(out []byte, j int, c byte) int {
+	if ascii.Unreserved(c) {
+		out[j] = c
+		return j + 1
+	}
+	o := out[j : j+5]
+	o[0], o[1], o[2], o[3], o[4] = '%', '2', '5', ascii.UpperHex[c>>4], ascii.UpperHex[c&15]
+	return j + 5
 }
 
 // count returns the number of bytes c in raw.
