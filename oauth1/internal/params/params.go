@@ -327,9 +327,17 @@ func (s *Set) AppendBaseString(dst []byte, method string, uri []byte) []byte {
 	dst = append(dst, '&')
 	dst = ascii.AppendEncode(dst, uri)
 	dst = append(dst, '&')
+	// Pairs that follow each other in buf in sorted order too, such as the
+	// protocol parameters added in order, are copied as one run.
+	start, end := 0, 0
 	for _, p := range s.pairs {
-		dst = append(dst, s.buf[p.name:int(p.end)+len(sepAmp)]...)
+		if int(p.name) != end {
+			dst = append(dst, s.buf[start:end]...)
+			start = int(p.name)
+		}
+		end = int(p.end) + len(sepAmp)
 	}
+	dst = append(dst, s.buf[start:end]...)
 	if len(s.pairs) > 0 {
 		dst = dst[:len(dst)-len(sepAmp)]
 	}
