@@ -131,13 +131,22 @@ func addForm[T string | []byte](s *Set, raw T) error {
 	// reserved byte) but "&", which takes none; each pair, of which there
 	// are no more than "&"-separated segments that are not empty, gets
 	// "%26" and at most "%3D".
-	amps := int64(count(raw, '&'))
-	pcts := int64(count(raw, '%'))
-	escaped := int64(ascii.CountEscapes(raw)) // "&" and "%" among them
-	pairs := min(amps+1, int64(len(raw))-amps)
-	need := int64(len(raw)) + 4*escaped - 2*pcts - 5*amps + int64(len(sepEq)+len(sepAmp))*pairs
-	if int64(len(s.buf))+need > math.MaxInt32 {
-		return ErrTooLarge
+	//
+	// A short input, a query or a small body, gets eleven bytes a byte
+	// instead, without the three scans: a pair of k bytes takes at most 5k
+	// and 6, and k of them at least one byte and an "&" but the last.
+	var need, pairs int64
+	if n := int64(len(raw)); n <= maxShortForm && int64(len(s.buf))+11*n <= math.MaxInt32 {
+		need, pairs = 11*n, (n+1)/2
+	} else {
+		amps := int64(count(raw, '&'))
+		pcts := int64(count(raw, '%'))
+		escaped := int64(ascii.CountEscapes(raw)) // "&" and "%" among them
+		pairs = min(amps+1, int64(len(raw))-amps)
+		need = int64(len(raw)) + 4*escaped - 2*pcts - 5*amps + int64(len(sepEq)+len(sepAmp))*pairs
+		if int64(len(s.buf))+need > math.MaxInt32 {
+			return ErrTooLarge
+		}
 	}
 	// need bounds what is written: stores by index into its room, without
 	// append's capacity check per byte.
@@ -212,6 +221,9 @@ func putByteTwice(out []byte, j int, c byte) int {
 	o[0], o[1], o[2], o[3], o[4] = '%', '2', '5', ascii.UpperHex[c>>4], ascii.UpperHex[c&15]
 	return j + 5
 }
+
+// maxShortForm is the longest form addForm sizes for without scanning it.
+const maxShortForm = 128
 
 // count returns the number of bytes c in raw.
 func count[T string | []byte](raw T, c byte) int {
