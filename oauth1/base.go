@@ -22,6 +22,7 @@ import (
 // may share its memory.
 type state struct {
 	wire.State
+	plain uint16 // bit i: proto[i], one of the Config's own, needs no escaping
 }
 
 var statePool = sync.Pool{New: func() any { return new(state) }}
@@ -116,7 +117,19 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 		}
 		proto = append(proto, p)
 	}
-	for _, p := range proto {
+	// The Config's own names are unreserved constants: only their values
+	// are scanned, once, and delivery copies those that need no escaping.
+	s.plain = 0
+	for i, p := range proto[:supplied] {
+		plain, err := s.Params.AddUnreserved(p.Name, p.Value)
+		if err != nil {
+			return nil, fmt.Errorf("oauth1: protocol parameter %s: %w", p.Name, err)
+		}
+		if plain {
+			s.plain |= 1 << i
+		}
+	}
+	for _, p := range proto[supplied:] {
 		if err := s.Params.Add(p.Name, p.Value); err != nil {
 			return nil, fmt.Errorf("oauth1: protocol parameter %s: %w", percent.Encode(p.Name), err)
 		}

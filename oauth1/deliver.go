@@ -31,7 +31,7 @@ func (s *state) deliver(c *Config, r *http.Request, sig []byte, proto []Param, o
 			b = wire.AppendQuoted(b, c.Realm)
 			b = append(b, ", "...)
 		}
-		b = appendProto(b, sig, proto, own, `="`, `", `)
+		b = appendProto(b, sig, proto, own, s.plain, true)
 		if r.Header == nil {
 			r.Header = make(http.Header)
 		}
@@ -41,14 +41,14 @@ func (s *state) deliver(c *Config, r *http.Request, sig []byte, proto []Param, o
 		if u.RawQuery != "" {
 			b = append(append(b, u.RawQuery...), '&')
 		}
-		b = appendProto(b, sig, proto, own, "=", "&")
+		b = appendProto(b, sig, proto, own, s.plain, false)
 		u.RawQuery = string(b[:len(b)-1])
 		r.URL = &u
 	case FormBody:
 		if len(s.Form) > 0 {
 			b = append(append(b, s.Form...), '&')
 		}
-		b = appendProto(b, sig, proto, own, "=", "&")
+		b = appendProto(b, sig, proto, own, s.plain, false)
 		wire.SetBody(r, bytes.Clone(b[:len(b)-1]))
 		if r.Header == nil {
 			r.Header = make(http.Header)
@@ -64,16 +64,21 @@ func (s *state) deliver(c *Config, r *http.Request, sig []byte, proto []Param, o
 }
 
 // appendProto appends the sorted protocol parameters, oauth_signature in
-// its place, each as name, eq, value, sep, percent-encoded; own as for
-// deliver.
-func appendProto(b, sig []byte, proto []Param, own bool, eq, sep string) []byte {
+// its place, each percent-encoded as name="value", (header) or name=value&
+// (a query or a form body); own as for deliver, and then bit i of plain
+// says proto[i].Value needs no escaping. The separators are constants, which
+// the compiler stores inline: as arguments, each was a call to memmove.
+func appendProto(b, sig []byte, proto []Param, own bool, plain uint16, header bool) []byte {
 	done := false
 	for i := 0; i <= len(proto); i++ {
 		if !done && (i == len(proto) || proto[i].Name > "oauth_signature") {
-			b = append(b, "oauth_signature"...)
-			b = append(b, eq...)
+			if header {
+				b = append(b, `oauth_signature="`...)
+			} else {
+				b = append(b, "oauth_signature="...)
+			}
 			b = ascii.AppendEncode(b, sig) // base64 and PLAINTEXT keys hold '+', '/', '=', '%'
-			b = append(b, sep...)
+			b = appendSep(b, header)
 			done = true
 		}
 		if i == len(proto) {
@@ -84,11 +89,27 @@ func appendProto(b, sig []byte, proto []Param, own bool, eq, sep string) []byte 
 		} else {
 			b = percent.AppendEncode(b, proto[i].Name)
 		}
-		b = append(b, eq...)
-		b = percent.AppendEncode(b, proto[i].Value)
-		b = append(b, sep...)
+		if header {
+			b = append(b, '=', '"')
+		} else {
+			b = append(b, '=')
+		}
+		if own && plain&(1<<i) != 0 {
+			b = append(b, proto[i].Value...)
+		} else {
+			b = percent.AppendEncode(b, proto[i].Value)
+		}
+		b = appendSep(b, header)
 	}
 	return b
+}
+
+// appendSep appends what follows a value: `", ` in a header, "&" otherwise.
+func appendSep(b []byte, header bool) []byte {
+	if header {
+		return append(b, '"', ',', ' ')
+	}
+	return append(b, '&')
 }
 
 // checkRealm refuses a realm that cannot be written as a quoted-string:

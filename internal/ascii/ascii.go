@@ -5,6 +5,7 @@ package ascii
 
 import (
 	"encoding/binary"
+	"slices"
 	"sync"
 )
 
@@ -64,14 +65,23 @@ var token = func() (t [256]bool) {
 // percent.AppendEncode for bytes, for the few short byte strings that
 // signing encodes.
 func AppendEncode(dst, b []byte) []byte {
+	// Room for the worst case at once, then indexed stores: no capacity
+	// check per byte, as append makes.
+	n := len(dst)
+	dst = slices.Grow(dst, 3*len(b))
+	out := dst[n : n+3*len(b)]
+	j := 0
 	for _, c := range b {
 		if unreserved[c] {
-			dst = append(dst, c)
+			out[j] = c
+			j++
 		} else {
-			dst = append(dst, '%', UpperHex[c>>4], UpperHex[c&15])
+			o := out[j : j+3]
+			o[0], o[1], o[2] = '%', UpperHex[c>>4], UpperHex[c&15]
+			j += 3
 		}
 	}
-	return dst
+	return dst[:n+j]
 }
 
 // CountEscapes returns how many bytes of s are not unreserved, that is how

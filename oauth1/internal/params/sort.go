@@ -50,6 +50,10 @@ func (s *Set) insertionSort(ps []pair) {
 		slices.SortFunc(ps, s.compare)
 		return
 	}
+	if len(ps) <= 16 {
+		s.insertionSortKeyed(ps)
+		return
+	}
 	for i := 1; i < len(ps); i++ {
 		x, kx := ps[i], s.key(ps[i])
 		j := i
@@ -61,6 +65,29 @@ func (s *Set) insertionSort(ps []pair) {
 			ps[j] = y
 		}
 		ps[j] = x
+	}
+}
+
+// insertionSortKeyed is insertionSort for up to 16 pairs, a request's
+// usual count, with their keys computed once and moved with them rather
+// than at each comparison.
+func (s *Set) insertionSortKeyed(ps []pair) {
+	var keys [16]uint64
+	ks := keys[:len(ps)]
+	for i, p := range ps {
+		ks[i] = s.key(p)
+	}
+	for i := 1; i < len(ps); i++ {
+		x, kx := ps[i], ks[i]
+		j := i
+		for ; j > 0; j-- {
+			y, ky := ps[j-1], ks[j-1]
+			if ky < kx || ky == kx && s.compareTail(y, x) <= 0 {
+				break
+			}
+			ps[j], ks[j] = y, ky
+		}
+		ps[j], ks[j] = x, kx
 	}
 }
 

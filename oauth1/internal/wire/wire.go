@@ -198,7 +198,10 @@ func AppendBaseURI(dst []byte, r *http.Request) ([]byte, error) {
 	if u.Scheme == "" || host == "" {
 		return dst, fmt.Errorf("oauth1: request URL %q is not absolute", u.Redacted())
 	}
-	path := u.EscapedPath()
+	path := u.Path
+	if u.RawPath != "" || !plainPath(path) {
+		path = u.EscapedPath()
+	}
 	if u.Opaque != "" {
 		// net/http sends an opaque URL verbatim as the request target.
 		switch {
@@ -215,6 +218,18 @@ func AppendBaseURI(dst []byte, r *http.Request) ([]byte, error) {
 		}
 	}
 	return AppendURI(dst, u.Scheme, host, path)
+}
+
+// plainPath reports whether path is all unreserved bytes and "/", which
+// u.EscapedPath returns as they are when u.RawPath is empty: the usual
+// path, checked without net/url's per-byte switch.
+func plainPath(path string) bool {
+	for i := 0; i < len(path); i++ {
+		if c := path[i]; c != '/' && !ascii.Unreserved(c) {
+			return false
+		}
+	}
+	return true
 }
 
 // AppendURI appends scheme://host/path as §3.4.1.2 writes it.
