@@ -60,7 +60,7 @@ var hashes = map[string]crypto.Hash{"SHA1": crypto.SHA1, "SHA256": crypto.SHA256
 func (v vector) config(t *testing.T) *oauth1.Config {
 	t.Helper()
 	c := &oauth1.Config{
-		Consumer:    oauth1.Credentials{Token: v.Get("consumer-key"), Secret: v.Get("consumer-secret")},
+		ConsumerKey: v.Get("consumer-key"), ConsumerSecret: v.Get("consumer-secret"),
 		Realm:       v.Get("realm"),
 		OmitVersion: v.Get("version") == "",
 	}

@@ -46,7 +46,7 @@ func BenchmarkSignManyConfigs(b *testing.B) {
 			cfgs := make([]*oauth1.Config, n)
 			for i := range cfgs {
 				c := *xConfig
-				c.Consumer.Secret = consumerSecret + strconv.Itoa(i)
+				c.ConsumerSecret = consumerSecret + strconv.Itoa(i)
 				cfgs[i] = &c
 			}
 			r := xExample.request(b)
@@ -64,7 +64,7 @@ func BenchmarkSignManyConfigs(b *testing.B) {
 		r := xExample.request(b)
 		b.ReportAllocs()
 		for b.Loop() {
-			c := &oauth1.Config{Consumer: oauth1.Credentials{Token: consumerKey, Secret: consumerSecret}}
+			c := &oauth1.Config{ConsumerKey: consumerKey, ConsumerSecret: consumerSecret}
 			if err := c.SignAt(r, xToken, xTime, nonce); err != nil {
 				b.Fatal(err)
 			}
@@ -88,7 +88,7 @@ func BenchmarkVerifyManyClients(b *testing.B) {
 		b.Run("clients="+strconv.Itoa(n), func(b *testing.B) {
 			headers := make([]string, n)
 			for i := range headers {
-				c := &oauth1.Config{Consumer: oauth1.Credentials{Token: "k" + strconv.Itoa(i), Secret: consumerSecret + strconv.Itoa(i)}}
+				c := &oauth1.Config{ConsumerKey: "k" + strconv.Itoa(i), ConsumerSecret: consumerSecret + strconv.Itoa(i)}
 				r := xExample.request(b)
 				if err := c.SignAt(r, xToken, xTime, nonce); err != nil {
 					b.Fatal(err)

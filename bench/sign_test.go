@@ -116,7 +116,7 @@ var (
 )
 
 var (
-	xConfig = &oauth1.Config{Consumer: oauth1.Credentials{Token: consumerKey, Secret: consumerSecret}}
+	xConfig = &oauth1.Config{ConsumerKey: consumerKey, ConsumerSecret: consumerSecret}
 	xToken  = &oauth1.Credentials{Token: token, Secret: tokenSecret}
 	xTime   = time.Unix(timestamp, 0)
 )

@@ -120,8 +120,8 @@ func TestParseAuthHeaderErrors(t *testing.T) {
 // values chosen to need every kind of encoding.
 func TestParseAuthHeaderSigner(t *testing.T) {
 	c := &Config{
-		Consumer: Credentials{Token: "key with spaces+plus/slash", Secret: "s"},
-		Realm:    "Photos",
+		ConsumerKey: "key with spaces+plus/slash", ConsumerSecret: "s",
+		Realm: "Photos",
 	}
 	r, _ := http.NewRequest("GET", "https://example.com/x", nil)
 	extra := Param{Name: "oauth_callback", Value: "https://client.example/cb?a=1&b=☃"}

@@ -49,8 +49,8 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 		return nil, errors.New("oauth1: nil request")
 	case r.URL == nil:
 		return nil, errors.New("oauth1: request has no URL")
-	case c.Consumer.Token == "":
-		return nil, errors.New("oauth1: missing consumer key (Config.Consumer.Token)")
+	case c.ConsumerKey == "":
+		return nil, errors.New("oauth1: missing consumer key (Config.ConsumerKey)")
 	}
 	if !wire.ValidMethod(r.Method) {
 		// net/http would refuse to send it; say so before signing it.
@@ -96,7 +96,7 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 		}
 		proto = append(proto, Param{"oauth_body_hash", sum})
 	}
-	proto = append(proto, Param{"oauth_consumer_key", c.Consumer.Token})
+	proto = append(proto, Param{"oauth_consumer_key", c.ConsumerKey})
 	if !omitTime {
 		proto = append(proto, Param{"oauth_nonce", nonce})
 	}
@@ -150,7 +150,7 @@ func (s *state) sign(sg Signer, cs, ts string) ([]byte, error) {
 		s.Sig = append(s.Sig[:0], sig...)
 		return s.Sig, err
 	}
-	if h.Method() == "" {
+	if h.SignatureMethod() == "" {
 		return nil, mac.UnsupportedHash("HMAC", h.Hash)
 	}
 	var err error

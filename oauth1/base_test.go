@@ -32,7 +32,7 @@ const (
 const protoTail = "oauth_consumer_key%3Dck%26oauth_nonce%3Dn%26oauth_signature_method%3DHMAC-SHA1%26oauth_timestamp%3D1"
 
 var (
-	testConfig = &oauth1.Config{Consumer: oauth1.Credentials{Token: "ck", Secret: consumerSecret}, OmitVersion: true}
+	testConfig = &oauth1.Config{ConsumerKey: "ck", ConsumerSecret: consumerSecret, OmitVersion: true}
 	testTime   = time.Unix(1, 0)
 )
 
@@ -239,7 +239,7 @@ var signOnly = map[string]bool{"RSA without key": true}
 func errorTests() []errorTest {
 	good := func(t *testing.T) *http.Request { return newRequest(t, "GET", "https://example.com/r", "", "") }
 	cfg := func(edit func(c *oauth1.Config)) *oauth1.Config {
-		c := &oauth1.Config{Consumer: oauth1.Credentials{Token: "ck", Secret: consumerSecret}}
+		c := &oauth1.Config{ConsumerKey: "ck", ConsumerSecret: consumerSecret}
 		edit(c)
 		return c
 	}
@@ -251,7 +251,7 @@ func errorTests() []errorTest {
 			u, _ := url.Parse("https://example.com/r")
 			return &http.Request{Method: "GET /", URL: u, Header: http.Header{}}
 		}, `invalid method "GET /"`},
-		{"missing consumer key", cfg(func(c *oauth1.Config) { c.Consumer.Token = "" }), good, "missing consumer key"},
+		{"missing consumer key", cfg(func(c *oauth1.Config) { c.ConsumerKey = "" }), good, "missing consumer key"},
 		{"relative URL", testConfig, func(*testing.T) *http.Request {
 			return &http.Request{Method: "GET", URL: &url.URL{Path: "/r"}, Header: http.Header{}}
 		}, "not absolute"},
@@ -485,7 +485,7 @@ var zeroTime time.Time
 
 // The X API example, prepared once; signing it is the hot path.
 func xRequest(t testing.TB) (*oauth1.Config, *oauth1.Credentials, *http.Request) {
-	c := &oauth1.Config{Consumer: xConsumer}
+	c := &oauth1.Config{ConsumerKey: xConsumer.Token, ConsumerSecret: xConsumer.Secret}
 	tok := xToken
 	r := newRequest(t, xVector.Get("method"), xVector.Get("url"), xVector.Get("content-type"), xVector.Get("body"))
 	return c, &tok, r
@@ -675,13 +675,13 @@ func firstDiff(a, b string) int {
 func TestHeaderMatchesQuery(t *testing.T) {
 	ck := oauth1.Credentials{Token: "ck", Secret: consumerSecret}
 	configs := map[string]oauth1.Config{
-		"defaults":        {Consumer: ck},
-		"realm":           {Consumer: ck, Realm: "Photos & more", OmitVersion: true},
-		"escaped key":     {Consumer: oauth1.Credentials{Token: "c k+/=é", Secret: consumerSecret}},
-		"body hash":       {Consumer: ck, BodyHash: crypto.SHA256},
-		"plaintext":       {Consumer: ck, Signer: oauth1.Plaintext{}},
-		"HMAC-SHA512":     {Consumer: ck, Signer: oauth1.HMAC{Hash: crypto.SHA512}},
-		"version omitted": {Consumer: ck, OmitVersion: true},
+		"defaults":        {ConsumerKey: ck.Token, ConsumerSecret: ck.Secret},
+		"realm":           {ConsumerKey: ck.Token, ConsumerSecret: ck.Secret, Realm: "Photos & more", OmitVersion: true},
+		"escaped key":     {ConsumerKey: "c k+/=é", ConsumerSecret: consumerSecret},
+		"body hash":       {ConsumerKey: ck.Token, ConsumerSecret: ck.Secret, BodyHash: crypto.SHA256},
+		"plaintext":       {ConsumerKey: ck.Token, ConsumerSecret: ck.Secret, Signer: oauth1.Plaintext{}},
+		"HMAC-SHA512":     {ConsumerKey: ck.Token, ConsumerSecret: ck.Secret, Signer: oauth1.HMAC{Hash: crypto.SHA512}},
+		"version omitted": {ConsumerKey: ck.Token, ConsumerSecret: ck.Secret, OmitVersion: true},
 	}
 	toks := []*oauth1.Credentials{nil, {Token: "t+k/=", Secret: tokenSecret}, {Token: "370773112-Gm", Secret: tokenSecret}}
 	extras := [][]oauth1.Param{nil, {{Name: "oauth_callback", Value: "https://x.example/cb?a=1"}}, {{Name: "oauth_a", Value: "1"}, {Name: "oauth_zz", Value: "é"}}}
@@ -706,7 +706,7 @@ func FuzzHeaderMatchesQuery(f *testing.F) {
 	f.Add("ck", "tok", "nonce", "", "", "", false)
 	f.Add("c k+/=é", "t+k/=", "n+/ =", "Photos & more", "oauth_callback", "https://x.example/cb?a=1", true)
 	f.Fuzz(func(t *testing.T, key, token, nonce, realm, extraName, extraValue string, omitVersion bool) {
-		c := oauth1.Config{Consumer: oauth1.Credentials{Token: key, Secret: consumerSecret}, Realm: realm, OmitVersion: omitVersion}
+		c := oauth1.Config{ConsumerKey: key, ConsumerSecret: consumerSecret, Realm: realm, OmitVersion: omitVersion}
 		var extra []oauth1.Param
 		if extraName != "" {
 			extra = []oauth1.Param{{Name: extraName, Value: extraValue}}

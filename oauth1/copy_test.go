@@ -12,7 +12,7 @@ import (
 // copylocks check, which runs on this file, holds them to it. A copy signs
 // as the original does.
 func TestCopyable(t *testing.T) {
-	c1 := oauth1.Config{Consumer: rfcClient}
+	c1 := oauth1.Config{ConsumerKey: rfcClient.Token, ConsumerSecret: rfcClient.Secret}
 	c2 := c1
 	t1 := oauth1.Transport{Config: &c2}
 	t2 := t1

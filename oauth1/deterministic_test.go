@@ -64,7 +64,7 @@ func TestTransportReproducible(t *testing.T) {
 	start := time.Unix(1318622958, 0)
 	run := func() []string {
 		clock := oauth1test.NewClock(start)
-		cfg := &oauth1.Config{Consumer: rfcClient, Now: clock.Now, Nonce: oauth1test.SequentialNonces("n")}
+		cfg := &oauth1.Config{ConsumerKey: rfcClient.Token, ConsumerSecret: rfcClient.Secret, Now: clock.Now, Nonce: oauth1test.SequentialNonces("n")}
 		base := &cannedBase{status: 200}
 		client := &http.Client{Transport: &oauth1.Transport{Config: cfg, Token: &rfcToken, Base: base}}
 		for i, u := range []string{"https://api.example.com/a?x=1", "https://api.example.com/b"} {
@@ -88,7 +88,7 @@ func TestTransportReproducible(t *testing.T) {
 // Sign reads Config.Now and Config.Nonce; without them, the clock and a
 // random nonce.
 func TestSignUsesNowAndNonce(t *testing.T) {
-	cfg := &oauth1.Config{Consumer: rfcClient, Now: func() time.Time { return time.Unix(42, 0) }, Nonce: func() string { return "fixed" }}
+	cfg := &oauth1.Config{ConsumerKey: rfcClient.Token, ConsumerSecret: rfcClient.Secret, Now: func() time.Time { return time.Unix(42, 0) }, Nonce: func() string { return "fixed" }}
 	req, _ := http.NewRequest("GET", "https://api.example.com/", nil)
 	require.NoError(t, cfg.Sign(req, nil))
 	p, err := parseOAuthHeader(req.Header.Get("Authorization"))
@@ -96,7 +96,7 @@ func TestSignUsesNowAndNonce(t *testing.T) {
 	assert.Equal(t, "42", p["oauth_timestamp"])
 	assert.Equal(t, "fixed", p["oauth_nonce"])
 
-	cfg = &oauth1.Config{Consumer: rfcClient}
+	cfg = &oauth1.Config{ConsumerKey: rfcClient.Token, ConsumerSecret: rfcClient.Secret}
 	req, _ = http.NewRequest("GET", "https://api.example.com/", nil)
 	require.NoError(t, cfg.Sign(req, nil))
 	p, err = parseOAuthHeader(req.Header.Get("Authorization"))
@@ -124,7 +124,7 @@ func TestSignUsesNowAndNonce(t *testing.T) {
 func TestRequestTokenReproducible(t *testing.T) {
 	base := &cannedBase{status: 200, body: "oauth_token=t&oauth_token_secret=s&oauth_callback_confirmed=true"}
 	cfg := &oauth1.Config{
-		Consumer:   rfcClient,
+		ConsumerKey: rfcClient.Token, ConsumerSecret: rfcClient.Secret,
 		Callback:   rfcCallback,
 		Endpoint:   oauth1.Endpoint{RequestTokenURL: "https://photos.example.net/initiate"},
 		HTTPClient: &http.Client{Transport: base},

@@ -7,7 +7,7 @@
 // method; [Credentials] hold a token and its secret. Signing a request is one
 // call:
 //
-//	cfg := &oauth1.Config{Consumer: oauth1.Credentials{Token: key, Secret: secret}}
+//	cfg := &oauth1.Config{ConsumerKey: key, ConsumerSecret: secret}
 //	req, _ := http.NewRequest("GET", "https://api.x.com/2/users/me", nil)
 //	err := cfg.Sign(req, &oauth1.Credentials{Token: token, Secret: tokenSecret})
 //

@@ -35,7 +35,7 @@ func ExampleWithTrace() {
 	defer srv.Close()
 	tok := srv.IssueToken()
 	cfg := &oauth1.Config{
-		Consumer:   srv.Consumer,
+		ConsumerKey: srv.ConsumerKey, ConsumerSecret: srv.ConsumerSecret,
 		HTTPClient: &http.Client{Transport: addSource{http.DefaultTransport}},
 	}
 
@@ -117,7 +117,7 @@ func ExampleConfig_AccessToken_xAuth() {
 	defer provider.Close()
 
 	cfg := &oauth1.Config{
-		Consumer: consumer,
+		ConsumerKey: consumer.Token, ConsumerSecret: consumer.Secret,
 		Endpoint: oauth1.Endpoint{AccessTokenURL: provider.URL + "/oauth/access_token"},
 	}
 	tok, values, err := cfg.AccessToken(context.Background(), nil, "",
@@ -150,7 +150,7 @@ func ExampleConfig_AccessToken_renewal() {
 	defer provider.Close()
 
 	cfg := &oauth1.Config{
-		Consumer: consumer,
+		ConsumerKey: consumer.Token, ConsumerSecret: consumer.Secret,
 		Endpoint: oauth1.Endpoint{AccessTokenURL: provider.URL + "/oauth/access_token"},
 	}
 	// Stored when token-1 was issued: its secret, and the values of that
@@ -172,10 +172,10 @@ func ExampleConfig_AccessToken_renewal() {
 // fix the timestamp and nonce, as a test would.
 func ExampleConfig_Sign_params() {
 	cfg := &oauth1.Config{
-		Consumer: oauth1.Credentials{Token: "key", Secret: "secret"},
-		Params:   []oauth1.Param{{Name: "xoauth_requestor_id", Value: "jane@example.com"}},
-		Now:      func() time.Time { return time.Unix(1700000000, 0) },
-		Nonce:    oauth1test.SequentialNonces("nonce"),
+		ConsumerKey: "key", ConsumerSecret: "secret",
+		Params: []oauth1.Param{{Name: "xoauth_requestor_id", Value: "jane@example.com"}},
+		Now:    func() time.Time { return time.Unix(1700000000, 0) },
+		Nonce:  oauth1test.SequentialNonces("nonce"),
 	}
 	req, err := http.NewRequest("GET", "https://api.example.com/feeds/contacts", nil)
 	if err != nil {

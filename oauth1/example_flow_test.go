@@ -23,10 +23,7 @@ import (
 // ExampleConfig_SignAt_authorizingARequest reproduces the header of the page
 // "Authorizing a request".
 func ExampleConfig_SignAt_quickstart() {
-	cfg := &oauth1.Config{Consumer: oauth1.Credentials{
-		Token:  "xvz1evFS4wEEPTGEFPHBog",
-		Secret: "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw",
-	}}
+	cfg := &oauth1.Config{ConsumerKey: "xvz1evFS4wEEPTGEFPHBog", ConsumerSecret: "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw"}
 	tok := &oauth1.Credentials{
 		Token:  "370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb",
 		Secret: "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE",
@@ -56,7 +53,7 @@ func ExampleConfig_SignAt_quickstart() {
 // nonce each time, redirects included.
 func ExampleConfig_Client() {
 	cfg := &oauth1.Config{
-		Consumer: oauth1.Credentials{Token: os.Getenv("X_CONSUMER_KEY"), Secret: os.Getenv("X_CONSUMER_SECRET")},
+		ConsumerKey: os.Getenv("X_CONSUMER_KEY"), ConsumerSecret: os.Getenv("X_CONSUMER_SECRET"),
 		// Optional: the client whose timeout, proxy and TLS settings to keep.
 		HTTPClient: &http.Client{Timeout: 30 * time.Second},
 	}
@@ -80,7 +77,7 @@ func ExampleConfig_Client() {
 func ExampleConfig_AccessToken() {
 	ctx := context.Background()
 	cfg := &oauth1.Config{
-		Consumer: oauth1.Credentials{Token: os.Getenv("X_CONSUMER_KEY"), Secret: os.Getenv("X_CONSUMER_SECRET")},
+		ConsumerKey: os.Getenv("X_CONSUMER_KEY"), ConsumerSecret: os.Getenv("X_CONSUMER_SECRET"),
 		Endpoint: oauth1.Endpoint{
 			RequestTokenURL: "https://api.x.com/oauth/request_token",
 			AuthorizeURL:    "https://api.x.com/oauth/authorize", // asks the user every time
@@ -110,7 +107,7 @@ func ExampleConfig_AccessToken() {
 // up by the token the provider sends back.
 func ExampleParseCallback() {
 	cfg := &oauth1.Config{
-		Consumer: oauth1.Credentials{Token: os.Getenv("X_CONSUMER_KEY"), Secret: os.Getenv("X_CONSUMER_SECRET")},
+		ConsumerKey: os.Getenv("X_CONSUMER_KEY"), ConsumerSecret: os.Getenv("X_CONSUMER_SECRET"),
 		Endpoint: oauth1.Endpoint{
 			RequestTokenURL: "https://api.x.com/oauth/request_token",
 			// "Sign in with X": a user who has authorized the application
@@ -147,7 +144,7 @@ func ExampleParseCallback() {
 // body is not signed.
 func Example_x() {
 	cfg := &oauth1.Config{
-		Consumer: oauth1.Credentials{Token: os.Getenv("X_CONSUMER_KEY"), Secret: os.Getenv("X_CONSUMER_SECRET")},
+		ConsumerKey: os.Getenv("X_CONSUMER_KEY"), ConsumerSecret: os.Getenv("X_CONSUMER_SECRET"),
 		Endpoint: oauth1.Endpoint{
 			RequestTokenURL: "https://api.x.com/oauth/request_token",
 			AuthorizeURL:    "https://api.x.com/oauth/authorize", // asks the user every time
@@ -163,9 +160,9 @@ func Example_x() {
 func Example_netSuite() {
 	account := "1234567_SB1" // the sandbox of account 1234567
 	cfg := &oauth1.Config{
-		Consumer: oauth1.Credentials{Token: os.Getenv("NS_CONSUMER_KEY"), Secret: os.Getenv("NS_CONSUMER_SECRET")},
-		Signer:   oauth1.HMAC{Hash: crypto.SHA256},
-		Realm:    strings.ToUpper(account),
+		ConsumerKey: os.Getenv("NS_CONSUMER_KEY"), ConsumerSecret: os.Getenv("NS_CONSUMER_SECRET"),
+		Signer: oauth1.HMAC{Hash: crypto.SHA256},
+		Realm:  strings.ToUpper(account),
 	}
 	client := cfg.Client(&oauth1.Credentials{Token: os.Getenv("NS_TOKEN_ID"), Secret: os.Getenv("NS_TOKEN_SECRET")})
 	host := strings.ToLower(strings.ReplaceAll(account, "_", "-")) // 1234567-sb1
@@ -177,7 +174,7 @@ func Example_netSuite() {
 // instead.
 func Example_wooCommerce() {
 	cfg := &oauth1.Config{
-		Consumer: oauth1.Credentials{Token: "ck_your_key", Secret: "cs_your_secret"},
+		ConsumerKey: "ck_your_key", ConsumerSecret: "cs_your_secret",
 		Delivery: oauth1.QueryString,
 	}
 	client := cfg.Client(nil)
@@ -196,8 +193,8 @@ func Example_jira() {
 		log.Fatal(err)
 	}
 	cfg := &oauth1.Config{
-		Consumer: oauth1.Credentials{Token: "my-consumer-key"}, // RSA uses no consumer secret
-		Signer:   oauth1.RSA{Key: key},                         // zero Hash: RSA-SHA1
+		ConsumerKey: "my-consumer-key",    // RSA uses no consumer secret
+		Signer:      oauth1.RSA{Key: key}, // zero Hash: RSA-SHA1
 		Endpoint: oauth1.Endpoint{
 			RequestTokenURL: "https://jira.example.com/plugins/servlet/oauth/request-token",
 			AuthorizeURL:    "https://jira.example.com/plugins/servlet/oauth/authorize",
@@ -220,9 +217,9 @@ func Example_mastercard() {
 		log.Fatal(err)
 	}
 	cfg := &oauth1.Config{
-		Consumer: oauth1.Credentials{Token: os.Getenv("MC_CONSUMER_KEY")},
-		Signer:   oauth1.RSA{Key: key, Hash: crypto.SHA256},
-		BodyHash: crypto.SHA256,
+		ConsumerKey: os.Getenv("MC_CONSUMER_KEY"),
+		Signer:      oauth1.RSA{Key: key, Hash: crypto.SHA256},
+		BodyHash:    crypto.SHA256,
 	}
 	_, _ = cfg.Client(nil).Post("https://sandbox.api.mastercard.com/example", "application/json", strings.NewReader(`{"a":1}`))
 }
@@ -232,7 +229,7 @@ func Example_mastercard() {
 func Example_eTrade() {
 	ctx := context.Background()
 	cfg := &oauth1.Config{
-		Consumer: oauth1.Credentials{Token: os.Getenv("ETRADE_CONSUMER_KEY"), Secret: os.Getenv("ETRADE_CONSUMER_SECRET")},
+		ConsumerKey: os.Getenv("ETRADE_CONSUMER_KEY"), ConsumerSecret: os.Getenv("ETRADE_CONSUMER_SECRET"),
 		Endpoint: oauth1.Endpoint{
 			RequestTokenURL: "https://api.etrade.com/oauth/request_token",
 			AuthorizeURL:    "https://us.etrade.com/e/t/etws/authorize",
@@ -245,5 +242,5 @@ func Example_eTrade() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(cfg.AuthorizationURL(temp, oauth1.Param{Name: "key", Value: cfg.Consumer.Token}, oauth1.Param{Name: "token", Value: temp.Token}))
+	fmt.Println(cfg.AuthorizationURL(temp, oauth1.Param{Name: "key", Value: cfg.ConsumerKey}, oauth1.Param{Name: "token", Value: temp.Token}))
 }

@@ -59,7 +59,7 @@ func ExampleProvider() {
 	// The client.
 	ctx := context.Background()
 	cfg := &oauth1.Config{
-		Consumer: oauth1.Credentials{Token: "dpf43f3p2l4k3l03", Secret: "kd94hf93k423kf44"},
+		ConsumerKey: "dpf43f3p2l4k3l03", ConsumerSecret: "kd94hf93k423kf44",
 		Callback: "oob",
 		Endpoint: oauth1.Endpoint{
 			RequestTokenURL: srv.URL + "/oauth/request_token",
@@ -169,7 +169,7 @@ func ExampleConsumers() {
 	srv := httptest.NewServer(launch)
 	defer srv.Close()
 
-	cfg := &oauth1.Config{Consumer: oauth1.Credentials{Token: "lms.example.edu", Secret: "tool-secret"}}
+	cfg := &oauth1.Config{ConsumerKey: "lms.example.edu", ConsumerSecret: "tool-secret"}
 	resp, err := cfg.Client(nil).PostForm(srv.URL+"/launch", url.Values{"user_id": {"292832126"}})
 	if err != nil {
 		panic(err)

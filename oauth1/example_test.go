@@ -15,7 +15,7 @@ import (
 // RFC 5849 §3.4.1.1, and the output is the base string the RFC gives.
 func ExampleConfig_BaseString() {
 	cfg := &oauth1.Config{
-		Consumer:    oauth1.Credentials{Token: "9djdj82h48djs9d2"},
+		ConsumerKey: "9djdj82h48djs9d2",
 		Realm:       "Example", // sent in the header, never signed
 		OmitVersion: true,      // the RFC's examples leave oauth_version out
 	}
@@ -45,7 +45,7 @@ func ExampleConfig_BaseString() {
 // of RFC 5849 §1.2; its signature is the one the RFC gives.
 func ExampleConfig_SignAt_queryString() {
 	cfg := &oauth1.Config{
-		Consumer:    oauth1.Credentials{Token: "dpf43f3p2l4k3l03", Secret: "kd94hf93k423kf44"},
+		ConsumerKey: "dpf43f3p2l4k3l03", ConsumerSecret: "kd94hf93k423kf44",
 		Delivery:    oauth1.QueryString,
 		OmitVersion: true,
 	}

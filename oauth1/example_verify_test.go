@@ -54,7 +54,7 @@ func ExampleVerifier_Middleware() {
 	defer srv.Close()
 
 	// A client signs a request with the same credentials...
-	cfg := &oauth1.Config{Consumer: oauth1.Credentials{Token: "dpf43f3p2l4k3l03", Secret: "kd94hf93k423kf44"}}
+	cfg := &oauth1.Config{ConsumerKey: "dpf43f3p2l4k3l03", ConsumerSecret: "kd94hf93k423kf44"}
 	client := cfg.Client(&oauth1.Credentials{Token: "nnch734d00sl2jdk", Secret: "pfkkdhi9sl3r4s00"})
 	resp, err := client.Post(srv.URL+"/photos", "application/x-www-form-urlencoded", strings.NewReader("title=Vacation"))
 	if err != nil {

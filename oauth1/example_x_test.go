@@ -16,10 +16,7 @@ import (
 // (testdata/vectors/x-update-1.txt). ExampleConfig_SignAt_quickstart signs
 // the same request to /1.1/, the one of the page "Creating a signature".
 func ExampleConfig_SignAt_authorizingARequest() {
-	cfg := &oauth1.Config{Consumer: oauth1.Credentials{
-		Token:  "xvz1evFS4wEEPTGEFPHBog",
-		Secret: "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw",
-	}}
+	cfg := &oauth1.Config{ConsumerKey: "xvz1evFS4wEEPTGEFPHBog", ConsumerSecret: "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw"}
 	tok := &oauth1.Credentials{
 		Token:  "370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb",
 		Secret: "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE",

@@ -84,7 +84,7 @@ func newSandbox(t *testing.T, tlsFront bool, rewrite func(*httputil.ProxyRequest
 // refusal carrying the base string the Provider computed.
 func (sb *sandbox) do(t *testing.T, req *http.Request) *oauth1.ResponseError {
 	t.Helper()
-	c := &oauth1.Config{Consumer: oauth1.Credentials{Token: "sb-key", Secret: sbConsumerSecret}, HTTPClient: sb.front.Client()}
+	c := &oauth1.Config{ConsumerKey: "sb-key", ConsumerSecret: sbConsumerSecret, HTTPClient: sb.front.Client()}
 	resp, err := c.Client(&oauth1.Credentials{Token: "sb-token", Secret: sbTokenSecret}).Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -179,7 +179,7 @@ func TestExplainQueryEncodedTwice(t *testing.T) {
 // Transport), it keeps the base string and says nothing more.
 func TestExplainSameBaseString(t *testing.T) {
 	sb := newSandbox(t, false, nil)
-	c := &oauth1.Config{Consumer: oauth1.Credentials{Token: "sb-key", Secret: sbConsumerSecret + "\n"}, HTTPClient: sb.front.Client()}
+	c := &oauth1.Config{ConsumerKey: "sb-key", ConsumerSecret: sbConsumerSecret + "\n", HTTPClient: sb.front.Client()}
 	resp, err := c.Client(&oauth1.Credentials{Token: "sb-token", Secret: sbTokenSecret}).Get(sb.front.URL + "/api")
 	if err != nil {
 		t.Fatal(err)
@@ -215,7 +215,7 @@ func TestExplainSameBaseString(t *testing.T) {
 func TestExplainTokenRequest(t *testing.T) {
 	sb := newSandbox(t, true, nil)
 	c := &oauth1.Config{
-		Consumer:   oauth1.Credentials{Token: "sb-key", Secret: sbConsumerSecret},
+		ConsumerKey: "sb-key", ConsumerSecret: sbConsumerSecret,
 		Endpoint:   oauth1.Endpoint{RequestTokenURL: sb.front.URL + "/oauth/request_token"},
 		HTTPClient: sb.front.Client(),
 	}
@@ -248,7 +248,7 @@ func TestTokenRequestScrubsPassword(t *testing.T) {
 		io.WriteString(w, "oauth_problem=signature_invalid&oauth_signature_base_string="+url.QueryEscape(base)+"&echo="+url.QueryEscape(string(body)))
 	}))
 	defer srv.Close()
-	c := &oauth1.Config{Consumer: oauth1.Credentials{Token: "k", Secret: "consumer-secret-for-xauth"}, Endpoint: oauth1.Endpoint{AccessTokenURL: srv.URL}}
+	c := &oauth1.Config{ConsumerKey: "k", ConsumerSecret: "consumer-secret-for-xauth", Endpoint: oauth1.Endpoint{AccessTokenURL: srv.URL}}
 	_, _, err := c.AccessToken(context.Background(), nil, "",
 		oauth1.Param{Name: "x_auth_mode", Value: "client_auth"}, oauth1.Param{Name: "x_auth_username", Value: "u"}, oauth1.Param{Name: "x_auth_password", Value: password})
 	var re *oauth1.ResponseError

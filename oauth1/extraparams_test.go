@@ -24,7 +24,7 @@ func TestConfigParamsSignedAndSent(t *testing.T) {
 			srv := oauth1test.NewServer(rfcClient)
 			defer srv.Close()
 			tok := srv.IssueToken()
-			cfg := &oauth1.Config{Consumer: srv.Consumer, Delivery: d, Params: []oauth1.Param{
+			cfg := &oauth1.Config{ConsumerKey: srv.ConsumerKey, ConsumerSecret: srv.ConsumerSecret, Delivery: d, Params: []oauth1.Param{
 				{Name: "xoauth_requestor_id", Value: "jane@example.com"},
 			}}
 			resp, err := cfg.Client(&tok).Post(srv.ResourceURL, "application/x-www-form-urlencoded", strings.NewReader("a=1"))
@@ -38,7 +38,7 @@ func TestConfigParamsSignedAndSent(t *testing.T) {
 }
 
 func TestConfigParamsInHeader(t *testing.T) {
-	cfg := &oauth1.Config{Consumer: rfcClient, Params: []oauth1.Param{{Name: "xoauth_requestor_id", Value: "jane@example.com"}}}
+	cfg := &oauth1.Config{ConsumerKey: rfcClient.Token, ConsumerSecret: rfcClient.Secret, Params: []oauth1.Param{{Name: "xoauth_requestor_id", Value: "jane@example.com"}}}
 	req, _ := http.NewRequest("GET", "https://api.example.com/feeds?q=1", nil)
 	require.NoError(t, cfg.Sign(req, nil))
 	p, err := parseOAuthHeader(req.Header.Get("Authorization"))
@@ -66,7 +66,7 @@ func TestTokenRequestExtras(t *testing.T) {
 	newCfg := func(method string) (*oauth1.Config, *cannedBase) {
 		base := &cannedBase{status: 200, body: tokenBody}
 		return &oauth1.Config{
-			Consumer: rfcClient,
+			ConsumerKey: rfcClient.Token, ConsumerSecret: rfcClient.Secret,
 			Endpoint: oauth1.Endpoint{
 				RequestTokenURL: "https://photos.example.net/initiate?v=2",
 				AccessTokenURL:  "https://photos.example.net/token",
@@ -158,7 +158,7 @@ func TestTokenRequestExtrasVerified(t *testing.T) {
 					io.WriteString(w, "oauth_token=t2&oauth_token_secret=s2")
 				})
 				defer srv.Close()
-				cfg := &oauth1.Config{Consumer: rfcClient, Delivery: d,
+				cfg := &oauth1.Config{ConsumerKey: rfcClient.Token, ConsumerSecret: rfcClient.Secret, Delivery: d,
 					Endpoint: oauth1.Endpoint{AccessTokenURL: srv.URL + "/token", TokenMethod: method}}
 				tok, _, err := cfg.AccessToken(context.Background(), &rfcToken, "",
 					oauth1.Param{Name: "x_auth_username", Value: "jane"},

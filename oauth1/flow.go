@@ -278,7 +278,7 @@ func (c *Config) tokenRequest(ctx context.Context, what, rawURL string, tok *Cre
 	// An error page may echo the request: the signature, and with
 	// PLAINTEXT the secrets, are scrubbed from it, and so is an xAuth
 	// password.
-	secrets := []string{c.Consumer.Secret, tok.secret(), signatureOf(req)}
+	secrets := []string{c.ConsumerSecret, tok.secret(), signatureOf(req)}
 	for _, p := range extra {
 		if sensitiveName(p.Name) {
 			secrets = append(secrets, p.Value)

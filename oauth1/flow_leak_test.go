@@ -55,7 +55,7 @@ func TestTokenRequestErrorNamesEndpoint(t *testing.T) {
 	for _, delivery := range []oauth1.Delivery{oauth1.QueryString, oauth1.AuthHeader, oauth1.FormBody} {
 		for _, signer := range []oauth1.Signer{oauth1.Plaintext{}, oauth1.HMAC{}} {
 			cfg := &oauth1.Config{
-				Consumer:               leakConsumer,
+				ConsumerKey: leakConsumer.Token, ConsumerSecret: leakConsumer.Secret,
 				Signer:                 signer,
 				Delivery:               delivery,
 				AllowInsecurePlaintext: true,
@@ -71,7 +71,7 @@ func TestTokenRequestErrorNamesEndpoint(t *testing.T) {
 			for _, e := range []error{err, err2} {
 				msg := e.Error()
 				assertNoSecrets(t, msg)
-				assert.NotContains(t, msg, "oauth_", "%s %s: %s", delivery, signer.Method(), msg)
+				assert.NotContains(t, msg, "oauth_", "%s %s: %s", delivery, signer.SignatureMethod(), msg)
 				var ue *url.Error
 				require.ErrorAs(t, e, &ue)
 				var oe *net.OpError
@@ -133,9 +133,9 @@ func TestResponseErrorScrubsEcho(t *testing.T) {
 	for _, echo := range []string{"text", "json", "escaped"} {
 		for _, delivery := range []oauth1.Delivery{oauth1.AuthHeader, oauth1.QueryString, oauth1.FormBody} {
 			for _, signer := range []oauth1.Signer{oauth1.Plaintext{}, oauth1.HMAC{}} {
-				name := echo + "/" + deliveryName(delivery) + "/" + signer.Method()
+				name := echo + "/" + deliveryName(delivery) + "/" + signer.SignatureMethod()
 				cfg := &oauth1.Config{
-					Consumer: leakConsumer, Signer: signer, Delivery: delivery, AllowInsecurePlaintext: true,
+					ConsumerKey: leakConsumer.Token, ConsumerSecret: leakConsumer.Secret, Signer: signer, Delivery: delivery, AllowInsecurePlaintext: true,
 					Endpoint: oauth1.Endpoint{
 						RequestTokenURL: srv.URL + "/rt?echo=" + echo,
 						AccessTokenURL:  srv.URL + "/at?echo=" + echo,
@@ -192,7 +192,7 @@ func TestTokenRequestRedirect(t *testing.T) {
 	}
 	for _, delivery := range []oauth1.Delivery{oauth1.AuthHeader, oauth1.QueryString, oauth1.FormBody} {
 		cfg := &oauth1.Config{
-			Consumer: leakConsumer, Signer: oauth1.Plaintext{}, Delivery: delivery,
+			ConsumerKey: leakConsumer.Token, ConsumerSecret: leakConsumer.Secret, Signer: oauth1.Plaintext{}, Delivery: delivery,
 			Endpoint:   oauth1.Endpoint{AccessTokenURL: originSrv.URL + "/away"},
 			HTTPClient: originSrv.Client(),
 		}

@@ -78,7 +78,7 @@ func photosProvider(t *testing.T, wantMethod string) *httptest.Server {
 
 func rfcConfig(base string) *oauth1.Config {
 	return &oauth1.Config{
-		Consumer:    rfcClient,
+		ConsumerKey: rfcClient.Token, ConsumerSecret: rfcClient.Secret,
 		OmitVersion: true, // as in the RFC's examples
 		Callback:    rfcCallback,
 		Endpoint: oauth1.Endpoint{

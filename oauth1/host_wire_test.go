@@ -98,7 +98,7 @@ func TestWireHostMatchesNetHTTP(t *testing.T) {
 	tls1 := httptest.NewTLSServer(handler)
 	defer tls1.Close()
 
-	cfg := &oauth1.Config{Consumer: xConsumer}
+	cfg := &oauth1.Config{ConsumerKey: xConsumer.Token, ConsumerSecret: xConsumer.Secret}
 	for _, srv := range []*httptest.Server{plain, tls1, h2} {
 		scheme, wantProto := "http", "HTTP/1.1"
 		if srv != plain {

@@ -219,10 +219,10 @@ func fipsChild(t *testing.T) {
 		cfg  oauth1.Config
 		want string // "" for success
 	}{
-		{"HMAC-SHA1", oauth1.Config{Consumer: longKey}, "SHA-1 is not allowed in FIPS 140-only mode"},
-		{"short key", oauth1.Config{Consumer: oauth1.Credentials{Token: "ck", Secret: "s"}, Signer: oauth1.HMAC{Hash: crypto.SHA256}}, "key shorter than 112 bits"},
-		{"SHA-1 body hash", oauth1.Config{Consumer: longKey, Signer: oauth1.HMAC{Hash: crypto.SHA256}, BodyHash: crypto.SHA1}, "SHA-1 is not allowed"},
-		{"HMAC-SHA256", oauth1.Config{Consumer: longKey, Signer: oauth1.HMAC{Hash: crypto.SHA256}}, ""},
+		{"HMAC-SHA1", oauth1.Config{ConsumerKey: longKey.Token, ConsumerSecret: longKey.Secret}, "SHA-1 is not allowed in FIPS 140-only mode"},
+		{"short key", oauth1.Config{ConsumerKey: "ck", ConsumerSecret: "s", Signer: oauth1.HMAC{Hash: crypto.SHA256}}, "key shorter than 112 bits"},
+		{"SHA-1 body hash", oauth1.Config{ConsumerKey: longKey.Token, ConsumerSecret: longKey.Secret, Signer: oauth1.HMAC{Hash: crypto.SHA256}, BodyHash: crypto.SHA1}, "SHA-1 is not allowed"},
+		{"HMAC-SHA256", oauth1.Config{ConsumerKey: longKey.Token, ConsumerSecret: longKey.Secret, Signer: oauth1.HMAC{Hash: crypto.SHA256}}, ""},
 	} {
 		err := tt.cfg.SignAt(req(), nil, testTime, "n")
 		if tt.want == "" {

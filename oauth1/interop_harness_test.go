@@ -198,9 +198,9 @@ func interopJob(pubPEM string) pyJob {
 
 func interopVerifier(pub *rsa.PublicKey) *server.Verifier {
 	return &server.Verifier{
-		Store:   interopStore{pub},
-		Methods: []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SHA1", "RSA-SHA256", "PLAINTEXT"},
-		Now:     func() time.Time { return time.Unix(interopTimestamp+30, 0) },
+		Store:            interopStore{pub},
+		SignatureMethods: []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SHA1", "RSA-SHA256", "PLAINTEXT"},
+		Now:              func() time.Time { return time.Unix(interopTimestamp+30, 0) },
 	}
 }
 

@@ -242,7 +242,7 @@ func TestInteropOauthlibVerifies(t *testing.T) {
 	var refs []ref
 	for _, c := range interopCases {
 		client, tok := c.creds()
-		cfg := &oauth1.Config{Consumer: client, Signer: c.signer(key), Realm: c.realm, Delivery: c.delivery}
+		cfg := &oauth1.Config{ConsumerKey: client.Token, ConsumerSecret: client.Secret, Signer: c.signer(key), Realm: c.realm, Delivery: c.delivery}
 		if c.ctype != "" && !strings.HasPrefix(c.ctype, "application/x-www-form-urlencoded") {
 			cfg.BodyHash = crypto.SHA1 // what oauthlib's Client adds
 		}

@@ -21,7 +21,7 @@ import (
 func TestKeyedStatesFollowTheSecrets(t *testing.T) {
 	cfgs := make([]*oauth1.Config, 100) // more than the Configs that keep states
 	for i := range cfgs {
-		cfgs[i] = &oauth1.Config{Consumer: oauth1.Credentials{Token: "ck", Secret: "cs" + strconv.Itoa(i%7)}, Signer: oauth1.HMAC{Hash: crypto.SHA256}}
+		cfgs[i] = &oauth1.Config{ConsumerKey: "ck", ConsumerSecret: "cs" + strconv.Itoa(i%7), Signer: oauth1.HMAC{Hash: crypto.SHA256}}
 	}
 	check := func(c *oauth1.Config, tok *oauth1.Credentials) {
 		t.Helper()
@@ -37,9 +37,9 @@ func TestKeyedStatesFollowTheSecrets(t *testing.T) {
 				sig = p.Value
 			}
 		}
-		mac := hmac.New(sha256.New, []byte(percent.Encode(c.Consumer.Secret)+"&"+percent.Encode(tok.Secret)))
+		mac := hmac.New(sha256.New, []byte(percent.Encode(c.ConsumerSecret)+"&"+percent.Encode(tok.Secret)))
 		mac.Write([]byte(base))
-		assert.Equal(t, base64.StdEncoding.EncodeToString(mac.Sum(nil)), sig, "secrets %q %q", c.Consumer.Secret, tok.Secret)
+		assert.Equal(t, base64.StdEncoding.EncodeToString(mac.Sum(nil)), sig, "secrets %q %q", c.ConsumerSecret, tok.Secret)
 	}
 	for round := range 3 {
 		for i, c := range cfgs {
@@ -50,6 +50,6 @@ func TestKeyedStatesFollowTheSecrets(t *testing.T) {
 	c := cfgs[0]
 	tok := &oauth1.Credentials{Token: "t", Secret: "ts"}
 	check(c, tok)
-	c.Consumer.Secret = "rotated"
+	c.ConsumerSecret = "rotated"
 	check(c, tok)
 }

@@ -71,8 +71,9 @@ var ErrBodyTooLarge = wire.ErrBodyTooLarge
 // those four nil. A Config read from JSON needs its Signer set again unless
 // it is HMAC-SHA1.
 type Config struct {
-	// Consumer holds the client credentials (consumer key and secret).
-	Consumer Credentials
+	// ConsumerKey and ConsumerSecret are the client credentials (RFC 5849
+	// §1.1), which the provider issued to this client.
+	ConsumerKey, ConsumerSecret string
 
 	// Signer is the signature method. Nil means HMAC{}, that is HMAC-SHA1.
 	// It is not written to JSON: an RSA key has no place there.
@@ -214,7 +215,7 @@ func (c *Config) signInto(s *state, r *http.Request, tok *Credentials, t time.Ti
 	if err != nil {
 		return err
 	}
-	sig, err := s.sign(c.signer(), c.Consumer.Secret, tok.secret())
+	sig, err := s.sign(c.signer(), c.ConsumerSecret, tok.secret())
 	if err != nil {
 		return err
 	}

@@ -107,7 +107,7 @@ func newTestProvider(t *testing.T) *testProvider {
 
 func (tp *testProvider) config(key, secret, callback string) *oauth1.Config {
 	return &oauth1.Config{
-		Consumer: oauth1.Credentials{Token: key, Secret: secret},
+		ConsumerKey: key, ConsumerSecret: secret,
 		Callback: callback,
 		Endpoint: oauth1.Endpoint{
 			RequestTokenURL: tp.srv.URL + "/request_token",
@@ -464,7 +464,7 @@ func TestCredentialHelpers(t *testing.T) {
 	// A two-legged request verifies against Consumers; one with a token is
 	// token_rejected.
 	v := &server.Verifier{Store: c}
-	cfg := &oauth1.Config{Consumer: oauth1.Credentials{Token: "key", Secret: "secret"}}
+	cfg := &oauth1.Config{ConsumerKey: "key", ConsumerSecret: "secret"}
 	for _, tok := range []*oauth1.Credentials{nil, {Token: "t", Secret: "s"}} {
 		req := httptest.NewRequest("GET", "http://tool.example/launch", nil)
 		require.NoError(t, cfg.Sign(req, tok))
@@ -480,7 +480,7 @@ func TestProviderMisconfigured(t *testing.T) {
 	p := &server.Provider{Consumers: server.Consumers{"key": {Secret: "secret"}}}
 	srv := httptest.NewServer(p.RequestTokenHandler())
 	defer srv.Close()
-	cfg := &oauth1.Config{Consumer: oauth1.Credentials{Token: "key", Secret: "secret"},
+	cfg := &oauth1.Config{ConsumerKey: "key", ConsumerSecret: "secret",
 		Endpoint: oauth1.Endpoint{RequestTokenURL: srv.URL}}
 	_, _, err := cfg.RequestToken(context.Background())
 	wantProblem(t, "Provider without Tokens", err, 500, "internal_error")

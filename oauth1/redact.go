@@ -67,7 +67,8 @@ func (c Config) Format(f fmt.State, verb rune) {
 // LogValue implements [slog.LogValuer].
 func (c Config) LogValue() slog.Value {
 	return slog.GroupValue(
-		slog.Any("Consumer", c.Consumer),
+		slog.String("ConsumerKey", c.ConsumerKey),
+		slog.String("ConsumerSecret", redact.Secret(c.ConsumerSecret)),
 		slog.String("Signer", signerText(c.Signer)),
 		slog.String("Realm", c.Realm),
 		slog.String("Delivery", c.Delivery.text()),
@@ -78,7 +79,7 @@ func (c Config) LogValue() slog.Value {
 }
 
 func (c Config) text() string {
-	return "{Consumer:" + c.Consumer.text() + " Signer:" + signerText(c.Signer) +
+	return "{ConsumerKey:" + c.ConsumerKey + " ConsumerSecret:" + redact.Secret(c.ConsumerSecret) + " Signer:" + signerText(c.Signer) +
 		" Realm:" + c.Realm + " Delivery:" + c.Delivery.text() +
 		" Endpoint:{" + urlText(c.Endpoint.RequestTokenURL) + " " + urlText(c.Endpoint.AuthorizeURL) + " " +
 		urlText(c.Endpoint.AccessTokenURL) + " " + c.Endpoint.TokenMethod + "}" +
@@ -86,7 +87,7 @@ func (c Config) text() string {
 }
 
 func (c Config) goText() string {
-	return "oauth1.Config{Consumer:" + c.Consumer.goText() + ", Signer:" + signerText(c.Signer) +
+	return "oauth1.Config{ConsumerKey:" + strconv.Quote(c.ConsumerKey) + ", ConsumerSecret:" + redact.Secret(c.ConsumerSecret) + ", Signer:" + signerText(c.Signer) +
 		", Realm:" + strconv.Quote(c.Realm) + ", Delivery:" + c.Delivery.text() + ", ...}"
 }
 
@@ -121,7 +122,7 @@ func signerText(s Signer) string {
 			return s.text()
 		}
 	case HMAC, Plaintext, *HMAC, *Plaintext:
-		return s.Method()
+		return s.SignatureMethod()
 	}
 	return fmt.Sprintf("%T", s) // a Signer of the caller's: its fields are its own
 }

@@ -81,11 +81,11 @@ func secretHolders(t *testing.T) map[string]any {
 	cons := oauth1.Credentials{Token: "ck", Secret: rConsumerSecret}
 	return map[string]any{
 		"Credentials": oauth1.Credentials{Token: "tk", Secret: rTokenSecret},
-		"Config": oauth1.Config{Consumer: cons, Signer: oauth1.RSA{Key: key, Hash: crypto.SHA256}, Realm: "r",
+		"Config": oauth1.Config{ConsumerKey: cons.Token, ConsumerSecret: cons.Secret, Signer: oauth1.RSA{Key: key, Hash: crypto.SHA256}, Realm: "r",
 			HTTPClient: http.DefaultClient,
 			Endpoint:   oauth1.Endpoint{RequestTokenURL: "https://user:" + rConsumerSecret + "@example.com/rt"},
 			Params:     []oauth1.Param{{Name: "xoauth_a", Value: "b"}}},
-		"Config HMAC":  oauth1.Config{Consumer: cons},
+		"Config HMAC":  oauth1.Config{ConsumerKey: cons.Token, ConsumerSecret: cons.Secret},
 		"RSA":          oauth1.RSA{Key: key},
 		"Registration": server.Registration{Secret: rConsumerSecret, PublicKey: &key.PublicKey},
 		"TemporaryCredentials": server.TemporaryCredentials{Token: "tt", Secret: rTokenSecret, ConsumerKey: "ck",
@@ -205,7 +205,7 @@ func TestJSONRoundTrip(t *testing.T) {
 	assert.Equal(t, tok, backTok)
 
 	cfg := oauth1.Config{
-		Consumer:               oauth1.Credentials{Token: "ck", Secret: rConsumerSecret},
+		ConsumerKey: "ck", ConsumerSecret: rConsumerSecret,
 		Realm:                  "1234567_SB1",
 		Delivery:               oauth1.FormBody,
 		OmitVersion:            true,

@@ -132,7 +132,7 @@ func TestTransportRedirects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			client := &http.Client{Transport: &oauth1.Transport{
-				Config:        &oauth1.Config{Consumer: leakConsumer, Signer: tt.signer, Delivery: tt.delivery},
+				Config:        &oauth1.Config{ConsumerKey: leakConsumer.Token, ConsumerSecret: leakConsumer.Secret, Signer: tt.signer, Delivery: tt.delivery},
 				Token:         &leakToken,
 				Base:          originSrv.Client().Transport,
 				RedirectHosts: tt.allow,

@@ -45,7 +45,7 @@ func CheckResponse(resp *http.Response) error {
 	var secrets []string
 	var signed string
 	if rec := sentOf(resp); rec != nil {
-		signed, secrets = rec.base, []string{rec.c.Consumer.Secret, rec.tok.secret()}
+		signed, secrets = rec.base, []string{rec.c.ConsumerSecret, rec.tok.secret()}
 	}
 	e := newResponseError(resp.StatusCode, body, secrets...)
 	if e.Problem == "" {

@@ -89,7 +89,7 @@ func TestCheckResponseFromVerifier(t *testing.T) {
 	tok := srv.IssueToken()
 
 	// A clock ten minutes behind the provider's.
-	cfg := &oauth1.Config{Consumer: srv.Consumer, Now: func() time.Time { return now.Add(-10 * time.Minute) }}
+	cfg := &oauth1.Config{ConsumerKey: srv.ConsumerKey, ConsumerSecret: srv.ConsumerSecret, Now: func() time.Time { return now.Add(-10 * time.Minute) }}
 	resp, err := cfg.Client(&tok).Get(srv.ResourceURL)
 	require.NoError(t, err)
 	defer resp.Body.Close()
@@ -100,7 +100,7 @@ func TestCheckResponseFromVerifier(t *testing.T) {
 	assert.Equal(t, now.Add(5*time.Minute).Unix(), re.MaxTimestamp)
 
 	// A wrong consumer secret.
-	cfg = &oauth1.Config{Consumer: oauth1.Credentials{Token: rfcClient.Token, Secret: "wrong"}, Now: srv.Verifier.Now}
+	cfg = &oauth1.Config{ConsumerKey: rfcClient.Token, ConsumerSecret: "wrong", Now: srv.Verifier.Now}
 	resp, err = cfg.Client(&tok).Get(srv.ResourceURL)
 	require.NoError(t, err)
 	defer resp.Body.Close()

@@ -15,13 +15,13 @@ import (
 )
 
 // A Signer computes oauth_signature values: one signature method of RFC 5849
-// §3.4. Method returns the method's wire name, such as "HMAC-SHA1". Sign
+// §3.4. SignatureMethod returns the method's wire name, such as "HMAC-SHA1". Sign
 // signs the signature base string with the client's and the token's shared
 // secrets (the token secret is empty when there is no token) and returns the
 // signature before percent-encoding. A Signer must be safe for concurrent
 // use and must not keep base after it returns.
 type Signer interface {
-	Method() string
+	SignatureMethod() string
 	Sign(base []byte, consumerSecret, tokenSecret string) (string, error)
 }
 
@@ -86,10 +86,10 @@ func SignerFor(method string, key crypto.Signer) (Signer, error) {
 	return RSA{Key: key, Hash: h}, nil
 }
 
-// signerMethod returns s.Method(), or an error naming what is wrong when
+// signerMethod returns s.SignatureMethod(), or an error naming what is wrong when
 // it is empty.
 func signerMethod(s Signer) (string, error) {
-	if m := s.Method(); m != "" {
+	if m := s.SignatureMethod(); m != "" {
 		return m, nil
 	}
 	switch m := s.(type) {
@@ -101,13 +101,13 @@ func signerMethod(s Signer) (string, error) {
 	return "", fmt.Errorf("oauth1: signer %T has an empty Method name", s)
 }
 
-// Method returns "HMAC-SHA1", "HMAC-SHA256" or "HMAC-SHA512", or "" when
+// SignatureMethod returns "HMAC-SHA1", "HMAC-SHA256" or "HMAC-SHA512", or "" when
 // Hash is none of those (Sign then returns an error).
-func (s HMAC) Method() string { return mac.MethodName(false, s.Hash) }
+func (s HMAC) SignatureMethod() string { return mac.MethodName(false, s.Hash) }
 
 // Sign returns the base64 HMAC of base keyed with the two secrets.
 func (s HMAC) Sign(base []byte, consumerSecret, tokenSecret string) (string, error) {
-	if s.Method() == "" {
+	if s.SignatureMethod() == "" {
 		return "", mac.UnsupportedHash("HMAC", s.Hash)
 	}
 	var sum [64]byte
@@ -115,13 +115,13 @@ func (s HMAC) Sign(base []byte, consumerSecret, tokenSecret string) (string, err
 	return string(sig), err
 }
 
-// Method returns "RSA-SHA1", "RSA-SHA256" or "RSA-SHA512", or "" when Hash
+// SignatureMethod returns "RSA-SHA1", "RSA-SHA256" or "RSA-SHA512", or "" when Hash
 // is none of those (Sign then returns an error).
-func (s RSA) Method() string { return mac.MethodName(true, s.Hash) }
+func (s RSA) SignatureMethod() string { return mac.MethodName(true, s.Hash) }
 
 // Sign returns the base64 PKCS #1 v1.5 signature of the hash of base.
 func (s RSA) Sign(base []byte, _, _ string) (string, error) {
-	m := s.Method()
+	m := s.SignatureMethod()
 	if m == "" {
 		return "", mac.UnsupportedHash("RSA", s.Hash)
 	}
@@ -145,8 +145,8 @@ func (s RSA) Sign(base []byte, _, _ string) (string, error) {
 	return base64.StdEncoding.EncodeToString(sig), nil
 }
 
-// Method returns "PLAINTEXT".
-func (Plaintext) Method() string { return "PLAINTEXT" }
+// SignatureMethod returns "PLAINTEXT".
+func (Plaintext) SignatureMethod() string { return "PLAINTEXT" }
 
 // Sign returns percent(consumerSecret) "&" percent(tokenSecret).
 func (Plaintext) Sign(_ []byte, consumerSecret, tokenSecret string) (string, error) {

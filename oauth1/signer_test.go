@@ -41,7 +41,7 @@ func TestHMAC(t *testing.T) {
 	secrets := [][2]string{{"cs", "ts"}, {"cs", ""}, {"", ""}, {"a b+c&d", "é/☃"}, {long, long}, {strings.Repeat("x", 64), ""}}
 	for _, tt := range tests {
 		s := oauth1.HMAC{Hash: tt.hash}
-		if got := s.Method(); got != tt.method {
+		if got := s.SignatureMethod(); got != tt.method {
 			t.Errorf("HMAC{%v}.Method() = %q, want %q", tt.hash, got, tt.method)
 		}
 		for _, sec := range secrets {
@@ -57,7 +57,7 @@ func TestHMAC(t *testing.T) {
 	if _, err := (oauth1.HMAC{Hash: crypto.MD5}).Sign(nil, "", ""); err == nil {
 		t.Error("HMAC{MD5}.Sign = nil error")
 	}
-	if got := (oauth1.HMAC{Hash: crypto.MD5}).Method(); got != "" {
+	if got := (oauth1.HMAC{Hash: crypto.MD5}).SignatureMethod(); got != "" {
 		t.Errorf("HMAC{MD5}.Method() = %q, want empty", got)
 	}
 }
@@ -92,7 +92,7 @@ func TestPlaintext(t *testing.T) {
 }
 
 func TestPlaintextRequest(t *testing.T) {
-	c := &oauth1.Config{Consumer: oauth1.Credentials{Token: "ck", Secret: "djr9rjt0jd78jf88"}, Signer: oauth1.Plaintext{}, OmitVersion: true}
+	c := &oauth1.Config{ConsumerKey: "ck", ConsumerSecret: "djr9rjt0jd78jf88", Signer: oauth1.Plaintext{}, OmitVersion: true}
 	tok := &oauth1.Credentials{Token: "tk", Secret: "jjd99$tj88uiths3"}
 	r := newRequest(t, "GET", "https://example.com/r", "", "")
 	// With no time and no nonce, PLAINTEXT leaves both out (§3.1).
@@ -140,7 +140,7 @@ func TestRSA(t *testing.T) {
 	}{{0, "RSA-SHA1"}, {crypto.SHA256, "RSA-SHA256"}, {crypto.SHA512, "RSA-SHA512"}} {
 		for _, key := range []crypto.Signer{rsaKey, kmsKey{rsaKey}} {
 			s := oauth1.RSA{Key: key, Hash: tt.hash}
-			if got := s.Method(); got != tt.method {
+			if got := s.SignatureMethod(); got != tt.method {
 				t.Errorf("Method() = %q, want %q", got, tt.method)
 			}
 			sig, err := s.Sign(base, "ignored", "ignored")
@@ -187,7 +187,7 @@ func TestBodyHash(t *testing.T) {
 		{crypto.SHA256, "", "", "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="},
 		{crypto.SHA256, "application/x-www-form-urlencoded", "a=1", ""}, // never on form bodies
 	} {
-		c := &oauth1.Config{Consumer: oauth1.Credentials{Token: "ck"}, BodyHash: tt.hash}
+		c := &oauth1.Config{ConsumerKey: "ck", BodyHash: tt.hash}
 		r := newRequest(t, "POST", "https://example.com/r", tt.contentType, tt.body)
 		if err := c.SignAt(r, nil, testTime, "n"); err != nil {
 			t.Fatal(err)

@@ -44,7 +44,7 @@ func TestTraceBaseStringIsBaseString(t *testing.T) {
 	at := time.Unix(1318622958, 0)
 	for _, d := range []oauth1.Delivery{oauth1.AuthHeader, oauth1.QueryString, oauth1.FormBody} {
 		t.Run(deliveryName(d), func(t *testing.T) {
-			cfg := &oauth1.Config{Consumer: rfcClient, Delivery: d, BodyHash: 0,
+			cfg := &oauth1.Config{ConsumerKey: rfcClient.Token, ConsumerSecret: rfcClient.Secret, Delivery: d, BodyHash: 0,
 				Now: func() time.Time { return at }, Nonce: func() string { return "nonce" },
 				Params: []oauth1.Param{{Name: "xoauth_requestor_id", Value: "jane"}}}
 			newReq := func(ctx context.Context) *http.Request {
@@ -95,7 +95,7 @@ func TestTraceTransport(t *testing.T) {
 	srv := oauth1test.NewServer(rfcClient)
 	defer srv.Close()
 	tok := srv.IssueToken()
-	cfg := &oauth1.Config{Consumer: srv.Consumer}
+	cfg := &oauth1.Config{ConsumerKey: srv.ConsumerKey, ConsumerSecret: srv.ConsumerSecret}
 	var log traceLog
 	ctx := log.ctx(context.Background())
 	client := cfg.Client(&tok)
@@ -116,7 +116,7 @@ func TestTraceTransport(t *testing.T) {
 func TestTraceTokenRequests(t *testing.T) {
 	srv := oauth1test.NewServer(rfcClient)
 	defer srv.Close()
-	cfg := &oauth1.Config{Consumer: srv.Consumer, Endpoint: srv.Endpoint}
+	cfg := &oauth1.Config{ConsumerKey: srv.ConsumerKey, ConsumerSecret: srv.ConsumerSecret, Endpoint: srv.Endpoint}
 	var log traceLog
 	ctx := log.ctx(context.Background())
 	temp, _, err := cfg.RequestToken(ctx)
@@ -137,7 +137,7 @@ func TestTraceTokenRequests(t *testing.T) {
 // Nothing a hook is given holds a secret, not even with PLAINTEXT, whose
 // signature is made of them.
 func TestTraceHoldsNoSecret(t *testing.T) {
-	cfg := &oauth1.Config{Consumer: rfcClient, Signer: oauth1.Plaintext{}}
+	cfg := &oauth1.Config{ConsumerKey: rfcClient.Token, ConsumerSecret: rfcClient.Secret, Signer: oauth1.Plaintext{}}
 	var log traceLog
 	r, _ := http.NewRequestWithContext(log.ctx(context.Background()), "GET", "https://api.example.com/", nil)
 	require.NoError(t, cfg.Sign(r, &rfcToken))
@@ -153,7 +153,7 @@ func TestTraceHoldsNoSecret(t *testing.T) {
 }
 
 func TestTraceNotCalledOnFailure(t *testing.T) {
-	cfg := &oauth1.Config{Consumer: rfcClient}
+	cfg := &oauth1.Config{ConsumerKey: rfcClient.Token, ConsumerSecret: rfcClient.Secret}
 	var log traceLog
 	r, _ := http.NewRequestWithContext(log.ctx(context.Background()), "GET", "https://api.example.com/?a=%zz", nil)
 	require.Error(t, cfg.Sign(r, nil))
@@ -166,14 +166,14 @@ func TestWithTraceComposes(t *testing.T) {
 	ctx = oauth1.WithTrace(ctx, &oauth1.Trace{}) // no hooks: changes nothing
 	ctx = oauth1.WithTrace(ctx, &oauth1.Trace{Signed: func(oauth1.SignInfo) { calls = append(calls, "inner") }})
 	r, _ := http.NewRequestWithContext(ctx, "GET", "https://api.example.com/", nil)
-	require.NoError(t, (&oauth1.Config{Consumer: rfcClient}).Sign(r, nil))
+	require.NoError(t, (&oauth1.Config{ConsumerKey: rfcClient.Token, ConsumerSecret: rfcClient.Secret}).Sign(r, nil))
 	assert.Equal(t, []string{"inner", "outer"}, calls)
 }
 
 // A trace changes nothing in what is sent: the same header, and a body
 // that signing had to read (to hash it) still reads in full.
 func TestTraceChangesNothing(t *testing.T) {
-	cfg := &oauth1.Config{Consumer: rfcClient, BodyHash: crypto.SHA256,
+	cfg := &oauth1.Config{ConsumerKey: rfcClient.Token, ConsumerSecret: rfcClient.Secret, BodyHash: crypto.SHA256,
 		Now: func() time.Time { return time.Unix(1, 0) }, Nonce: func() string { return "n" }}
 	newReq := func(ctx context.Context) *http.Request {
 		// No GetBody: signing must buffer the body to hash it.

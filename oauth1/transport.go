@@ -160,7 +160,7 @@ func (t *Transport) maySign(req *http.Request) bool {
 		return false
 	}
 	same := sameOrigin(orig.URL, req.URL)
-	if t.Config.signer().Method() == "PLAINTEXT" {
+	if t.Config.signer().SignatureMethod() == "PLAINTEXT" {
 		return same && strings.EqualFold(req.URL.Scheme, "https")
 	}
 	if same {

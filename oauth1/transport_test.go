@@ -96,7 +96,7 @@ func checkHMAC(r *http.Request, body []byte, consumer oauth1.Credentials, tokenS
 		return p, err
 	}
 	rebuilt.Header.Set("Content-Type", r.Header.Get("Content-Type"))
-	cfg := &oauth1.Config{Consumer: consumer, OmitVersion: p["oauth_version"] == ""}
+	cfg := &oauth1.Config{ConsumerKey: consumer.Token, ConsumerSecret: consumer.Secret, OmitVersion: p["oauth_version"] == ""}
 	var tok *oauth1.Credentials
 	if p["oauth_token"] != "" {
 		tok = &oauth1.Credentials{Token: p["oauth_token"]}
@@ -193,7 +193,7 @@ func TestTransportSignsRequests(t *testing.T) {
 		{"JSON, streamed", "POST", "/2/tweets", "application/json", `{"text":"a=b&c"}`, false},
 		{"JSON, GetBody", "POST", "/2/tweets", "application/json", `{"text":"a=b&c"}`, true},
 	}
-	client := (&oauth1.Config{Consumer: xConsumer}).Client(&xToken)
+	client := (&oauth1.Config{ConsumerKey: xConsumer.Token, ConsumerSecret: xConsumer.Secret}).Client(&xToken)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var body io.Reader
@@ -280,7 +280,7 @@ func TestTransportRedirectIsResigned(t *testing.T) {
 	defer redir.Close()
 
 	client := &http.Client{Transport: &oauth1.Transport{
-		Config:        &oauth1.Config{Consumer: xConsumer},
+		Config:        &oauth1.Config{ConsumerKey: xConsumer.Token, ConsumerSecret: xConsumer.Secret},
 		Token:         &xToken,
 		RedirectHosts: []string{strings.TrimPrefix(srv.URL, "http://")},
 	}}
@@ -316,7 +316,7 @@ func TestTransportRedirectIsResigned(t *testing.T) {
 
 func TestTransportConcurrentNonces(t *testing.T) {
 	srv := newSignedServer(t)
-	client := (&oauth1.Config{Consumer: xConsumer}).Client(&xToken)
+	client := (&oauth1.Config{ConsumerKey: xConsumer.Token, ConsumerSecret: xConsumer.Secret}).Client(&xToken)
 	const n = 40
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
@@ -389,15 +389,15 @@ func TestTransportClosesBodyOnErrors(t *testing.T) {
 		wantErrIs error
 	}{
 		{"nil Config", &oauth1.Transport{Token: &xToken}, "http://example.com/", form, "a=1", nil, nil},
-		{"bad query escape", &oauth1.Transport{Config: &oauth1.Config{Consumer: xConsumer}}, "http://example.com/?a=%zz", "", "x", nil, nil},
-		{"bad body escape", &oauth1.Transport{Config: &oauth1.Config{Consumer: xConsumer}, Base: &failingBase{}}, "http://example.com/", form, "a=%zz", nil, nil},
-		{"form body too large", &oauth1.Transport{Config: &oauth1.Config{Consumer: xConsumer, MaxBodyBytes: 8}}, "http://example.com/", form, "a=123456789", nil, oauth1.ErrBodyTooLarge},
-		{"body hash, too large", &oauth1.Transport{Config: &oauth1.Config{Consumer: xConsumer, MaxBodyBytes: 8, BodyHash: crypto.SHA256}}, "http://example.com/", "application/json", `{"a":123456789}`, nil, oauth1.ErrBodyTooLarge},
-		{"canceled context", &oauth1.Transport{Config: &oauth1.Config{Consumer: xConsumer}}, "http://example.com/", form, "a=1", canceled, context.Canceled},
-		{"base fails, streamed", &oauth1.Transport{Config: &oauth1.Config{Consumer: xConsumer}, Base: &failingBase{}}, "http://example.com/", "application/json", "{}", nil, nil},
-		{"base fails, buffered", &oauth1.Transport{Config: &oauth1.Config{Consumer: xConsumer}, Base: &failingBase{}}, "http://example.com/", form, "a=1", nil, nil},
-		{"connection refused, streamed", &oauth1.Transport{Config: &oauth1.Config{Consumer: xConsumer}}, deadURL, "application/json", "{}", nil, nil},
-		{"connection refused, buffered", &oauth1.Transport{Config: &oauth1.Config{Consumer: xConsumer}}, deadURL, form, "a=1", nil, nil},
+		{"bad query escape", &oauth1.Transport{Config: &oauth1.Config{ConsumerKey: xConsumer.Token, ConsumerSecret: xConsumer.Secret}}, "http://example.com/?a=%zz", "", "x", nil, nil},
+		{"bad body escape", &oauth1.Transport{Config: &oauth1.Config{ConsumerKey: xConsumer.Token, ConsumerSecret: xConsumer.Secret}, Base: &failingBase{}}, "http://example.com/", form, "a=%zz", nil, nil},
+		{"form body too large", &oauth1.Transport{Config: &oauth1.Config{ConsumerKey: xConsumer.Token, ConsumerSecret: xConsumer.Secret, MaxBodyBytes: 8}}, "http://example.com/", form, "a=123456789", nil, oauth1.ErrBodyTooLarge},
+		{"body hash, too large", &oauth1.Transport{Config: &oauth1.Config{ConsumerKey: xConsumer.Token, ConsumerSecret: xConsumer.Secret, MaxBodyBytes: 8, BodyHash: crypto.SHA256}}, "http://example.com/", "application/json", `{"a":123456789}`, nil, oauth1.ErrBodyTooLarge},
+		{"canceled context", &oauth1.Transport{Config: &oauth1.Config{ConsumerKey: xConsumer.Token, ConsumerSecret: xConsumer.Secret}}, "http://example.com/", form, "a=1", canceled, context.Canceled},
+		{"base fails, streamed", &oauth1.Transport{Config: &oauth1.Config{ConsumerKey: xConsumer.Token, ConsumerSecret: xConsumer.Secret}, Base: &failingBase{}}, "http://example.com/", "application/json", "{}", nil, nil},
+		{"base fails, buffered", &oauth1.Transport{Config: &oauth1.Config{ConsumerKey: xConsumer.Token, ConsumerSecret: xConsumer.Secret}, Base: &failingBase{}}, "http://example.com/", form, "a=1", nil, nil},
+		{"connection refused, streamed", &oauth1.Transport{Config: &oauth1.Config{ConsumerKey: xConsumer.Token, ConsumerSecret: xConsumer.Secret}}, deadURL, "application/json", "{}", nil, nil},
+		{"connection refused, buffered", &oauth1.Transport{Config: &oauth1.Config{ConsumerKey: xConsumer.Token, ConsumerSecret: xConsumer.Secret}}, deadURL, form, "a=1", nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -437,7 +437,7 @@ func TestTransportContentLengthLimit(t *testing.T) {
 	req, _ := http.NewRequest("POST", "http://example.com/", body)
 	req.ContentLength = 11
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	tr := &oauth1.Transport{Config: &oauth1.Config{Consumer: xConsumer, MaxBodyBytes: 10}, Base: &failingBase{}}
+	tr := &oauth1.Transport{Config: &oauth1.Config{ConsumerKey: xConsumer.Token, ConsumerSecret: xConsumer.Secret, MaxBodyBytes: 10}, Base: &failingBase{}}
 	if _, err := tr.RoundTrip(req); !errors.Is(err, oauth1.ErrBodyTooLarge) {
 		t.Fatalf("RoundTrip error = %v, want ErrBodyTooLarge", err)
 	}
@@ -462,7 +462,7 @@ func TestClientKeepsHTTPClientSettings(t *testing.T) {
 	srv := newSignedServer(t)
 	rec := &recordingTransport{base: http.DefaultTransport}
 	base := &http.Client{Transport: rec, Timeout: 7 * time.Second}
-	cfg := &oauth1.Config{Consumer: xConsumer, HTTPClient: base}
+	cfg := &oauth1.Config{ConsumerKey: xConsumer.Token, ConsumerSecret: xConsumer.Secret, HTTPClient: base}
 	client := cfg.Client(&xToken)
 	if client.Timeout != 7*time.Second {
 		t.Errorf("Client().Timeout = %v, want 7s", client.Timeout)
@@ -491,7 +491,7 @@ func TestTransportStreamsUnsignedBodies(t *testing.T) {
 	body := &countingBody{Reader: strings.NewReader(json)}
 	req, _ := http.NewRequest("POST", srv.URL+"/2/tweets", body)
 	req.Header.Set("Content-Type", "application/json")
-	client := (&oauth1.Config{Consumer: xConsumer, MaxBodyBytes: 8}).Client(&xToken)
+	client := (&oauth1.Config{ConsumerKey: xConsumer.Token, ConsumerSecret: xConsumer.Secret, MaxBodyBytes: 8}).Client(&xToken)
 	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -523,7 +523,7 @@ func TestTransportBodyHash(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	client := (&oauth1.Config{Consumer: xConsumer, BodyHash: crypto.SHA256}).Client(nil)
+	client := (&oauth1.Config{ConsumerKey: xConsumer.Token, ConsumerSecret: xConsumer.Secret, BodyHash: crypto.SHA256}).Client(nil)
 	for _, getBody := range []bool{false, true} {
 		var body io.Reader = strings.NewReader(json)
 		var counted *countingBody
@@ -557,7 +557,7 @@ func TestTransportFormBodyDelivery(t *testing.T) {
 		got.Store(string(b))
 	}))
 	defer srv.Close()
-	client := (&oauth1.Config{Consumer: xConsumer, Delivery: oauth1.FormBody}).Client(&xToken)
+	client := (&oauth1.Config{ConsumerKey: xConsumer.Token, ConsumerSecret: xConsumer.Secret, Delivery: oauth1.FormBody}).Client(&xToken)
 	for _, getBody := range []bool{false, true} {
 		var body io.Reader = strings.NewReader("a=1")
 		var counted *countingBody
@@ -592,7 +592,7 @@ func TestTransportSignsWireHost(t *testing.T) {
 		return (&net.Dialer{}).DialContext(ctx, network, srv.Listener.Addr().String())
 	}
 	client := &http.Client{Transport: &oauth1.Transport{
-		Config: &oauth1.Config{Consumer: xConsumer},
+		Config: &oauth1.Config{ConsumerKey: xConsumer.Token, ConsumerSecret: xConsumer.Secret},
 		Token:  &xToken,
 		Base:   &http.Transport{DialContext: dial},
 	}}

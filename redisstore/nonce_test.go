@@ -42,7 +42,7 @@ func (credentials) TokenSecret(_ context.Context, key, tok string) (string, erro
 	return tokenSecret, nil
 }
 
-var client = &oauth1.Config{Consumer: oauth1.Credentials{Token: consumerKey, Secret: consumerSecret}}
+var client = &oauth1.Config{ConsumerKey: consumerKey, ConsumerSecret: consumerSecret}
 
 // signedHeader returns the Authorization header of a GET of
 // http://api.example.com/photos signed at t with nonce. It may be called

@@ -298,7 +298,7 @@ func TestCorpusReference(t *testing.T) {
 		if r.body != "" {
 			hr.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		}
-		cfg := &oauth1.Config{Consumer: oauth1.Credentials{Token: "key"}}
+		cfg := &oauth1.Config{ConsumerKey: "key"}
 		ts, _ := strconv.ParseInt(r.protocol[3][1], 10, 64)
 		var tok *oauth1.Credentials
 		if len(r.protocol) > 5 {

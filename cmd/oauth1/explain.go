@@ -189,7 +189,7 @@ func (c *cmd) printSigned(s *signed, m masker) {
 		}
 	}
 	fmt.Fprintf(w, "\nSignature base string:\n%s\n\n", s.base)
-	fmt.Fprintf(w, "Signature method: %s\n", s.cfg.Signer.Method())
+	fmt.Fprintf(w, "Signature method: %s\n", s.cfg.Signer.SignatureMethod())
 	fmt.Fprintf(w, "Signing key:      %s\n", m.signingKey(s))
 	fmt.Fprintf(w, "Signature:        %s\n", m.mask(s.signature))
 	switch s.cfg.Delivery {
@@ -220,7 +220,7 @@ func (c *cmd) masker(j *job, show bool) masker {
 // hideSignature reports whether s's signature must be masked, and
 // remembers it if so.
 func (m *masker) hideSignature(s *signed) bool {
-	if m.show || s.cfg.Signer.Method() != "PLAINTEXT" || m.consumerSecret == "" && m.tokenSecret == "" {
+	if m.show || s.cfg.Signer.SignatureMethod() != "PLAINTEXT" || m.consumerSecret == "" && m.tokenSecret == "" {
 		return false
 	}
 	enc := percent.Encode(s.signature)

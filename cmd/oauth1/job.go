@@ -194,7 +194,7 @@ func (j *job) config() (*oauth1.Config, error) {
 		return nil, err
 	}
 	cfg := &oauth1.Config{
-		Consumer:               oauth1.Credentials{Token: j.ConsumerKey, Secret: j.ConsumerSecret},
+		ConsumerKey: j.ConsumerKey, ConsumerSecret: j.ConsumerSecret,
 		Signer:                 s,
 		Realm:                  j.Realm,
 		OmitVersion:            j.Version != nil && !*j.Version,
@@ -229,7 +229,7 @@ func (j *job) sign(now time.Time) (*signed, error) {
 		return nil, err
 	}
 	// Config.SignAt refuses this too, but names the Go field, not the flag.
-	if cfg.Signer.Method() == "PLAINTEXT" && !cfg.AllowInsecurePlaintext && !strings.EqualFold(r.URL.Scheme, "https") {
+	if cfg.Signer.SignatureMethod() == "PLAINTEXT" && !cfg.AllowInsecurePlaintext && !strings.EqualFold(r.URL.Scheme, "https") {
 		return nil, fmt.Errorf("PLAINTEXT sends the secrets as the signature, so it needs an https URL, not %s (RFC 5849 §3.4.4); --allow-insecure-plaintext signs anyway", r.URL.Scheme)
 	}
 	t := now

@@ -600,7 +600,7 @@ func TestSignerMethods(t *testing.T) {
 		switch {
 		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
 			t.Errorf("signer(%q) error %v, want %q", tt.method, err, tt.err)
-		case tt.err == "" && (err != nil || s.Method() != tt.want):
+		case tt.err == "" && (err != nil || s.SignatureMethod() != tt.want):
 			t.Errorf("signer(%q) = %v, %v; want %s", tt.method, s, err, tt.want)
 		}
 	}

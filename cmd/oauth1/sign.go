@@ -130,7 +130,7 @@ func (c *cmd) sign(args []string) int {
 // key (OAuth allows empty secrets) but is usually a missing variable. In
 // batch mode the request line is a place the secret could have come from.
 func keyWarnings(j *job, s *signed, batch bool) []string {
-	if strings.HasPrefix(s.cfg.Signer.Method(), "RSA-") {
+	if strings.HasPrefix(s.cfg.Signer.SignatureMethod(), "RSA-") {
 		return nil // the key is the private key; the secrets are not used
 	}
 	from := func(flag, env, field string) string {

@@ -180,7 +180,7 @@ func (f *verifyOptions) verifier(scheme string) *server.Verifier {
 	// A nonce store of its own: the request is verified once per scheme tried.
 	v := &server.Verifier{Store: f.store, Nonces: new(server.MemoryNonceStore), Scheme: scheme, Now: func() time.Time { return f.at }}
 	if f.plaintext {
-		v.Methods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SHA1", "RSA-SHA256", "RSA-SHA512", "PLAINTEXT"}
+		v.SignatureMethods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SHA1", "RSA-SHA256", "RSA-SHA512", "PLAINTEXT"}
 		v.AllowInsecurePlaintext = true
 	}
 	if f.anyTime {

@@ -34,13 +34,13 @@ type lms struct {
 
 func newLMS(key, secret string, logw io.Writer) *lms {
 	return &lms{
-		config: &oauth1.Config{Consumer: oauth1.Credentials{Token: key, Secret: secret}, Delivery: oauth1.FormBody},
+		config: &oauth1.Config{ConsumerKey: key, ConsumerSecret: secret, Delivery: oauth1.FormBody},
 		// The outcome service requires oauth_body_hash, with SHA-1, on the
 		// XML it receives.
 		verifier: &server.Verifier{
-			Store:    server.Consumers{key: {Secret: secret}},
-			Methods:  []string{"HMAC-SHA1"},
-			BodyHash: crypto.SHA1,
+			Store:            server.Consumers{key: {Secret: secret}},
+			SignatureMethods: []string{"HMAC-SHA1"},
+			BodyHash:         crypto.SHA1,
 		},
 		log:     logw,
 		results: map[string]string{},

@@ -111,7 +111,7 @@ func newTool(consumers map[string]consumer, logw io.Writer) *tool {
 		// signs with HMAC-SHA1 only. Behind a proxy that terminates TLS, set
 		// Scheme or SchemeHeader (see server.Verifier); with several
 		// instances, share Nonces through package redisstore.
-		verifier: &server.Verifier{Store: regs, Methods: []string{"HMAC-SHA1"}},
+		verifier: &server.Verifier{Store: regs, SignatureMethods: []string{"HMAC-SHA1"}},
 		client:   &http.Client{Timeout: 10 * time.Second},
 		log:      logw,
 		mux:      http.NewServeMux(),
@@ -237,7 +237,7 @@ func outcomeRequest(ctx context.Context, l launch, messageID string, score float
 // with the consumer credentials, no token, and oauth_body_hash (SHA-1).
 func (t *tool) outcomeConfig(consumerKey string) *oauth1.Config {
 	return &oauth1.Config{
-		Consumer:   oauth1.Credentials{Token: consumerKey, Secret: t.consumers[consumerKey].Secret},
+		ConsumerKey: consumerKey, ConsumerSecret: t.consumers[consumerKey].Secret,
 		BodyHash:   crypto.SHA1,
 		HTTPClient: t.client,
 	}

@@ -87,7 +87,7 @@ func TestLaunchVector(t *testing.T) {
 	}
 	r := httptest.NewRequest("POST", "https://tool.example.com/lti/launch", strings.NewReader(form.Encode()))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	lmsConfig := &oauth1.Config{Consumer: oauth1.Credentials{Token: "12345", Secret: "secret"}, Delivery: oauth1.FormBody}
+	lmsConfig := &oauth1.Config{ConsumerKey: "12345", ConsumerSecret: "secret", Delivery: oauth1.FormBody}
 	if err := lmsConfig.SignAt(r, nil, time.Unix(vectorLaunchTime, 0), "c8350c0e47782d16d2fa48b2090c1d8f",
 		oauth1.Param{Name: "oauth_callback", Value: "about:blank"}); err != nil {
 		t.Fatal(err)

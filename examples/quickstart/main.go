@@ -43,7 +43,7 @@ func run(out io.Writer) error {
 	fmt.Fprintf(out, "provider: %s (every request checked by server.Verifier)\n\n", srv.URL)
 
 	cfg := &oauth1.Config{
-		Consumer:   srv.Consumer,
+		ConsumerKey: srv.ConsumerKey, ConsumerSecret: srv.ConsumerSecret,
 		Endpoint:   srv.Endpoint,
 		Callback:   "oob", // no web server on the client side: the provider shows a PIN
 		HTTPClient: srv.Client(),

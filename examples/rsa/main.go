@@ -58,8 +58,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, "note: using the repository's public TEST key; pass -key for a real one")
 	}
 	cfg := &oauth1.Config{
-		Consumer: oauth1.Credentials{Token: *consumerKey}, // RSA-SHA1 uses no consumer secret
-		Signer:   oauth1.RSA{Key: key},                    // zero Hash: RSA-SHA1
+		ConsumerKey: *consumerKey,         // RSA-SHA1 uses no consumer secret
+		Signer:      oauth1.RSA{Key: key}, // zero Hash: RSA-SHA1
 	}
 	var tok *oauth1.Credentials
 	if t := os.Getenv("JIRA_ACCESS_TOKEN"); t != "" {

@@ -58,7 +58,7 @@ func main() {
 	log.SetFlags(0)
 
 	cfg := &oauth1.Config{
-		Consumer: oauth1.Credentials{Token: os.Getenv("OAUTH_CONSUMER_KEY"), Secret: os.Getenv("OAUTH_CONSUMER_SECRET")},
+		ConsumerKey: os.Getenv("OAUTH_CONSUMER_KEY"), ConsumerSecret: os.Getenv("OAUTH_CONSUMER_SECRET"),
 		Endpoint: oauth1.Endpoint{
 			RequestTokenURL: *requestURL,
 			AuthorizeURL:    *authorizeURL,
@@ -94,7 +94,7 @@ func main() {
 		*addr = "127.0.0.1:0"
 		p := startDemoProvider(cfg)
 		defer p.Close()
-		cfg.Consumer = demoClient
+		cfg.ConsumerKey, cfg.ConsumerSecret = demoClient.Token, demoClient.Secret
 		cfg.Endpoint = oauth1.Endpoint{
 			RequestTokenURL: p.URL + "/initiate",
 			AuthorizeURL:    p.URL + "/authorize",
@@ -102,7 +102,7 @@ func main() {
 			TokenMethod:     *tokenMethod,
 		}
 	}
-	if cfg.Consumer.Token == "" {
+	if cfg.ConsumerKey == "" {
 		log.Fatal("OAUTH_CONSUMER_KEY is not set (real credentials are needed; try -demo)")
 	}
 	if cfg.Endpoint.RequestTokenURL == "" || cfg.Endpoint.AuthorizeURL == "" || cfg.Endpoint.AccessTokenURL == "" {
@@ -316,7 +316,7 @@ func demoCheck(r *http.Request, signer oauth1.Signer, consumer oauth1.Credential
 	if err != nil {
 		return nil, err
 	}
-	cfg := &oauth1.Config{Consumer: consumer, Signer: signer, OmitVersion: p["oauth_version"] == ""}
+	cfg := &oauth1.Config{ConsumerKey: consumer.Token, ConsumerSecret: consumer.Secret, Signer: signer, OmitVersion: p["oauth_version"] == ""}
 	var tok *oauth1.Credentials
 	if p["oauth_token"] != "" {
 		tok = &oauth1.Credentials{Token: p["oauth_token"]}

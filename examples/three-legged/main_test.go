@@ -16,7 +16,7 @@ func demoApp(t *testing.T) *httptest.Server {
 	cfg := &oauth1.Config{}
 	p := startDemoProvider(cfg)
 	t.Cleanup(p.Close)
-	cfg.Consumer = demoClient
+	cfg.ConsumerKey, cfg.ConsumerSecret = demoClient.Token, demoClient.Secret
 	cfg.Endpoint = oauth1.Endpoint{RequestTokenURL: p.URL + "/initiate", AuthorizeURL: p.URL + "/authorize", AccessTokenURL: p.URL + "/token"}
 	app := httptest.NewUnstartedServer(nil)
 	cfg.Callback = "http://" + app.Listener.Addr().String() + "/callback"

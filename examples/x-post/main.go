@@ -44,7 +44,7 @@ func main() {
 		return v
 	}
 	cfg := &oauth1.Config{
-		Consumer:   oauth1.Credentials{Token: env("X_CONSUMER_KEY"), Secret: env("X_CONSUMER_SECRET")},
+		ConsumerKey: env("X_CONSUMER_KEY"), ConsumerSecret: env("X_CONSUMER_SECRET"),
 		HTTPClient: &http.Client{Timeout: 30 * time.Second},
 	}
 	tok := &oauth1.Credentials{Token: env("X_ACCESS_TOKEN"), Secret: env("X_ACCESS_TOKEN_SECRET")}

@@ -4,7 +4,7 @@
 //
 //	pkg github.com/countersign/countersign/oauth1, func NewTransport(*Config, *Credentials) *Transport
 //	pkg github.com/countersign/countersign/oauth1, method (*Config) Sign(*http.Request, *Credentials) error
-//	pkg github.com/countersign/countersign/oauth1, type Config struct, Consumer Credentials
+//	pkg github.com/countersign/countersign/oauth1, type Config struct, ConsumerKey string
 //
 // Run it from the repository's root to rewrite the records:
 //

@@ -12,7 +12,7 @@
 //
 //	srv := oauth1test.NewServer(oauth1.Credentials{Token: "key", Secret: "secret"})
 //	defer srv.Close()
-//	cfg := &oauth1.Config{Consumer: srv.Consumer, Endpoint: srv.Endpoint}
+//	cfg := &oauth1.Config{ConsumerKey: srv.ConsumerKey, ConsumerSecret: srv.ConsumerSecret, Endpoint: srv.Endpoint}
 //	temp, _, err := cfg.RequestToken(ctx)
 //	code, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp))
 //	tok, _, err := cfg.AccessToken(ctx, temp, code)
@@ -61,7 +61,7 @@ type Record struct {
 }
 
 // Server is a fake provider built on [server.Provider]. It knows one
-// client, Consumer, issues random temporary and token credentials, approves
+// client, ConsumerKey, issues random temporary and token credentials, approves
 // every authorization at once in the name of User, and serves ResourcePath
 // to requests signed with token credentials it issued. Handle mounts a
 // test's own handlers behind the same verification. Its methods are safe
@@ -69,8 +69,9 @@ type Record struct {
 type Server struct {
 	*httptest.Server
 
-	// Consumer holds the client credentials the Server accepts.
-	Consumer oauth1.Credentials
+	// ConsumerKey and ConsumerSecret are the client credentials the
+	// Server accepts.
+	ConsumerKey, ConsumerSecret string
 
 	// PublicKey, if set before the first request, is the client's RSA
 	// public key, for the RSA-SHA* methods.
@@ -106,7 +107,7 @@ type Server struct {
 // NewServer starts and returns a Server that accepts the client credentials
 // consumer. The caller should call Close when finished.
 func NewServer(consumer oauth1.Credentials) *Server {
-	s := &Server{Consumer: consumer, User: "user", mux: http.NewServeMux()}
+	s := &Server{ConsumerKey: consumer.Token, ConsumerSecret: consumer.Secret, User: "user", mux: http.NewServeMux()}
 	s.Provider = &server.Provider{
 		Consumers: consumerFunc(s.consumer),
 		Tokens:    &server.MemoryTokenStore{Now: s.now},
@@ -152,10 +153,10 @@ func (f consumerFunc) Consumer(ctx context.Context, consumerKey string) (server.
 }
 
 func (s *Server) consumer(_ context.Context, key string) (server.Registration, error) {
-	if key != s.Consumer.Token {
+	if key != s.ConsumerKey {
 		return server.Registration{}, server.ErrNotFound
 	}
-	return server.Registration{Secret: s.Consumer.Secret, PublicKey: s.PublicKey}, nil
+	return server.Registration{Secret: s.ConsumerSecret, PublicKey: s.PublicKey}, nil
 }
 
 // baseStringKey carries, in a request's context, where record leaves the
@@ -221,7 +222,7 @@ func (s *Server) LastBaseString() string {
 // IssueToken creates token credentials for User directly, for tests of
 // signed requests that do not need the flow.
 func (s *Server) IssueToken() oauth1.Credentials {
-	tok := server.TokenCredentials{Token: rand.Text(), Secret: rand.Text(), ConsumerKey: s.Consumer.Token, User: s.User}
+	tok := server.TokenCredentials{Token: rand.Text(), Secret: rand.Text(), ConsumerKey: s.ConsumerKey, User: s.User}
 	if err := s.Provider.Tokens.PutToken(context.Background(), tok); err != nil {
 		panic("oauth1test: IssueToken: " + err.Error()) // a MemoryTokenStore fails only on a duplicate
 	}

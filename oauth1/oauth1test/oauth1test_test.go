@@ -25,7 +25,7 @@ func TestFlow(t *testing.T) {
 	for _, callback := range []string{"", "oob", "https://client.example/cb?state=1"} {
 		srv := oauth1test.NewServer(client)
 		ctx := context.Background()
-		cfg := &oauth1.Config{Consumer: srv.Consumer, Endpoint: srv.Endpoint, Callback: callback, HTTPClient: srv.Client()}
+		cfg := &oauth1.Config{ConsumerKey: srv.ConsumerKey, ConsumerSecret: srv.ConsumerSecret, Endpoint: srv.Endpoint, Callback: callback, HTTPClient: srv.Client()}
 		temp, _, err := cfg.RequestToken(ctx)
 		if err != nil {
 			t.Fatalf("callback %q: RequestToken: %v", callback, err)
@@ -88,7 +88,7 @@ func TestFlow(t *testing.T) {
 func TestRefusal(t *testing.T) {
 	srv := oauth1test.NewServer(client)
 	defer srv.Close()
-	bad := &oauth1.Config{Consumer: oauth1.Credentials{Token: client.Token, Secret: "wrong"}, Endpoint: srv.Endpoint}
+	bad := &oauth1.Config{ConsumerKey: client.Token, ConsumerSecret: "wrong", Endpoint: srv.Endpoint}
 	_, _, err := bad.RequestToken(context.Background())
 	var re *oauth1.ResponseError
 	if !errors.As(err, &re) || re.StatusCode != 401 || re.Problem != "signature_invalid" {
@@ -110,7 +110,7 @@ func TestRefusal(t *testing.T) {
 	}{{&oauth1.Credentials{Token: "nope", Secret: "x"}, 401}, {nil, 400}} {
 		tok := tc.tok
 		req, _ := http.NewRequest("GET", srv.ResourceURL, nil)
-		(&oauth1.Config{Consumer: client}).Sign(req, tok)
+		(&oauth1.Config{ConsumerKey: client.Token, ConsumerSecret: client.Secret}).Sign(req, tok)
 		resp, err := srv.Client().Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -129,7 +129,7 @@ func TestIssueTokenAndClock(t *testing.T) {
 	srv.Verifier.Now = clock.Now
 	nonce := oauth1test.SequentialNonces("n")
 	tok := srv.IssueToken()
-	cfg := &oauth1.Config{Consumer: client, OmitVersion: true}
+	cfg := &oauth1.Config{ConsumerKey: client.Token, ConsumerSecret: client.Secret, OmitVersion: true}
 	send := func() int {
 		req, _ := http.NewRequest("GET", srv.ResourceURL, nil)
 		if err := cfg.SignAt(req, &tok, time.Unix(1318622958, 0), nonce()); err != nil {
@@ -168,7 +168,7 @@ func ExampleServer() {
 	srv := oauth1test.NewServer(oauth1.Credentials{Token: "key", Secret: "secret"})
 	defer srv.Close()
 	ctx := context.Background()
-	cfg := &oauth1.Config{Consumer: srv.Consumer, Endpoint: srv.Endpoint, Callback: "oob"}
+	cfg := &oauth1.Config{ConsumerKey: srv.ConsumerKey, ConsumerSecret: srv.ConsumerSecret, Endpoint: srv.Endpoint, Callback: "oob"}
 
 	temp, _, err := cfg.RequestToken(ctx)
 	if err != nil {
@@ -204,7 +204,7 @@ func TestRSA(t *testing.T) {
 	defer srv.Close()
 	srv.PublicKey = &key.PublicKey
 	tok := srv.IssueToken()
-	cfg := &oauth1.Config{Consumer: srv.Consumer, Signer: oauth1.RSA{Key: key}}
+	cfg := &oauth1.Config{ConsumerKey: srv.ConsumerKey, ConsumerSecret: srv.ConsumerSecret, Signer: oauth1.RSA{Key: key}}
 	c := cfg.Client(&tok)
 	resp, err := c.Get(srv.ResourceURL)
 	if err != nil {
@@ -216,7 +216,7 @@ func TestRSA(t *testing.T) {
 		t.Errorf("RSA-SHA1 call: %s %q", resp.Status, body)
 	}
 	// The consumer has no shared secret, so HMAC is refused.
-	resp, err = (&oauth1.Config{Consumer: srv.Consumer}).Client(&tok).Get(srv.ResourceURL)
+	resp, err = (&oauth1.Config{ConsumerKey: srv.ConsumerKey, ConsumerSecret: srv.ConsumerSecret}).Client(&tok).Get(srv.ResourceURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func TestHandle(t *testing.T) {
 		fmt.Fprintf(w, "%v token=%q %s", ok, v.Token, body)
 	}))
 	tok := srv.IssueToken()
-	cfg := &oauth1.Config{Consumer: client}
+	cfg := &oauth1.Config{ConsumerKey: client.Token, ConsumerSecret: client.Secret}
 	for _, tc := range []struct {
 		tok  *oauth1.Credentials
 		want string
@@ -276,7 +276,7 @@ func TestTokenValues(t *testing.T) {
 		return url.Values{"user_id": {tok.User}, "screen_name": {"jack"}}, nil
 	}
 	ctx := context.Background()
-	cfg := &oauth1.Config{Consumer: client, Endpoint: srv.Endpoint, HTTPClient: srv.Client()}
+	cfg := &oauth1.Config{ConsumerKey: client.Token, ConsumerSecret: client.Secret, Endpoint: srv.Endpoint, HTTPClient: srv.Client()}
 	temp, _, err := cfg.RequestToken(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -299,7 +299,7 @@ func TestTokenValues(t *testing.T) {
 func TestBaseStringHeader(t *testing.T) {
 	srv := oauth1test.NewServer(client)
 	defer srv.Close()
-	bad := &oauth1.Config{Consumer: oauth1.Credentials{Token: client.Token, Secret: "wrong"}}
+	bad := &oauth1.Config{ConsumerKey: client.Token, ConsumerSecret: "wrong"}
 	for _, u := range []string{srv.Endpoint.RequestTokenURL, srv.Endpoint.AccessTokenURL, srv.ResourceURL} {
 		req, _ := http.NewRequest("POST", u, nil)
 		if err := bad.Sign(req, nil); err != nil {

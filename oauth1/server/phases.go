@@ -119,7 +119,7 @@ func (v *Verifier) checkRequired(q *found) error {
 	if len(absent) > 0 {
 		return problem(oauth1.ProblemParameterAbsent, nil, absent...)
 	}
-	methods := v.Methods
+	methods := v.SignatureMethods
 	if methods == nil {
 		methods = defaultMethods
 	}

@@ -32,7 +32,7 @@ func providerRequest(t *testing.T, url string, tok *oauth1.Credentials, now time
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := &oauth1.Config{Consumer: oauth1.Credentials{Token: "key", Secret: "secret"}}
+	cfg := &oauth1.Config{ConsumerKey: "key", ConsumerSecret: "secret"}
 	if err := cfg.SignAt(c, tok, now, fmt.Sprint(now.UnixNano(), url, extra), extra...); err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func (v *Verification) Get(name string) string {
 const defaultWindow = 5 * time.Minute
 
 // defaultMethods are the signature methods a Verifier accepts when its
-// Methods field is nil; PLAINTEXT is not among them. Unexported, so that no
+// SignatureMethods field is nil; PLAINTEXT is not among them. Unexported, so that no
 // package can change what every other Verifier accepts.
 var defaultMethods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SHA1", "RSA-SHA256", "RSA-SHA512"}
 
@@ -89,10 +89,10 @@ type Verifier struct {
 	// several instances needs a shared store.
 	Nonces NonceStore
 
-	// Methods lists the accepted signature methods; nil means every HMAC
+	// SignatureMethods lists the accepted signature methods; nil means every HMAC
 	// and RSA method (HMAC-SHA1/256/512, RSA-SHA1/256/512). PLAINTEXT, if listed, is accepted only over https
 	// (RFC 5849 §3.4.4) unless AllowInsecurePlaintext is set.
-	Methods                []string
+	SignatureMethods       []string
 	AllowInsecurePlaintext bool
 
 	// Window is how far oauth_timestamp may be from the current time, in

@@ -35,7 +35,7 @@ func TestVerifySchemeHeaderNearest(t *testing.T) {
 			r.TLS = nil // the proxy terminated TLS, or there was none
 			r.Header["X-Forwarded-Proto"] = tt.lines
 			v := xVerifier()
-			v.Methods = []string{"PLAINTEXT"}
+			v.SignatureMethods = []string{"PLAINTEXT"}
 			v.SchemeHeader = "X-Forwarded-Proto"
 			_, err := v.Verify(r)
 			if (err == nil) != tt.ok {

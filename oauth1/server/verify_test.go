@@ -207,7 +207,7 @@ func signed(t testing.TB, c *oauth1.Config, method, url, ctype, body string, non
 }
 
 func xConfig() *oauth1.Config {
-	return &oauth1.Config{Consumer: oauth1.Credentials{Token: xConsumerKey, Secret: xConsumerSecret}}
+	return &oauth1.Config{ConsumerKey: xConsumerKey, ConsumerSecret: xConsumerSecret}
 }
 
 // TestVerifySigned verifies what the signer produces, in every delivery,
@@ -235,17 +235,17 @@ func TestVerifySigned(t *testing.T) {
 					if b.body == "" {
 						method = "GET"
 					}
-					name := fmt.Sprintf("%s/%v/%s/bodyhash=%v", sg.Method(), d, b.ctype, bh)
+					name := fmt.Sprintf("%s/%v/%s/bodyhash=%v", sg.SignatureMethod(), d, b.ctype, bh)
 					nonce := fmt.Sprintf("nonce%d", n)
 					url := "https://API.example.com:443/a%2Fb/c%20d;e?x=1&y=%2B&y=+&z"
 					v := xVerifier()
-					v.Methods = append(slices.Clone(defaultMethods), "PLAINTEXT")
+					v.SignatureMethods = append(slices.Clone(defaultMethods), "PLAINTEXT")
 					got, err := v.Verify(signed(t, c, method, url, b.ctype, b.body, nonce))
 					if err != nil {
 						t.Errorf("%s: Verify = %v", name, err)
 						continue
 					}
-					if got.ConsumerKey != xConsumerKey || got.Token != xToken || got.SignatureMethod != sg.Method() {
+					if got.ConsumerKey != xConsumerKey || got.Token != xToken || got.SignatureMethod != sg.SignatureMethod() {
 						t.Errorf("%s: Verify = %+v", name, got)
 					}
 					if want := "GET&https%3A%2F%2Fapi.example.com%2Fa%252Fb%2Fc%2520d%3Be&"; method == "GET" && !strings.HasPrefix(got.BaseString, want) {
@@ -257,12 +257,12 @@ func TestVerifySigned(t *testing.T) {
 					// the nonce is not what refuses them.
 					wrong := xConfig()
 					wrong.Signer, wrong.Delivery, wrong.BodyHash = sg, d, bh
-					wrong.Consumer.Secret = "not the secret"
+					wrong.ConsumerSecret = "not the secret"
 					if _, isRSA := sg.(oauth1.RSA); isRSA {
 						wrong.Signer = oauth1.RSA{Key: otherRSAKey(t), Hash: sg.(oauth1.RSA).Hash}
 					}
 					mustProblem(t, name+" wrong secret", v, signed(t, wrong, method, url, b.ctype, b.body, nonce+"w"), oauth1.ProblemSignatureInvalid)
-					if sg.Method() == "PLAINTEXT" {
+					if sg.SignatureMethod() == "PLAINTEXT" {
 						continue // it signs nothing but the secrets
 					}
 					r := signed(t, c, method, url, b.ctype, b.body, nonce+"q")
@@ -320,7 +320,7 @@ type methodSigner struct {
 	name string
 }
 
-func (s methodSigner) Method() string { return s.name }
+func (s methodSigner) SignatureMethod() string { return s.name }
 
 func TestVerifyProblems(t *testing.T) {
 	const url = "https://api.example.com/r?q=1"
@@ -335,11 +335,11 @@ func TestVerifyProblems(t *testing.T) {
 	http1.Signer = oauth1.Plaintext{}
 	http1.AllowInsecurePlaintext = true
 	unknown := xConfig()
-	unknown.Consumer.Token = "who"
+	unknown.ConsumerKey = "who"
 	md5 := xConfig()
 	md5.Signer = methodSigner{oauth1.HMAC{}, "HMAC-MD5"}
 	rsaOnly := xConfig()
-	rsaOnly.Consumer = oauth1.Credentials{Token: "rsa-only", Secret: "x"}
+	rsaOnly.ConsumerKey, rsaOnly.ConsumerSecret = "rsa-only", "x"
 
 	tests := []struct {
 		name   string
@@ -359,10 +359,10 @@ func TestVerifyProblems(t *testing.T) {
 		}), oauth1.ProblemParameterRejected, []string{"oauth_version"}},
 		{"version 2.0", nil, signed(t, omit, "GET", url, "", "", "n1", oauth1.Param{Name: "oauth_version", Value: "2.0"}), oauth1.ProblemVersionRejected, nil},
 		{"method not accepted", nil, signed(t, md5, "GET", url, "", "", "n1"), oauth1.ProblemSignatureMethodRejected, nil},
-		{"method not listed", func(v *Verifier) { v.Methods = []string{"RSA-SHA256"} }, hdr(func(*http.Request) {}), oauth1.ProblemSignatureMethodRejected, nil},
-		{"PLAINTEXT over http", func(v *Verifier) { v.Methods = []string{"PLAINTEXT"} }, signed(t, http1, "GET", "http://api.example.com/r", "", "", "n1"), oauth1.ProblemSignatureMethodRejected, nil},
-		{"PLAINTEXT for an RSA-only consumer", func(v *Verifier) { v.Methods = []string{"PLAINTEXT"} }, func() *http.Request {
-			c := &oauth1.Config{Consumer: oauth1.Credentials{Token: "rsa-only"}, Signer: oauth1.Plaintext{}}
+		{"method not listed", func(v *Verifier) { v.SignatureMethods = []string{"RSA-SHA256"} }, hdr(func(*http.Request) {}), oauth1.ProblemSignatureMethodRejected, nil},
+		{"PLAINTEXT over http", func(v *Verifier) { v.SignatureMethods = []string{"PLAINTEXT"} }, signed(t, http1, "GET", "http://api.example.com/r", "", "", "n1"), oauth1.ProblemSignatureMethodRejected, nil},
+		{"PLAINTEXT for an RSA-only consumer", func(v *Verifier) { v.SignatureMethods = []string{"PLAINTEXT"} }, func() *http.Request {
+			c := &oauth1.Config{ConsumerKey: "rsa-only", Signer: oauth1.Plaintext{}}
 			r, _ := http.NewRequest("GET", url, nil)
 			c.SignAt(r, nil, time.Unix(xTimestamp, 0), "n1")
 			return received(t, r)
@@ -493,7 +493,7 @@ func TestVerifyBodyHash(t *testing.T) {
 func TestVerifyFailureKeepsNonce(t *testing.T) {
 	v := xVerifier()
 	bad := xConfig()
-	bad.Consumer.Secret = "wrong"
+	bad.ConsumerSecret = "wrong"
 	mustProblem(t, "wrong secret", v, signed(t, bad, "GET", "https://a.example/", "", "", "N"), oauth1.ProblemSignatureInvalid)
 	if _, err := v.Verify(signed(t, xConfig(), "GET", "https://a.example/", "", "", "N")); err != nil {
 		t.Fatalf("Verify after a refused request with the same nonce = %v", err)
@@ -569,7 +569,7 @@ func TestMiddleware(t *testing.T) {
 	}{
 		{httptest.NewRequest("GET", "/r", nil), 400, "oauth_problem=parameter_absent&oauth_parameters_absent=oauth_consumer_key%26oauth_signature_method%26oauth_signature%26oauth_timestamp%26oauth_nonce"},
 		{signed(t, xConfig(), "POST", "https://api.example.com/r", "application/x-www-form-urlencoded", "a=1&b=2", "m1"), 401, "oauth_problem=nonce_used"},
-		{signed(t, &oauth1.Config{Consumer: oauth1.Credentials{Token: xConsumerKey, Secret: "x"}}, "GET", "https://api.example.com/r", "", "", "m2"), 401, "oauth_problem=signature_invalid"},
+		{signed(t, &oauth1.Config{ConsumerKey: xConsumerKey, ConsumerSecret: "x"}, "GET", "https://api.example.com/r", "", "", "m2"), 401, "oauth_problem=signature_invalid"},
 	} {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, tt.r)
@@ -661,7 +661,7 @@ func FuzzVerify(f *testing.F) {
 		r.Header.Set("Content-Type", ctype)
 		r.Header.Set("Authorization", auth)
 		v := xVerifier()
-		v.Methods = []string{"HMAC-SHA1", "PLAINTEXT", "RSA-SHA1"}
+		v.SignatureMethods = []string{"HMAC-SHA1", "PLAINTEXT", "RSA-SHA1"}
 		got, err := v.Verify(r)
 		if err != nil {
 			return

@@ -14,7 +14,7 @@ import (
 )
 
 func main() {
-	cfg := &oauth1.Config{Consumer: oauth1.Credentials{Token: "consumer-key", Secret: "consumer-secret"}}
+	cfg := &oauth1.Config{ConsumerKey: "consumer-key", ConsumerSecret: "consumer-secret"}
 	tok := &oauth1.Credentials{Token: "token", Secret: "token-secret"}
 	req, err := http.NewRequest("POST", "https://api.example.com/1.1/statuses/update.json",
 		strings.NewReader("status=Hello%20Ladies"))
