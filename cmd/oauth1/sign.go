@@ -33,7 +33,7 @@ func (c *cmd) sign(args []string) int {
 	var f signFlags
 	fs := c.newFlags("sign", "[flags] URL")
 	fs.renamed = renamedSignFlags
-	fs.StringVar(&j.HTTPMethod, "X", "", "HTTP `method` (default GET, or POST with -d or --data-raw)")
+	fs.StringVar(&j.HTTPMethod, "X", "", "HTTP `method`, an RFC 9110 token (default GET, or POST with -d or --data-raw); --signature-method is the signature method")
 	fs.Var(&f.data, "d", "form body parameter `name=value`, unencoded (repeatable; like curl --data-urlencode)")
 	fs.StringVar(&j.Body, "data-raw", "", "request `body`, sent and signed as given; a form unless -H sets another Content-Type")
 	fs.StringVar(&j.HTTPMethod, "request", "", "HTTP `method`, as -X (curl's long form)")
