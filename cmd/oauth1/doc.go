@@ -14,6 +14,12 @@
 //	oauth1 diff WANT GOT           compare two base strings and explain each difference
 //	oauth1 verify [flags] [FILE]   check the signature of a raw HTTP request
 //	oauth1 version                 print the module version (also --version)
+//	oauth1 help COMMAND            print the usage and flags of a command (as COMMAND -h)
+//
+// Each "method" flag means one thing: -X (or --request) is the HTTP method,
+// --signature-method the signature method (HMAC-SHA1 by default); in batch
+// mode the fields are http_method and signature_method. The URL must be
+// http or https.
 //
 // Credentials come from flags or, so that secrets stay out of shell
 // history, from the environment variables OAUTH1_CONSUMER_KEY,

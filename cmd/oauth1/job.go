@@ -25,7 +25,7 @@ import (
 // A job is one request to sign: the fields of a batch line, which the
 // flags of "oauth1 sign" fill in too.
 type job struct {
-	Method          string      `json:"method"`
+	HTTPMethod      string      `json:"http_method"`
 	URL             string      `json:"url"`
 	Params          [][2]string `json:"params"` // form body parameters, unencoded
 	ContentType     string      `json:"content_type"`
@@ -42,8 +42,15 @@ type job struct {
 	Version         *bool       `json:"version"` // nil means true
 	Callback        string      `json:"callback"`
 	Verifier        string      `json:"verifier"`
-	Delivery        string      `json:"delivery"`  // header (default), query or body
-	BodyHash        string      `json:"body_hash"` // "", SHA-1, SHA-256 or SHA-512
+	Delivery        string      `json:"delivery"`      // header (default), query or body
+	BodyHash        string      `json:"body_hash"`     // "", SHA-1, SHA-256 or SHA-512
+	HeaderParams    [][2]string `json:"header_params"` // sent and signed in the Authorization header
+	NoNonce         bool        `json:"no_nonce"`
+	NoTimestamp     bool        `json:"no_timestamp"`
+
+	// Method was the HTTP method, which is now HTTPMethod; a batch line
+	// that still sets it is refused, since its meaning was ambiguous.
+	Method json.RawMessage `json:"method"`
 
 	// Only from flags.
 	headers       []string // "Name: value"
@@ -116,7 +123,7 @@ func (e *methodError) Error() string {
 	msg := fmt.Sprintf("unknown signature method %q (want %s or %s)", e.method,
 		strings.Join(signatureMethods[:len(signatureMethods)-1], ", "), signatureMethods[len(signatureMethods)-1])
 	if e.httpMethod() {
-		msg += "; --method is the signature method: for the HTTP method use -X " + strings.ToUpper(e.method) + " (or --request)"
+		msg += "; that is an HTTP method: give it with -X " + strings.ToUpper(e.method) + " (http_method in batch mode)"
 	}
 	return msg
 }
@@ -127,6 +134,30 @@ func (e *methodError) httpMethod() bool {
 		return true
 	}
 	return false
+}
+
+// checkHTTPMethod refuses an HTTP method that is not an RFC 9110 token,
+// and one that is a signature method's name: the signature method went
+// where the HTTP method goes. "" is the default.
+func checkHTTPMethod(m string) error {
+	if m == "" {
+		return nil
+	}
+	for i := 0; i < len(m); i++ {
+		if !isTchar(m[i]) {
+			return fmt.Errorf("HTTP method %.40q is not a token (RFC 9110 §9.1: letters, digits and !#$%%&'*+-.^_`|~ only)", m)
+		}
+	}
+	u := strings.ToUpper(m)
+	if u == "PLAINTEXT" || strings.HasPrefix(u, "HMAC-") || strings.HasPrefix(u, "RSA-") {
+		return fmt.Errorf("HTTP method %q is a signature method's name: give the signature method with --signature-method (signature_method in batch mode), the HTTP method with -X (http_method)", m)
+	}
+	return nil
+}
+
+// isTchar reports whether b is a tchar of RFC 9110 §5.6.2.
+func isTchar(b byte) bool {
+	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", b) >= 0
 }
 
 // noKey stands in for a private key: SignerFor only keeps the key it gets.
@@ -144,6 +175,12 @@ func (j *job) request() (*http.Request, error) {
 	if u.Scheme == "" || u.Host == "" {
 		return nil, fmt.Errorf("URL %q is not absolute (want https://host/path)", u.Redacted())
 	}
+	if s := strings.ToLower(u.Scheme); s != "http" && s != "https" {
+		return nil, fmt.Errorf("URL scheme %q is not http or https: OAuth 1.0 signs HTTP requests", u.Scheme)
+	}
+	if err := checkHTTPMethod(j.HTTPMethod); err != nil {
+		return nil, err
+	}
 	body := j.Body
 	for _, p := range j.Params {
 		if body != "" {
@@ -153,7 +190,7 @@ func (j *job) request() (*http.Request, error) {
 	}
 	// Methods are case-sensitive on the wire, but "-X post" means POST; the
 	// base string would uppercase it anyway (RFC 5849 §3.4.1.1).
-	method := strings.ToUpper(j.Method)
+	method := strings.ToUpper(j.HTTPMethod)
 	if method == "" {
 		method = http.MethodGet
 		if body != "" {
@@ -220,6 +257,9 @@ func (j *job) config() (*oauth1.Config, error) {
 // sign signs the job with oauth1.Config.BaseString and SignAt, so that the
 // command signs exactly as the library does.
 func (j *job) sign(now time.Time) (*signed, error) {
+	if len(j.Method) > 0 {
+		return nil, errors.New(`field "method" was renamed "http_method" (the HTTP method); "signature_method" is the signature method`)
+	}
 	cfg, err := j.config()
 	if err != nil {
 		return nil, err
@@ -232,19 +272,20 @@ func (j *job) sign(now time.Time) (*signed, error) {
 	if cfg.Signer.SignatureMethod() == "PLAINTEXT" && !cfg.AllowInsecurePlaintext && !strings.EqualFold(r.URL.Scheme, "https") {
 		return nil, fmt.Errorf("PLAINTEXT sends the secrets as the signature, so it needs an https URL, not %s (RFC 5849 §3.4.4); --allow-insecure-plaintext signs anyway", r.URL.Scheme)
 	}
-	t := now
-	if ts := j.Timestamp.String(); ts != "" {
-		n, err := strconv.ParseInt(ts, 10, 64)
-		if err != nil || n <= 0 {
-			return nil, fmt.Errorf("timestamp %q is not a positive number of seconds since 1970", ts)
-		}
-		t = time.Unix(n, 0)
+	if len(j.HeaderParams) > 0 && cfg.Delivery != oauth1.AuthHeader {
+		return nil, errors.New("header parameters (--header-param, header_params) travel in the Authorization header; with query or body delivery, put them in the URL or the body")
 	}
-	nonce := j.Nonce
-	if nonce == "" {
-		nonce = rand.Text()
+	t, nonce, err := j.timeNonce(now, cfg)
+	if err != nil {
+		return nil, err
 	}
 	var extra []oauth1.Param
+	for _, p := range j.HeaderParams {
+		if flag, ok := ownFlags[p[0]]; ok {
+			return nil, fmt.Errorf("header parameter %s has a flag of its own: %s", p[0], flag)
+		}
+		extra = append(extra, oauth1.Param{Name: p[0], Value: p[1]})
+	}
 	if j.Callback != "" {
 		extra = append(extra, oauth1.Param{Name: "oauth_callback", Value: j.Callback})
 	}
@@ -273,6 +314,54 @@ func (j *job) sign(now time.Time) (*signed, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// ownFlags are the parameters that sign sends from flags and batch fields
+// of their own, which --header-param may not give a second time.
+var ownFlags = map[string]string{
+	"realm":                  "--realm (realm)",
+	"oauth_consumer_key":     "--consumer-key (consumer_key)",
+	"oauth_token":            "--token (token)",
+	"oauth_signature_method": "--signature-method (signature_method)",
+	"oauth_signature":        "none: it is the signature",
+	"oauth_nonce":            "--nonce, --no-nonce (nonce, no_nonce)",
+	"oauth_timestamp":        "--timestamp, --no-timestamp (timestamp, no_timestamp)",
+	"oauth_version":          "--no-version (version)",
+	"oauth_callback":         "--callback (callback)",
+	"oauth_verifier":         "--verifier (verifier)",
+	"oauth_body_hash":        "--body-hash (body_hash)",
+}
+
+// timeNonce returns the oauth_timestamp and oauth_nonce to sign: the
+// job's, or now and a random nonce; a zero time and "" when the job leaves
+// them out, which RFC 5849 §3.1 permits with PLAINTEXT only, and which
+// SignAt does for both or neither.
+func (j *job) timeNonce(now time.Time, cfg *oauth1.Config) (time.Time, string, error) {
+	ts := j.Timestamp.String()
+	switch {
+	case j.NoNonce != j.NoTimestamp:
+		return time.Time{}, "", errors.New("--no-nonce and --no-timestamp (no_nonce, no_timestamp) go together: RFC 5849 §3.1 lets PLAINTEXT leave out both")
+	case !j.NoNonce:
+	case cfg.Signer.SignatureMethod() != "PLAINTEXT":
+		return time.Time{}, "", fmt.Errorf("--no-nonce and --no-timestamp need PLAINTEXT: %s signs oauth_nonce and oauth_timestamp, which RFC 5849 §3.1 requires of it", cfg.Signer.SignatureMethod())
+	case j.Nonce != "" || ts != "":
+		return time.Time{}, "", errors.New("--no-nonce and --no-timestamp leave out the nonce and timestamp that --nonce or --timestamp gives")
+	default:
+		return time.Time{}, "", nil
+	}
+	t := now
+	if ts != "" {
+		n, err := strconv.ParseInt(ts, 10, 64)
+		if err != nil || n <= 0 {
+			return time.Time{}, "", fmt.Errorf("timestamp %q is not a positive number of seconds since 1970", ts)
+		}
+		t = time.Unix(n, 0)
+	}
+	nonce := j.Nonce
+	if nonce == "" {
+		nonce = rand.Text()
+	}
+	return t, nonce, nil
 }
 
 func isFormType(ct string) (bool, error) {

@@ -34,7 +34,7 @@ Commands:
   verify [flags] [FILE]  check the signature of a raw HTTP request (default stdin)
   version                print the module version (also --version)
 
-Run "oauth1 <command> -h" for the flags of a command.
+Run "oauth1 <command> -h" (or "oauth1 help <command>") for the flags of a command.
 
 Environment:
   OAUTH1_CONSUMER_KEY, OAUTH1_CONSUMER_SECRET   client credentials
@@ -64,15 +64,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	case "verify":
 		return c.verify(args[1:])
 	case "help", "-h", "-help", "--help":
+		if args[0] == "help" && len(args) > 1 {
+			return c.help(args[1:])
+		}
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	case "version", "-version", "--version":
-		if len(args) > 1 {
-			return c.usageError("version", "extra argument %q", args[1])
-		}
-		bi, _ := debug.ReadBuildInfo()
-		fmt.Fprintln(stdout, "oauth1", moduleVersion(bi))
-		return exitOK
+		return c.version(args[1:])
 	}
 	if strings.HasPrefix(args[0], "-") {
 		return c.usageError("", "unknown flag %s before the command", args[0])
@@ -88,6 +86,36 @@ func moduleVersion(bi *debug.BuildInfo) string {
 		return "(devel)"
 	}
 	return bi.Main.Version
+}
+
+// help prints the usage of the command that "oauth1 help COMMAND" names,
+// as "oauth1 COMMAND -h" does.
+func (c *cmd) help(args []string) int {
+	if len(args) > 1 {
+		return c.usageError("", "help takes one command; %q is extra", args[1])
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
+		fmt.Fprint(c.stdout, usage)
+		return exitOK
+	case "sign", "explain", "diff", "verify", "version":
+		return run([]string{args[0], "-h"}, c.stdin, c.stdout, c.stderr, c.getenv)
+	}
+	return c.usageError("", "help: unknown command %q", args[0])
+}
+
+func (c *cmd) version(args []string) int {
+	fs := c.newFlags("version", "")
+	pos, code, ok := fs.parse(args)
+	if !ok {
+		return code
+	}
+	if len(pos) > 0 {
+		return fs.usageError("extra argument %q", pos[0])
+	}
+	bi, _ := debug.ReadBuildInfo()
+	fmt.Fprintln(c.stdout, "oauth1", moduleVersion(bi))
+	return exitOK
 }
 
 type cmd struct {
@@ -115,6 +143,10 @@ type flagSet struct {
 	*flag.FlagSet
 	c        *cmd
 	synopsis string
+	// renamed maps a flag's former name to the message that says what
+	// replaced it: an old spelling is an error with a hint, never
+	// silently taken.
+	renamed map[string]string
 }
 
 // newFlags returns the flags of a command; synopsis follows the command's
@@ -131,7 +163,7 @@ func (c *cmd) newFlags(name, synopsis string) *flagSet {
 // printUsage writes the command's usage and flags to stdout: -h asked for it.
 func (fs *flagSet) printUsage() {
 	w := fs.c.stdout
-	fmt.Fprintf(w, "usage: oauth1 %s %s\n", fs.Name(), fs.synopsis)
+	fmt.Fprintln(w, strings.TrimSpace("usage: oauth1 "+fs.Name()+" "+fs.synopsis))
 	n := 0
 	fs.VisitAll(func(*flag.Flag) { n++ })
 	if n > 0 {
@@ -161,6 +193,9 @@ func (fs *flagSet) parse(args []string) (pos []string, code int, ok bool) {
 			msg := err.Error()
 			if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
 				msg = "unknown flag " + name
+				if hint, ok := fs.renamed[strings.TrimLeft(name, "-")]; ok {
+					msg = hint
+				}
 			}
 			return nil, fs.usageError("%s", msg), false
 		}

@@ -153,7 +153,7 @@ func TestGolden(t *testing.T) {
 			"https://API.Example.com:443/a%20b/c?x=1+2&y=%7e"}, 0},
 		{"sign-body", "", append(xSign[:len(xSign):len(xSign)], "--body", "--no-version", "--callback", "oob"), 0},
 		{"sign-body-hash", "", []string{"sign", "-X", "PUT", "--data-raw", `{"a":1}`, "-H", "Content-Type: application/json", "--body-hash", "SHA-256",
-			"--method", "HMAC-SHA256", "--nonce", xNonce, "--timestamp", xTimestamp, "--explain", "--curl", "https://api.example.com/v1/items/7"}, 0},
+			"--signature-method", "HMAC-SHA256", "--nonce", xNonce, "--timestamp", xTimestamp, "--explain", "--curl", "https://api.example.com/v1/items/7"}, 0},
 		{"explain", "", []string{"explain", xBase}, 0},
 		{"explain-stdin", xBase + "\n", []string{"explain", "-"}, 0},
 		{"explain-mistakes", "", []string{"explain", strings.Replace(strings.Replace(doubled, "POST", "post", 1), "api.twitter.com", "api.twitter.com%3A443", 1) + "%26realm%3DPhotos"}, 0},
@@ -200,13 +200,13 @@ func TestExplainX(t *testing.T) {
 
 func TestBatchX(t *testing.T) {
 	line, _ := json.Marshal(map[string]any{
-		"method": "POST", "url": xURL, "params": [][2]string{{"status", xStatus}},
+		"http_method": "POST", "url": xURL, "params": [][2]string{{"status", xStatus}},
 		"consumer_key": xKey, "consumer_secret": xSecret, "token": xToken, "token_secret": xTokenSecret,
 		"nonce": xNonce, "timestamp": json.Number(xTimestamp),
 	})
 	in := string(line) + "\n" +
 		`{"url": "not a url"}` + "\n" +
-		`{"method":"POST","url":"` + xURL + `","content_type":"application/x-www-form-urlencoded","body":"` + xBody + `","consumer_key":"` + xKey +
+		`{"http_method":"POST","url":"` + xURL + `","content_type":"application/x-www-form-urlencoded","body":"` + xBody + `","consumer_key":"` + xKey +
 		`","consumer_secret":"` + xSecret + `","token":"` + xToken + `","token_secret":"` + xTokenSecret + `","nonce":"` + xNonce + `","timestamp":"` + xTimestamp + `","delivery":"query"}` + "\n"
 	r := runCmd(t, nil, in, "sign", "--json")
 	if r.code != 1 {
@@ -251,7 +251,7 @@ func TestBatchVectors(t *testing.T) {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			v := readVector(t, file)
 			j := map[string]any{
-				"method": v["method"], "url": v["url"], "content_type": v["content-type"], "body": v["body"],
+				"http_method": v["method"], "url": v["url"], "content_type": v["content-type"], "body": v["body"],
 				"consumer_key": v["consumer-key"], "consumer_secret": v["consumer-secret"],
 				"token": v["token"], "token_secret": v["token-secret"], "signature_method": v["signature-method"],
 				"nonce": v["nonce"], "timestamp": v["timestamp"], "realm": v["realm"],
@@ -302,7 +302,7 @@ func readVector(t *testing.T, file string) map[string]string {
 // public key and crypto/rsa, and that verify accepts it.
 func TestSignRSA(t *testing.T) {
 	env := map[string]string{"OAUTH1_CONSUMER_KEY": "OauthKey", "OAUTH1_TOKEN": "tok"}
-	args := []string{"sign", "--method", "RSA-SHA256", "--key-file", keyFile, "--nonce", "n", "--timestamp", xTimestamp, "--json"}
+	args := []string{"sign", "--signature-method", "RSA-SHA256", "--key-file", keyFile, "--nonce", "n", "--timestamp", xTimestamp, "--json"}
 	r := runCmd(t, env, `{"url":"https://jira.example.com/rest/api/2/myself"}`+"\n", args...)
 	var out map[string]string
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || out["error"] != "" {
@@ -340,7 +340,7 @@ func TestNoSecrets(t *testing.T) {
 	env := map[string]string{"OAUTH1_CONSUMER_KEY": xKey, "OAUTH1_CONSUMER_SECRET": xSecret,
 		"OAUTH1_TOKEN": xToken, "OAUTH1_TOKEN_SECRET": xTokenSecret, "OAUTH1_KEY_PASSWORD": pw}
 	secrets := []string{xSecret, xTokenSecret, pw, "PRIVATE KEY"}
-	plain := []string{"sign", "--method", "PLAINTEXT", "https://api.example.com/x"}
+	plain := []string{"sign", "--signature-method", "PLAINTEXT", "https://api.example.com/x"}
 	runs := []struct {
 		stdin string
 		args  []string
@@ -349,9 +349,9 @@ func TestNoSecrets(t *testing.T) {
 		{"", []string{"sign", "--query", "--explain", xURL}},
 		{"", append(plain[:len(plain):len(plain)], "--explain", "--curl")},
 		{"", append(plain[:len(plain):len(plain)], "--body")},
-		{"", []string{"sign", "--method", "RSA-SHA1", "--key-file", keyFile, "--explain", xURL}},
-		{"", []string{"sign", "--method", "RSA-SHA1", "--key-file", "../../testdata/keys/rsa2048-openssh-encrypted", xURL}},
-		{"", []string{"sign", "--method", "RSA-SHA1", "--key-file", "../../testdata/keys/rsa2048-public.pem", xURL}},
+		{"", []string{"sign", "--signature-method", "RSA-SHA1", "--key-file", keyFile, "--explain", xURL}},
+		{"", []string{"sign", "--signature-method", "RSA-SHA1", "--key-file", "../../testdata/keys/rsa2048-openssh-encrypted", xURL}},
+		{"", []string{"sign", "--signature-method", "RSA-SHA1", "--key-file", "../../testdata/keys/rsa2048-public.pem", xURL}},
 		{`{"url":"https://api.example.com/x","signature_method":"PLAINTEXT"}` + "\n" + `{"url":"https://api.example.com/x","signature_method":"bogus"}` + "\n", []string{"sign", "--json"}},
 		{"", []string{"explain", xBase}},
 		{xRequest, []string{"verify", "--any-time"}},
@@ -408,11 +408,11 @@ func TestUsageErrors(t *testing.T) {
 		{"frobnicate"},
 		{"sign"},
 		{"sign", "--no-such-flag", xURL},
-		{"sign", "--method", "HMAC-MD5", xURL},
+		{"sign", "--signature-method", "HMAC-MD5", xURL},
 		{"sign", "--query", "--body", xURL},
 		{"sign", "/relative"},
 		{"sign", "--timestamp", "yesterday", xURL},
-		{"sign", "--method", "RSA-SHA1", xURL},
+		{"sign", "--signature-method", "RSA-SHA1", xURL},
 		{"explain"},
 		{"explain", "POST&x"},
 		{"diff", xBase},

@@ -127,15 +127,15 @@ func TestMessages(t *testing.T) {
 		runs  [][]string
 	}{
 		{"sign-plaintext-http", plain, "", [][]string{
-			{"sign", "--method", "PLAINTEXT", "http://a.example/x"},
-			{"sign", "--method", "PLAINTEXT", "--nonce", "n", "--timestamp", "1", "--allow-insecure-plaintext", "http://a.example/x"},
+			{"sign", "--signature-method", "PLAINTEXT", "http://a.example/x"},
+			{"sign", "--signature-method", "PLAINTEXT", "--nonce", "n", "--timestamp", "1", "--allow-insecure-plaintext", "http://a.example/x"},
 		}},
 		{"sign-method-case", xEnv, "", [][]string{
 			{"sign", "-X", "post", "--nonce", "n", "--timestamp", "1", "--curl", "https://a.example/x"},
 			{"sign", "-X", "put", "--nonce", "n", "--timestamp", "1", "--explain", "--query", "https://a.example/x"},
 		}},
 		{"batch-plaintext-masked", plain,
-			`{"method":"post","url":"https://a.example/x?y=1","signature_method":"PLAINTEXT","delivery":"query","nonce":"n","timestamp":1}` + "\n" +
+			`{"http_method":"post","url":"https://a.example/x?y=1","signature_method":"PLAINTEXT","delivery":"query","nonce":"n","timestamp":1}` + "\n" +
 				`{"url":"https://a.example/x","signature_method":"PLAINTEXT","nonce":"n","timestamp":1}` + "\n" +
 				`{"url":"https://a.example/x","signature_method":"PLAINTEXT","delivery":"body","params":[["a","1"]],"nonce":"n","timestamp":1}` + "\n" +
 				`{"url":"http://a.example/x","signature_method":"PLAINTEXT","nonce":"n","timestamp":1}` + "\n",
@@ -319,13 +319,13 @@ func TestSignGaps(t *testing.T) {
 	}{
 		{map[string]string{"OAUTH1_CONSUMER_KEY": "k"}, append([]string{"sign", u}, fixed...), 0, "warning: the consumer secret is empty"},
 		{map[string]string{"OAUTH1_CONSUMER_KEY": "k", "OAUTH1_CONSUMER_SECRET": "s", "OAUTH1_TOKEN": "t"}, append([]string{"sign", u}, fixed...), 0, "warning: a token but no token secret"},
-		{map[string]string{"OAUTH1_CONSUMER_KEY": "k"}, append([]string{"sign", "--method", "RSA-SHA256", "--key-file", keyFile, u}, fixed...), 0, "Authorization: OAuth"},
-		{xEnv, []string{"sign", "--method", "RSA-SHA1", "--key-file", "../../testdata/keys/rsa2048-openssh-encrypted", u}, 2, "--key-password or $OAUTH1_KEY_PASSWORD"},
-		{xEnv, []string{"sign", "--method", "RSA-SHA1", "--key-file", "../../testdata/keys/rsa2048-openssh-encrypted", "--key-password", "wrong", u}, 2, "check --key-password"},
-		{xEnv, []string{"sign", "--method", "POST", u}, 2, "for the HTTP method use -X POST"},
-		{xEnv, []string{"sign", "--method", "hmac-md5", u}, 2, "(want HMAC-SHA1, HMAC-SHA256, HMAC-SHA512, RSA-SHA1, RSA-SHA256, RSA-SHA512 or PLAINTEXT)"},
+		{map[string]string{"OAUTH1_CONSUMER_KEY": "k"}, append([]string{"sign", "--signature-method", "RSA-SHA256", "--key-file", keyFile, u}, fixed...), 0, "Authorization: OAuth"},
+		{xEnv, []string{"sign", "--signature-method", "RSA-SHA1", "--key-file", "../../testdata/keys/rsa2048-openssh-encrypted", u}, 2, "--key-password or $OAUTH1_KEY_PASSWORD"},
+		{xEnv, []string{"sign", "--signature-method", "RSA-SHA1", "--key-file", "../../testdata/keys/rsa2048-openssh-encrypted", "--key-password", "wrong", u}, 2, "check --key-password"},
+		{xEnv, []string{"sign", "--signature-method", "POST", u}, 2, "that is an HTTP method: give it with -X POST"},
+		{xEnv, []string{"sign", "--signature-method", "hmac-md5", u}, 2, "(want HMAC-SHA1, HMAC-SHA256, HMAC-SHA512, RSA-SHA1, RSA-SHA256, RSA-SHA512 or PLAINTEXT)"},
 		{xEnv, append([]string{"sign", "--request", "PUT", "--header", "Content-Type: application/json", "--data-raw", `{"a":1}`,
-			"--body-hash", "SHA-512", "--method", "HMAC-SHA512", "--curl", u}, fixed...), 0, `oauth_body_hash="77eoKY%2BQWudD2%2BIVLhYkFfYqFtLVrFx4gW3NVxFOeldHKbgTmI8dCYTPbzjE%2FMmjfqn%2Bw9o1GYNTb3J4XXq3Bw%3D%3D"`},
+			"--body-hash", "SHA-512", "--signature-method", "HMAC-SHA512", "--curl", u}, fixed...), 0, `oauth_body_hash="77eoKY%2BQWudD2%2BIVLhYkFfYqFtLVrFx4gW3NVxFOeldHKbgTmI8dCYTPbzjE%2FMmjfqn%2Bw9o1GYNTb3J4XXq3Bw%3D%3D"`},
 	}
 	var b strings.Builder
 	for _, tt := range runs {

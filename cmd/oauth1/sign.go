@@ -20,31 +20,40 @@ type signFlags struct {
 	query, body                          bool
 	keyFile                              string
 	noVersion                            bool
-	data                                 repeated
+	data, headerParams                   repeated
+}
+
+// renamedSignFlags are the former flags of sign, each with what replaced it.
+var renamedSignFlags = map[string]string{
+	"method": "--method was renamed --signature-method (the signature method: HMAC-SHA1, PLAINTEXT, ...); -X or --request sets the HTTP method",
 }
 
 func (c *cmd) sign(args []string) int {
 	var j job
 	var f signFlags
 	fs := c.newFlags("sign", "[flags] URL")
-	fs.StringVar(&j.Method, "X", "", "HTTP `method` (default GET, or POST with -d or --data-raw)")
+	fs.renamed = renamedSignFlags
+	fs.StringVar(&j.HTTPMethod, "X", "", "HTTP `method`, an RFC 9110 token (default GET, or POST with -d or --data-raw); --signature-method is the signature method")
 	fs.Var(&f.data, "d", "form body parameter `name=value`, unencoded (repeatable; like curl --data-urlencode)")
 	fs.StringVar(&j.Body, "data-raw", "", "request `body`, sent and signed as given; a form unless -H sets another Content-Type")
-	fs.StringVar(&j.Method, "request", "", "HTTP `method`, as -X (curl's long form)")
+	fs.StringVar(&j.HTTPMethod, "request", "", "HTTP `method`, as -X (curl's long form)")
 	fs.Var((*repeated)(&j.headers), "H", "request `header` \"Name: value\" (repeatable)")
 	fs.Var((*repeated)(&j.headers), "header", "request `header` \"Name: value\", as -H (curl's long form)")
 	fs.BoolVar(&f.query, "query", false, "send the protocol parameters in the query string (§3.5.3)")
 	fs.BoolVar(&f.body, "body", false, "send the protocol parameters in the form body (§3.5.2)")
 	fs.StringVar(&j.Realm, "realm", "", "`realm` of the Authorization header (never signed)")
-	fs.StringVar(&j.SignatureMethod, "method", "HMAC-SHA1", "signature `method`: HMAC-SHA1, HMAC-SHA256, HMAC-SHA512, RSA-SHA1, RSA-SHA256, RSA-SHA512 or PLAINTEXT")
+	fs.StringVar(&j.SignatureMethod, "signature-method", "HMAC-SHA1", "signature `method`: HMAC-SHA1, HMAC-SHA256, HMAC-SHA512, RSA-SHA1, RSA-SHA256, RSA-SHA512 or PLAINTEXT")
 	fs.StringVar(&f.keyFile, "key-file", "", "RSA private key `file` (PEM, OpenSSH or PKCS #12) for the RSA methods")
 	fs.StringVar(&j.keyPassword, "key-password", "", "`password` of an encrypted key file (default $OAUTH1_KEY_PASSWORD)")
 	fs.StringVar(&j.BodyHash, "body-hash", "", "add oauth_body_hash computed with `hash` SHA-1, SHA-256 or SHA-512 over a body that is not a form")
 	fs.StringVar(&j.Nonce, "nonce", "", "oauth_nonce `value` (default random)")
 	fs.Var((*numberFlag)(&j.Timestamp), "timestamp", "oauth_timestamp in `seconds` since 1970 (default now)")
+	fs.BoolVar(&j.NoNonce, "no-nonce", false, "leave out oauth_nonce; PLAINTEXT only, and with --no-timestamp (§3.1)")
+	fs.BoolVar(&j.NoTimestamp, "no-timestamp", false, "leave out oauth_timestamp; PLAINTEXT only, and with --no-nonce (§3.1)")
 	fs.BoolVar(&f.noVersion, "no-version", false, "leave out oauth_version=1.0 (optional, §3.1)")
 	fs.StringVar(&j.Callback, "callback", "", "sign and send oauth_callback `URL` (temporary credential request, §2.1)")
 	fs.StringVar(&j.Verifier, "verifier", "", "sign and send oauth_verifier `code` (token request, §2.3)")
+	fs.Var(&f.headerParams, "header-param", "send and sign `name=value` in the Authorization header with the protocol parameters, unencoded, such as NetSuite's role (repeatable)")
 	fs.StringVar(&j.ConsumerKey, "consumer-key", "", "consumer `key` (default $OAUTH1_CONSUMER_KEY)")
 	fs.StringVar(&j.ConsumerSecret, "consumer-secret", "", "consumer `secret` (default $OAUTH1_CONSUMER_SECRET)")
 	fs.StringVar(&j.Token, "token", "", "`token` (default $OAUTH1_TOKEN)")
@@ -72,6 +81,13 @@ func (c *cmd) sign(args []string) int {
 			fmt.Fprintf(c.stderr, "oauth1: warning: -d takes one unencoded name=value pair; the value of %q contains \"&\" and is sent as %%26 (use --data-raw for a raw body)\n", name)
 		}
 		j.Params = append(j.Params, [2]string{name, value})
+	}
+	for _, p := range f.headerParams {
+		name, value, ok := strings.Cut(p, "=")
+		if !ok || name == "" {
+			return fs.usageError("--header-param %.40q is not name=value", p)
+		}
+		j.HeaderParams = append(j.HeaderParams, [2]string{name, value})
 	}
 	switch {
 	case f.query && f.body:
