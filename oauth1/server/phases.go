@@ -185,7 +185,7 @@ func (v *Verifier) lookup(q *found) error {
 	if token := q.token; token != "" {
 		q.tokenSecret, err = v.Store.TokenSecret(ctx, consumerKey, token)
 		if errors.Is(err, ErrNotFound) {
-			return problem(oauth1.ProblemTokenRejected, nil)
+			return problem(oauth1.ProblemTokenRejected, err)
 		} else if err != nil {
 			return fmt.Errorf("oauth1: looking up the token: %w", err)
 		}
