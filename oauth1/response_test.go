@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -248,6 +249,51 @@ func TestCheckResponseNotesEmptySecret(t *testing.T) {
 			} else {
 				assert.Contains(t, err.Error(), tt.notice)
 			}
+		})
+	}
+}
+
+// What a real Verifier refuses, its Observe sees as a ProblemError whose
+// report the client reads back whole.
+func TestProblemReportRoundTripFromVerifier(t *testing.T) {
+	now := time.Unix(1700000000, 0)
+	var mu sync.Mutex
+	var refused *server.ProblemError
+	v := &server.Verifier{Store: server.Consumers{"key": {Secret: "secret"}}, Nonces: new(server.MemoryNonceStore),
+		Now: func() time.Time { return now }, BodyHash: crypto.SHA256,
+		Observe: func(_ *http.Request, _ *server.Verification, err error) {
+			mu.Lock()
+			refused, _ = err.(*server.ProblemError)
+			mu.Unlock()
+		}}
+	srv := httptest.NewServer(v.Middleware(http.NotFoundHandler()))
+	defer srv.Close()
+	for _, tt := range []struct {
+		name string
+		cfg  *oauth1.Config
+		want oauth1.Problem
+	}{
+		{"clock behind", &oauth1.Config{ConsumerKey: "key", ConsumerSecret: "secret", BodyHash: crypto.SHA256, Now: func() time.Time { return now.Add(-time.Hour) }}, oauth1.ProblemTimestampRefused},
+		{"no body hash", &oauth1.Config{ConsumerKey: "key", ConsumerSecret: "secret", Now: func() time.Time { return now }}, oauth1.ProblemParameterAbsent},
+		{"PLAINTEXT over http", &oauth1.Config{ConsumerKey: "key", ConsumerSecret: "secret", BodyHash: crypto.SHA256, Signer: oauth1.Plaintext{}, AllowInsecurePlaintext: true}, oauth1.ProblemSignatureMethodRejected},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			mu.Lock()
+			refused = nil
+			mu.Unlock()
+			req, err := http.NewRequest("PUT", srv.URL+"/doc", strings.NewReader(`{}`))
+			require.NoError(t, err)
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := tt.cfg.Client(nil).Do(req)
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			var re *oauth1.ResponseError
+			require.ErrorAs(t, oauth1.CheckResponse(resp), &re)
+			mu.Lock()
+			defer mu.Unlock()
+			require.NotNil(t, refused, "Observe saw no ProblemError")
+			assert.Equal(t, tt.want, refused.Problem)
+			assert.Equal(t, refused.ProblemReport, re.ProblemReport)
 		})
 	}
 }
