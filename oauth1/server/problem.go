@@ -46,7 +46,8 @@ type ProblemError struct {
 	// Provider set it as RFC 5849 §3.2 says: 400 Bad Request for malformed
 	// requests (missing, duplicated or unsupported parameters or methods)
 	// and 401 Unauthorized for bad credentials, signatures, timestamps and
-	// nonces. [Verifier.WriteError] uses that status when it is zero.
+	// nonces. [Verifier.WriteError] answers with it or, when it is zero,
+	// with the status of its Problem.
 	StatusCode int
 
 	// Err is the underlying error, if any: why the Verifier refused
