@@ -96,11 +96,11 @@ func ExampleProvider() {
 
 	// The temporary credentials were good for one exchange.
 	_, _, err = cfg.AccessToken(ctx, temp, pin)
-	fmt.Println(err)
+	fmt.Println(strings.Replace(err.Error(), srv.URL, "https://photos.example", 1))
 	// Output:
 	// user_id: alice
 	// the photos of alice
-	// oauth1: provider answered 401 Unauthorized: oauth_problem=token_used
+	// oauth1: token request to https://photos.example/oauth/access_token: provider answered 401 Unauthorized: oauth_problem=token_used
 }
 
 // Authorize adds oauth_token and the verifier to the callback, keeping its

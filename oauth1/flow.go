@@ -40,84 +40,6 @@ const maxExcerptBytes = 1 << 10
 // reports that the resource owner refused the authorization.
 var ErrDenied = errors.New("oauth1: the resource owner denied access")
 
-// A ResponseError reports a provider's answer with a status other than 2xx,
-// from a token endpoint or, through [CheckResponse], from any request. The
-// fields after StatusCode come from the parameters of the OAuth Problem
-// Reporting extension, in a form-encoded body or a WWW-Authenticate: OAuth
-// challenge, when there are any.
-type ResponseError struct {
-	StatusCode int
-	Problem    Problem // oauth_problem, such as "signature_invalid" or "timestamp_refused"
-	Advice     string  // oauth_problem_advice, text for a human
-
-	// Params lists oauth_parameters_absent or oauth_parameters_rejected.
-	Params []string
-
-	// MinTimestamp and MaxTimestamp are the oauth_acceptable_timestamps
-	// of a timestamp_refused answer, zero when it has none: the Unix times
-	// the provider would accept, which show how far off the client's
-	// clock is.
-	MinTimestamp, MaxTimestamp int64
-
-	// Body is the start of the body, at most 1 KiB. It is empty when the
-	// body mentions oauth_token_secret. In other bodies, which may echo
-	// the refused request, the value of any oauth_signature parameter
-	// and, for the flow's token requests and the requests a [Transport]
-	// signed, the consumer and token secrets (and, for token requests, the
-	// signature and an xAuth password) that were sent, in the spellings
-	// an echo uses (as they are, percent-encoded once, twice or three
-	// times), are replaced with "REDACTED"; Problem and Advice are
-	// scrubbed the same way.
-	Body []byte
-
-	// BaseString is the signature base string the provider computed, when
-	// it sends it back with a signature_invalid problem as the parameter
-	// oauth_signature_base_string of a form-encoded body (a sandbox's
-	// server.Verifier does, with SendBaseString). It is read from the
-	// whole body, not from Body. A base string is made of the method, the
-	// URL and the parameters of the request, as the client's own is: it
-	// never holds oauth_signature or a secret, and one that names
-	// oauth_signature or oauth_token_secret, or holds the consumer or
-	// token secret the request was signed with, is left out. Like the
-	// request, it holds every signed parameter (an xAuth x_auth_password
-	// in the body is one; a token request leaves such a base string out).
-	//
-	// When the request was signed by a [Transport] (as [Config.Client]'s
-	// are) or is a token request of the flow, Error compares the two base
-	// strings, as package
-	// [github.com/countersign/countersign/oauth1/basestring]'s Diff does,
-	// and names the first difference and its likely cause: a scheme that
-	// a proxy terminating TLS changed, a form body that was not signed, a
-	// value encoded twice, and the like; or, when they are equal, says
-	// that the key differs.
-	BaseString string
-
-	diagnosis string // how BaseString differs from the base string signed
-}
-
-func (e *ResponseError) Error() string {
-	msg := "oauth1: provider answered " + strconv.Itoa(e.StatusCode)
-	if t := http.StatusText(e.StatusCode); t != "" {
-		msg += " " + t
-	}
-	if e.Problem != "" {
-		msg += ": oauth_problem=" + string(e.Problem)
-	}
-	if len(e.Params) > 0 {
-		msg += " (" + strings.Join(e.Params, ", ") + ")"
-	}
-	if e.MinTimestamp != 0 || e.MaxTimestamp != 0 {
-		msg += " (acceptable " + strconv.FormatInt(e.MinTimestamp, 10) + "-" + strconv.FormatInt(e.MaxTimestamp, 10) + ")"
-	}
-	if e.Advice != "" {
-		msg += " (" + e.Advice + ")"
-	}
-	if e.diagnosis != "" {
-		msg += " (" + e.diagnosis + ")"
-	}
-	return msg
-}
-
 // RequestToken asks the provider for temporary credentials (RFC 5849
 // §2.1), sending c.Callback as oauth_callback. It returns them and the other
 // values of the response (the token and its secret are only in the
@@ -294,7 +216,7 @@ func (c *Config) tokenRequest(ctx context.Context, what, rawURL string, tok *Cre
 		return nil, nil, fmt.Errorf("oauth1: %s: reading the response: %w", what, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		e := newResponseError(resp.StatusCode, body, secrets...)
+		e := newResponseError(resp.StatusCode, body, secrets...).from(what, rawURL, c, tok)
 		if len(body) <= maxResponseBytes {
 			e.setBaseString(body, signed, secrets...)
 		}

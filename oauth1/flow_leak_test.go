@@ -165,7 +165,7 @@ func TestResponseErrorKeepsHarmlessBody(t *testing.T) {
 	assert.Equal(t, "oauth_problem=parameter_absent&oauth_parameters_absent=oauth_verifier", string(re.Body))
 	assert.Equal(t, oauth1.Problem("parameter_absent"), re.Problem)
 	assert.Contains(t, err.Error(), "answered 400")
-	assert.Equal(t, []string{"oauth_verifier"}, re.Params)
+	assert.Equal(t, []string{"oauth_verifier"}, re.ParamsAbsent)
 }
 
 // A token endpoint that redirects to another port of the same host would

@@ -206,8 +206,9 @@ func TestTokenEndpointErrors(t *testing.T) {
 			}
 		})
 	}
-	_, _, err := answeringProvider(t, 401, "text/plain", "oauth_problem=signature_invalid").RequestToken(context.Background())
-	if want := "oauth1: provider answered 401 Unauthorized: oauth_problem=signature_invalid"; err == nil || err.Error() != want {
+	cfg := answeringProvider(t, 401, "text/plain", "oauth_problem=signature_invalid")
+	_, _, err := cfg.RequestToken(context.Background())
+	if want := "oauth1: temporary credential request to " + cfg.Endpoint.RequestTokenURL + ": provider answered 401 Unauthorized: oauth_problem=signature_invalid"; err == nil || err.Error() != want {
 		t.Errorf("RequestToken() error = %v, want %q", err, want)
 	}
 }

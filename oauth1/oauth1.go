@@ -222,7 +222,7 @@ func (c *Config) signInto(s *state, r *http.Request, tok *Credentials, t time.Ti
 	hook := signedHook(r)
 	var info SignInfo
 	if hook != nil {
-		info = s.signInfo(r, proto) // before delivery changes r
+		info = s.signInfo(r, proto, c, tok) // before delivery changes r
 	}
 	if err := s.deliver(c, r, sig, proto, len(extra) == 0); err != nil {
 		return err

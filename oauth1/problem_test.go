@@ -17,6 +17,7 @@ func TestProblemConstantsAreTyped(t *testing.T) {
 		oauth1.ProblemTimestampRefused, oauth1.ProblemNonceUsed, oauth1.ProblemSignatureMethodRejected,
 		oauth1.ProblemSignatureInvalid, oauth1.ProblemConsumerKeyUnknown, oauth1.ProblemTokenRejected,
 		oauth1.ProblemTokenUsed, oauth1.ProblemPermissionUnknown, oauth1.ProblemPermissionDenied, oauth1.ProblemInternalError,
+		oauth1.ProblemBodyHashInvalid,
 	} {
 		if got := reflect.TypeOf(p); got != want {
 			t.Errorf("%q has type %v, want %v", p, got, want)

@@ -10,6 +10,139 @@ import (
 	"strings"
 )
 
+// A ResponseError reports a provider's answer with a status other than 2xx,
+// from a token endpoint or, through [CheckResponse], from any request. Its
+// ProblemReport holds the parameters of the OAuth Problem Reporting
+// extension, read from a form-encoded body or a WWW-Authenticate: OAuth
+// challenge, when there are any: the fields a server.ProblemError sends,
+// under the same names.
+//
+// Error names the token endpoint that answered, for the flow's token
+// requests ("temporary credential request" or "token request", and its URL
+// without oauth_* query parameters or a password), and notes a request
+// signed with an empty consumer secret, or with a token and an empty token
+// secret (never the secrets themselves): a key that is usually a missing
+// variable, and that a provider which issued secrets refuses.
+type ResponseError struct {
+	StatusCode int
+
+	// ProblemReport holds oauth_problem, oauth_parameters_absent,
+	// oauth_parameters_rejected, oauth_acceptable_timestamps and
+	// oauth_problem_advice.
+	ProblemReport
+
+	// Body is the start of the body, at most 1 KiB. It is empty when the
+	// body mentions oauth_token_secret. In other bodies, which may echo
+	// the refused request, the value of any oauth_signature parameter
+	// and, for the flow's token requests and the requests a [Transport]
+	// signed, the consumer and token secrets (and, for token requests, the
+	// signature and an xAuth password) that were sent, in the spellings
+	// an echo uses (as they are, percent-encoded once, twice or three
+	// times), are replaced with "REDACTED"; Problem and Advice are
+	// scrubbed the same way.
+	Body []byte
+
+	// BaseString is the signature base string the provider computed, when
+	// it sends it back with a signature_invalid problem as the parameter
+	// oauth_signature_base_string of a form-encoded body (a sandbox's
+	// server.Verifier does, with SendBaseString). It is read from the
+	// whole body, not from Body. A base string is made of the method, the
+	// URL and the parameters of the request, as the client's own is: it
+	// never holds oauth_signature or a secret, and one that names
+	// oauth_signature or oauth_token_secret, or holds the consumer or
+	// token secret the request was signed with, is left out. Like the
+	// request, it holds every signed parameter (an xAuth x_auth_password
+	// in the body is one; a token request leaves such a base string out).
+	//
+	// When the request was signed by a [Transport] (as [Config.Client]'s
+	// are) or is a token request of the flow, Error compares the two base
+	// strings, as package
+	// [github.com/countersign/countersign/oauth1/basestring]'s Diff does,
+	// and names the first difference and its likely cause: a scheme that
+	// a proxy terminating TLS changed, a form body that was not signed, a
+	// value encoded twice, and the like; or, when they are equal, says
+	// that the key differs.
+	BaseString string
+
+	diagnosis string // how BaseString differs from the base string signed
+	endpoint  string // the token endpoint that answered, and its URL
+	emptyKey  string // the empty secrets the request was signed with
+}
+
+func (e *ResponseError) Error() string {
+	msg := "oauth1: "
+	if e.endpoint != "" {
+		msg += e.endpoint + ": "
+	}
+	msg += "provider answered " + strconv.Itoa(e.StatusCode)
+	if t := http.StatusText(e.StatusCode); t != "" {
+		msg += " " + t
+	}
+	if e.Problem != "" {
+		msg += ": oauth_problem=" + string(e.Problem)
+	}
+	for _, ps := range [...][]string{e.ParamsAbsent, e.ParamsRejected} {
+		if len(ps) > 0 {
+			msg += " (" + strings.Join(ps, ", ") + ")"
+		}
+	}
+	if e.MinTimestamp != 0 || e.MaxTimestamp != 0 {
+		msg += " (acceptable " + strconv.FormatInt(e.MinTimestamp, 10) + "-" + strconv.FormatInt(e.MaxTimestamp, 10) + ")"
+	}
+	if e.Advice != "" {
+		msg += " (" + e.Advice + ")"
+	}
+	if e.emptyKey != "" {
+		msg += " (the request was signed with " + e.emptyKey + ")"
+	}
+	if e.diagnosis != "" {
+		msg += " (" + e.diagnosis + ")"
+	}
+	return msg
+}
+
+// from records that e answers the token request what ("request token" or
+// "access token") to rawURL, signed by c with tok, and returns e.
+func (e *ResponseError) from(what, rawURL string, c *Config, tok *Credentials) *ResponseError {
+	switch what {
+	case "request token":
+		what = "temporary credential request"
+	case "access token":
+		what = "token request"
+	}
+	e.endpoint = what + " to " + stripProtocolQuery(rawURL, "")
+	e.emptyKey = emptyKey(c, tok)
+	return e
+}
+
+// emptyKey names the empty secrets of the key c signs with, with tok: an
+// empty consumer secret, or a token without its secret. Neither counts
+// for the RSA methods, whose key is the private key.
+func emptyKey(c *Config, tok *Credentials) string {
+	consumer, token := emptySecrets(c, tok)
+	switch {
+	case consumer && token:
+		return "an empty consumer secret and an empty token secret"
+	case consumer:
+		return "an empty consumer secret"
+	case token:
+		return "an empty token secret"
+	}
+	return ""
+}
+
+// emptySecrets reports whether c, signing with tok, signs with an empty
+// consumer secret, and with a token whose secret is empty.
+func emptySecrets(c *Config, tok *Credentials) (consumer, token bool) {
+	if c == nil {
+		return false, false
+	}
+	if m, _ := signerMethod(c.signer()); strings.HasPrefix(m, "RSA-") {
+		return false, false
+	}
+	return c.ConsumerSecret == "", tok != nil && tok.Token != "" && tok.Secret == ""
+}
+
 // CheckResponse returns nil if resp's status is 2xx and otherwise a
 // [*ResponseError] describing it, as the token requests of the flow do: the
 // status, the OAuth Problem Reporting parameters (oauth_problem and its
@@ -44,10 +177,14 @@ func CheckResponse(resp *http.Response) error {
 	}
 	var secrets []string
 	var signed string
-	if rec := sentOf(resp); rec != nil {
+	rec := sentOf(resp)
+	if rec != nil {
 		signed, secrets = rec.base, []string{rec.c.ConsumerSecret, rec.tok.secret()}
 	}
 	e := newResponseError(resp.StatusCode, body, secrets...)
+	if rec != nil {
+		e.emptyKey = emptyKey(rec.c, rec.tok)
+	}
 	if e.Problem == "" {
 		for _, h := range resp.Header.Values("WWW-Authenticate") {
 			ps, err := ParseAuthHeader(h)
@@ -78,12 +215,12 @@ type readCloser struct {
 // setProblem reads the parameters of the OAuth Problem Reporting extension.
 func (e *ResponseError) setProblem(v url.Values) {
 	e.Problem, e.Advice = Problem(v.Get("oauth_problem")), v.Get("oauth_problem_advice")
-	e.Params = nil
-	for _, name := range []string{"oauth_parameters_absent", "oauth_parameters_rejected"} {
-		if list := v.Get(name); list != "" {
-			e.Params = strings.Split(list, "&")
-			break
-		}
+	e.ParamsAbsent, e.ParamsRejected = nil, nil
+	if list := v.Get("oauth_parameters_absent"); list != "" {
+		e.ParamsAbsent = strings.Split(list, "&")
+	}
+	if list := v.Get("oauth_parameters_rejected"); list != "" {
+		e.ParamsRejected = strings.Split(list, "&")
 	}
 	// "min-max", both Unix times; a malformed range is left out.
 	a, b, ok := strings.Cut(v.Get("oauth_acceptable_timestamps"), "-")

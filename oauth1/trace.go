@@ -34,6 +34,13 @@ type SignInfo struct {
 	URL        string  // the URL as it was before signing, without its user information
 	BaseString string  // the signature base string (RFC 5849 §3.4.1)
 	Params     []Param // the protocol parameters, except oauth_signature, in base string order
+
+	// EmptyConsumerSecret and EmptyTokenSecret report a key with an empty
+	// part: an empty consumer secret, and a token whose secret is empty.
+	// OAuth allows both, but each is usually a variable that was not set,
+	// and a provider that issued a secret refuses the signature. Neither
+	// is reported for the RSA methods, whose key is the private key.
+	EmptyConsumerSecret, EmptyTokenSecret bool
 }
 
 type traceKey struct{}
@@ -81,7 +88,8 @@ func signedHook(r *http.Request) func(SignInfo) {
 }
 
 // signInfo describes the request s has signed; it copies what it keeps.
-func (s *state) signInfo(r *http.Request, proto []Param) SignInfo {
+// c and tok are the key it signed with.
+func (s *state) signInfo(r *http.Request, proto []Param, c *Config, tok *Credentials) SignInfo {
 	u := *r.URL
 	u.User = nil
 	ps := slices.Clone(proto)
@@ -91,5 +99,7 @@ func (s *state) signInfo(r *http.Request, proto []Param) SignInfo {
 		}
 		return strings.Compare(percent.Encode(a.Value), percent.Encode(b.Value))
 	})
-	return SignInfo{Method: r.Method, URL: u.String(), BaseString: string(s.Base), Params: ps}
+	info := SignInfo{Method: r.Method, URL: u.String(), BaseString: string(s.Base), Params: ps}
+	info.EmptyConsumerSecret, info.EmptyTokenSecret = emptySecrets(c, tok)
+	return info
 }

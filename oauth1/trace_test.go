@@ -194,3 +194,36 @@ func TestTraceChangesNothing(t *testing.T) {
 	require.Len(t, log.all(), 1)
 	assert.Contains(t, log.all()[0].BaseString, "oauth_body_hash")
 }
+
+// The Signed hook reports a key with an empty part, as the oauth1 command
+// warns of it: an empty consumer secret, and a token without its secret,
+// for the methods that use the secrets, and never for RSA.
+func TestTraceEmptySecrets(t *testing.T) {
+	at := time.Unix(1318622958, 0)
+	for _, tt := range []struct {
+		name                string
+		secret              string
+		signer              oauth1.Signer
+		tok                 *oauth1.Credentials
+		wantConsumer, wantT bool
+	}{
+		{"full key", "cs", nil, &oauth1.Credentials{Token: "t", Secret: "ts"}, false, false},
+		{"empty consumer secret", "", nil, nil, true, false},
+		{"token without secret", "cs", nil, &oauth1.Credentials{Token: "t"}, false, true},
+		{"both, PLAINTEXT", "", oauth1.Plaintext{}, &oauth1.Credentials{Token: "t"}, true, true},
+		{"empty token and secret", "cs", nil, &oauth1.Credentials{}, false, false},
+		{"RSA", "", oauth1.RSA{Key: rsaKey}, &oauth1.Credentials{Token: "t"}, false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var log traceLog
+			cfg := &oauth1.Config{ConsumerKey: "ck", ConsumerSecret: tt.secret, Signer: tt.signer}
+			r, err := http.NewRequestWithContext(log.ctx(context.Background()), "GET", "https://api.example.com/r", nil)
+			require.NoError(t, err)
+			require.NoError(t, cfg.SignAt(r, tt.tok, at, "n"))
+			infos := log.all()
+			require.Len(t, infos, 1)
+			assert.Equal(t, tt.wantConsumer, infos[0].EmptyConsumerSecret, "EmptyConsumerSecret")
+			assert.Equal(t, tt.wantT, infos[0].EmptyTokenSecret, "EmptyTokenSecret")
+		})
+	}
+}

@@ -52,7 +52,7 @@ func (c *cmd) verify(args []string) int {
 		return c.errorf(exitUsage, "%v", err)
 	}
 	fmt.Fprintf(c.stdout, "Signature NOT valid: %s.\n%s\n", pe.Problem, problemHint(pe, f.store))
-	badSignature := pe.Problem == oauth1.ProblemSignatureInvalid && len(pe.Params) == 0
+	badSignature := pe.Problem == oauth1.ProblemSignatureInvalid
 	httpValid := false
 	if guessed && badSignature {
 		httpValid = c.schemeHint(f, raw, r, cap)
@@ -286,19 +286,18 @@ func problemHint(pe *server.ProblemError, store credStore) string {
 		detail = " (" + strings.TrimPrefix(pe.Err.Error(), "oauth1: ") + ")"
 	}
 	switch pe.Problem {
+	case oauth1.ProblemBodyHashInvalid:
+		return "The body does not match its oauth_body_hash: the body was changed after signing, or hashed with another algorithm."
 	case oauth1.ProblemSignatureInvalid:
-		if len(pe.Params) > 0 {
-			return "The body does not match its oauth_body_hash: the body was changed after signing, or hashed with another algorithm."
-		}
 		return "The signature does not match the base string below with the secrets (or key) given. Either the secrets differ, " +
 			"or the client signed another base string: compare it with this one (oauth1 diff, or --base-string)."
 	case oauth1.ProblemTimestampRefused:
 		return fmt.Sprintf("oauth_timestamp is outside the acceptable window %d-%d; for a request captured earlier use --any-time or --now.",
 			pe.MinTimestamp, pe.MaxTimestamp)
 	case oauth1.ProblemParameterAbsent:
-		return "Missing protocol parameters: " + strings.Join(pe.Params, ", ") + "."
+		return "Missing protocol parameters: " + strings.Join(pe.ParamsAbsent, ", ") + "."
 	case oauth1.ProblemParameterRejected:
-		return "Rejected parameters: " + strings.Join(pe.Params, ", ") + detail + "."
+		return "Rejected parameters: " + strings.Join(pe.ParamsRejected, ", ") + detail + "."
 	case oauth1.ProblemConsumerKeyUnknown:
 		if store.key != "" {
 			return "The request's oauth_consumer_key is not the --consumer-key given."

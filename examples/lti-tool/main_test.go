@@ -212,8 +212,8 @@ func TestOutcomeRefusals(t *testing.T) {
 	same := func(b []byte) []byte { return b }
 
 	resp, body := send("known", func(b []byte) []byte { return bytes.Replace(b, []byte(">0.5<"), []byte(">1.0<"), 1) })
-	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(body, "signature_invalid") {
-		t.Errorf("tampered body: %d %s, want 401 signature_invalid", resp.StatusCode, body)
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(body, "body_hash_invalid") {
+		t.Errorf("tampered body: %d %s, want 401 body_hash_invalid", resp.StatusCode, body)
 	}
 	if g, ok := l.grade("known"); ok {
 		t.Errorf("tampered body recorded grade %v", g)

@@ -235,9 +235,9 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	redirect, code, err := s.Provider.Authorize(r.Context(), r.URL.Query().Get("oauth_token"), s.User)
 	switch {
 	case errors.Is(err, server.ErrTokenUsed):
-		s.Verifier.WriteError(w, &server.ProblemError{Problem: oauth1.ProblemTokenUsed, StatusCode: http.StatusUnauthorized, Err: err})
+		s.Verifier.WriteError(w, &server.ProblemError{ProblemReport: oauth1.ProblemReport{Problem: oauth1.ProblemTokenUsed}, StatusCode: http.StatusUnauthorized, Err: err})
 	case errors.Is(err, server.ErrNotFound):
-		s.Verifier.WriteError(w, &server.ProblemError{Problem: oauth1.ProblemTokenRejected, StatusCode: http.StatusUnauthorized, Err: err})
+		s.Verifier.WriteError(w, &server.ProblemError{ProblemReport: oauth1.ProblemReport{Problem: oauth1.ProblemTokenRejected}, StatusCode: http.StatusUnauthorized, Err: err})
 	case err != nil:
 		s.Verifier.WriteError(w, err)
 	case redirect == "":
@@ -252,7 +252,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 func (s *Server) resource(w http.ResponseWriter, r *http.Request) {
 	v, _ := server.FromContext(r.Context())
 	if v.Token == "" {
-		s.Verifier.WriteError(w, &server.ProblemError{Problem: oauth1.ProblemParameterAbsent, Params: []string{"oauth_token"}, StatusCode: http.StatusBadRequest})
+		s.Verifier.WriteError(w, &server.ProblemError{ProblemReport: oauth1.ProblemReport{Problem: oauth1.ProblemParameterAbsent, ParamsAbsent: []string{"oauth_token"}}, StatusCode: http.StatusBadRequest})
 		return
 	}
 	body, _ := io.ReadAll(r.Body)

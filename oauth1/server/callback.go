@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -132,7 +133,15 @@ func checkWebHost(u *url.URL) error {
 //   - otherwise the same path, compared byte for byte.
 //
 // A registered callback with a query matches only that query, byte for
-// byte; one without, any query. "oob" matches "oob". The callback is first
+// byte; one without, any query. "oob" matches "oob".
+//
+// A registered http callback whose host is a loopback IP literal, such as
+// "http://127.0.0.1/cb" or "http://[::1]/cb", and that names no port,
+// matches a callback to the same IP literal on any port, as RFC 8252 §7.3
+// requires for native apps, which listen on a port the system picks. The
+// host must be that literal, byte for byte: "localhost" gets no such rule
+// (RFC 8252 §8.3 advises against it: the name may resolve elsewhere than
+// the loopback interface), and must be registered with its port. The callback is first
 // checked as the Provider checks every oauth_callback: one with userinfo,
 // a fragment, a control character or a byte that is not ASCII matches
 // nothing. A registered entry that is not an absolute URL without
@@ -163,7 +172,7 @@ func callbackMatches(reg string, u *url.URL) bool {
 	if err != nil || ru.Scheme == "" || ru.User != nil || strings.Contains(reg, "#") {
 		return false
 	}
-	if ru.Scheme != u.Scheme || authority(ru) != authority(u) || ru.Opaque != u.Opaque {
+	if ru.Scheme != u.Scheme || !sameAuthority(ru, u) || ru.Opaque != u.Opaque {
 		return false
 	}
 	if (ru.RawQuery != "" || ru.ForceQuery) && (ru.RawQuery != u.RawQuery || ru.ForceQuery != u.ForceQuery) {
@@ -181,6 +190,34 @@ func callbackMatches(reg string, u *url.URL) bool {
 	}
 	rest, ok := strings.CutPrefix(cp, rp)
 	return ok && !escapesPrefix(rest)
+}
+
+// sameAuthority reports whether the callback u has the host and port of
+// the registered callback reg, or, when reg is an http URL to a loopback
+// IP literal without a port, the same literal on any port (RFC 8252 §7.3).
+func sameAuthority(reg, u *url.URL) bool {
+	if authority(reg) == authority(u) {
+		return true
+	}
+	if reg.Scheme != "http" || (reg.Host != reg.Hostname() && reg.Host != "["+reg.Hostname()+"]") {
+		return false // not http, or with a port
+	}
+	ip, err := netip.ParseAddr(reg.Hostname())
+	if err != nil || !ip.IsLoopback() || ip.Zone() != "" {
+		return false
+	}
+	port, ok := strings.CutPrefix(u.Host, reg.Host+":")
+	if !ok || port == "" || len(port) > 5 {
+		return false
+	}
+	n := 0
+	for i := 0; i < len(port); i++ {
+		if port[i] < '0' || port[i] > '9' {
+			return false
+		}
+		n = n*10 + int(port[i]-'0')
+	}
+	return 0 < n && n <= 65535
 }
 
 // authority returns the host and port of u as they compare: lowercase,

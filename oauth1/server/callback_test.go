@@ -180,3 +180,63 @@ func TestMatchCallback(t *testing.T) {
 		t.Error(`MatchCallback of "oob", not registered, matched`)
 	}
 }
+
+// TestMatchCallbackLoopback checks RFC 8252 §7.3: a registered http
+// callback to a loopback IP literal without a port matches that literal on
+// any port, and nothing that merely looks like it; localhost (§8.3) and a
+// registered port get no such rule.
+func TestMatchCallbackLoopback(t *testing.T) {
+	registered := []string{"http://127.0.0.1/cb", "http://[::1]/app/", "http://localhost/cb", "http://127.0.0.1:9000/fixed"}
+	for _, tt := range []struct {
+		cb    string
+		match bool
+	}{
+		{"http://127.0.0.1/cb", true},
+		{"http://127.0.0.1:51234/cb", true},
+		{"http://127.0.0.1:1/cb", true},
+		{"http://127.0.0.1:65535/cb?state=x", true},
+		{"http://[::1]:8080/app/done", true},
+		{"http://[::1]/app/", true},
+		{"http://localhost/cb", true},
+		{"http://127.0.0.1:9000/fixed", true},
+
+		{"http://127.0.0.1.evil.example/cb", false},
+		{"http://127.0.0.1.evil.example:8080/cb", false},
+		{"http://127.0.0.1:8080.evil.example/cb", false},
+		{"http://127.0.0.1:8080@evil.example/cb", false},
+		{"http://evil.example@127.0.0.1:8080/cb", false},
+		{"http://127.0.0.1:8080:80/cb", false},
+		{"http://127.0.0.1:0/cb", false},
+		{"http://127.0.0.1:65536/cb", false},
+		{"http://127.0.0.1:080808/cb", false},
+		{"http://127.0.0.1:+80/cb", false},
+		{"http://127.0.0.1:8080/other", false},
+		{"http://127.0.0.1:8080/cb/", false},
+		{"http://127.0.0.1:8080/cb/../x", false},
+		{"http://127.0.0.1:8080/cb#x", false},
+		{"https://127.0.0.1:8080/cb", false},
+		{"http://127.0.0.2:8080/cb", false},
+		{"http://127.1:8080/cb", false},
+		{"http://0x7f.0.0.1:8080/cb", false},
+		{"http://[::1]:8080/cb", false},
+		{"http://[::1]:8080/app/../admin", false},
+		{"http://[0:0:0:0:0:0:0:1]:8080/app/x", false},
+		{"http://[::1%25lo]:8080/app/x", false},
+		{"http://[::ffff:127.0.0.1]:8080/cb", false},
+		{"http://localhost:8080/cb", false},
+		{"http://127.0.0.1:9001/fixed", false},
+		{"http://[::1]:8080.evil.example/app/", false},
+	} {
+		if err := MatchCallback(registered, tt.cb); (err == nil) != tt.match {
+			t.Errorf("MatchCallback(%q) = %v, want match %v", tt.cb, err, tt.match)
+		}
+	}
+	// Only an IP literal on the loopback, over http, gets any port.
+	for _, reg := range []string{"https://127.0.0.1/cb", "http://10.0.0.1/cb", "http://example.com/cb", "http://127.0.0.1:80/cb"} {
+		u := strings.Replace(reg, "/cb", ":8080/cb", 1)
+		u = strings.Replace(u, ":80:8080", ":8080", 1)
+		if err := MatchCallback([]string{reg}, u); err == nil {
+			t.Errorf("MatchCallback([%q], %q) matched another port", reg, u)
+		}
+	}
+}

@@ -134,7 +134,8 @@ func (v *Verifier) checkBodyHash(s *state, r *http.Request, hasBody bool, got st
 	d.Write(body)
 	var sum [64]byte
 	if !hmac.Equal(d.Sum(sum[:0]), raw) {
-		return problem(oauth1.ProblemSignatureInvalid, errors.New("the body does not match oauth_body_hash"), "oauth_body_hash")
+		return problem(oauth1.ProblemBodyHashInvalid, errors.New("the body does not match oauth_body_hash")).
+			advise("The body does not match oauth_body_hash: it was changed after signing, or hashed with another algorithm.")
 	}
 	return nil
 }

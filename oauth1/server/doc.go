@@ -15,7 +15,9 @@
 //	mux.Handle("/api/", v.Middleware(api)) // the handler reads server.FromContext(r.Context())
 //
 // A refused request is a [*ProblemError] with a code of the OAuth Problem
-// Reporting extension ([oauth1.Problem]); [Verifier.WriteError] answers it.
+// Reporting extension ([oauth1.Problem]) in its [oauth1.ProblemReport],
+// the fields a client's [oauth1.ResponseError] reads back under the same
+// names; [Verifier.WriteError] answers it.
 // The error's BaseString, never sent to the client, is what the client
 // should have signed: compare it with the client's, for instance with
 // package [github.com/countersign/countersign/oauth1/basestring]. When the
@@ -27,9 +29,10 @@
 // A [Provider] adds the endpoints that issue credentials (§2): the
 // temporary credential and token request handlers, and Authorize and Deny
 // for the provider's own consent page. It verifies with Verifiers of its
-// own, built from the settings in Provider.Verifier, and keeps temporary and
-// token credentials in a [TokenStore]: [MemoryTokenStore] for one process,
-// or a shared store, such as the Redis one of module
+// own, built from the settings in Provider.Verifier (whose Store and
+// Observe, which the Provider has of its own, must be nil), and keeps
+// temporary and token credentials in a [TokenStore]: [MemoryTokenStore]
+// for one process, or a shared store, such as the Redis one of module
 // github.com/countersign/countersign/redisstore, for several instances,
 // which also need a shared NonceStore.
 //
@@ -38,5 +41,5 @@
 // A provider reads this package (48 exported names: types, functions,
 // methods, variables and constants) and the vocabulary it shares with
 // clients in package oauth1: [oauth1.Param], [oauth1.Problem] and its codes,
-// [oauth1.ParseAuthHeader]. A client reads only package oauth1 (58).
+// [oauth1.ProblemReport], [oauth1.ParseAuthHeader]. A client reads only package oauth1 (60).
 package server

@@ -312,7 +312,7 @@ func TestSendBaseString(t *testing.T) {
 // agree, and never with the KeyMistake or Err.
 func TestProblemBodyBaseString(t *testing.T) {
 	base := "GET&http%3A%2F%2Fa.example%2F&oauth_consumer_key%3Dk"
-	pe := &ProblemError{Problem: oauth1.ProblemSignatureInvalid, BaseString: base,
+	pe := &ProblemError{ProblemReport: oauth1.ProblemReport{Problem: oauth1.ProblemSignatureInvalid}, BaseString: base,
 		KeyMistake: basestring.Mistake{Kind: basestring.SwappedSecrets, Cause: "swapped"}, Err: errors.New("detail")}
 	want := "oauth_problem=signature_invalid&oauth_signature_base_string=" + kmEncode(base)
 	if got := pe.body(true); got != want {
@@ -321,8 +321,8 @@ func TestProblemBodyBaseString(t *testing.T) {
 	if got := pe.body(false); got != "oauth_problem=signature_invalid" {
 		t.Errorf("body(false) = %q", got)
 	}
-	pe.Params = []string{"oauth_body_hash"}
-	if got := pe.body(true); got != "oauth_problem=signature_invalid" {
+	pe.Problem = oauth1.ProblemBodyHashInvalid
+	if got := pe.body(true); got != "oauth_problem=body_hash_invalid" {
 		t.Errorf("body(true) of a body hash mismatch = %q; want no base string", got)
 	}
 }

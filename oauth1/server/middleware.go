@@ -38,11 +38,12 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 // WriteError answers a request that Verify refused, and is how a Provider
 // answers every refusal. A [*ProblemError] gets its StatusCode (or, when
 // that is zero, the status of its Problem), a WWW-Authenticate challenge
-// with v.Realm and the OAuth Problem Reporting form (oauth_problem and,
-// where they apply, oauth_parameters_absent, oauth_parameters_rejected,
-// oauth_acceptable_timestamps and oauth_acceptable_versions, and with
-// v.SendBaseString the oauth_signature_base_string of a signature_invalid
-// problem; never its KeyMistake or its Err); a body too
+// with v.Realm and the OAuth Problem Reporting form, its ProblemReport
+// (oauth_problem and, where they are set, oauth_parameters_absent,
+// oauth_parameters_rejected, oauth_acceptable_timestamps and
+// oauth_problem_advice; oauth_acceptable_versions for version_rejected; and
+// with v.SendBaseString the oauth_signature_base_string of a
+// signature_invalid problem; never its KeyMistake or its Err); a body too
 // large gets 413, a nonce store that failed ([ErrNonceStoreUnavailable],
 // [ErrNonceStoreFull]) or a full token store ([ErrTokenStoreFull], from a
 // [Provider]) 503 with Retry-After, and any other error 500, with no

@@ -55,6 +55,58 @@ func TestProviderMisconfigured(t *testing.T) {
 	}
 }
 
+// TestProviderIgnoredSettings checks that a Provider whose Verifier sets a
+// field the Provider would ignore (Store, Observe) refuses every request
+// with 500, on every endpoint, and that Observe sees an error naming the
+// field; Verifier's other settings apply.
+func TestProviderIgnoredSettings(t *testing.T) {
+	now := time.Unix(1700000000, 0)
+	clock := func() time.Time { now = now.Add(time.Second); return now }
+	for _, tt := range []struct {
+		name  string
+		v     *Verifier
+		field string
+	}{
+		{"Store", &Verifier{Store: Consumers{"key": {Secret: "secret"}}}, "Provider.Verifier.Store is set"},
+		{"Observe", &Verifier{Observe: func(*http.Request, *Verification, error) {}}, "Provider.Verifier.Observe is set"},
+	} {
+		tt.v.Now, tt.v.Nonces = clock, new(MemoryNonceStore)
+		p := &Provider{Consumers: Consumers{"key": {Secret: "secret"}}, Tokens: new(MemoryTokenStore), Verifier: tt.v}
+		var observed []error
+		p.Observe = func(_ *http.Request, _ *Verification, err error) { observed = append(observed, err) }
+		tok := &oauth1.Credentials{Token: "t", Secret: "s"}
+		for _, ep := range []struct {
+			name string
+			h    http.Handler
+			r    *http.Request
+		}{
+			{"request token", p.RequestTokenHandler(), providerRequest(t, "http://p.example/request", nil, clock(), oauth1.Param{Name: "oauth_callback", Value: "oob"})},
+			{"access token", p.AccessTokenHandler(), providerRequest(t, "http://p.example/access", tok, clock(), oauth1.Param{Name: "oauth_verifier", Value: "v"})},
+			{"two-legged resource", p.Middleware(http.NotFoundHandler()), providerRequest(t, "http://p.example/api", nil, clock())},
+		} {
+			observed = nil
+			w := httptest.NewRecorder()
+			ep.h.ServeHTTP(w, ep.r)
+			if w.Code != http.StatusInternalServerError {
+				t.Errorf("Verifier.%s, %s: %d %s, want 500", tt.name, ep.name, w.Code, w.Body)
+			}
+			if len(observed) != 1 || observed[0] == nil || !strings.Contains(observed[0].Error(), tt.field) {
+				t.Errorf("Verifier.%s, %s: Observe saw %v, want an error saying %q", tt.name, ep.name, observed, tt.field)
+			}
+		}
+	}
+
+	// The settings the Provider uses are no error: a two-legged request
+	// to a resource is accepted, with the Verifier's clock.
+	p := &Provider{Consumers: Consumers{"key": {Secret: "secret"}}, Tokens: new(MemoryTokenStore),
+		Verifier: &Verifier{Now: clock, Nonces: new(MemoryNonceStore), Realm: "r", Window: time.Minute}}
+	w := httptest.NewRecorder()
+	p.Middleware(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})).ServeHTTP(w, providerRequest(t, "http://p.example/api", nil, clock()))
+	if w.Code != http.StatusOK {
+		t.Errorf("Provider with its settings in Verifier: %d %s, want 200", w.Code, w.Body)
+	}
+}
+
 // TestVerifierObserve checks that Middleware calls the Verifier's Observe
 // for every request, before the answer, with what Verify found or why it
 // refused: a Verifier without Store says so.

@@ -128,7 +128,7 @@ func (v *Verifier) checkRequired(q *found) error {
 	}
 	q.scheme = v.scheme(q.r)
 	if plain && !v.AllowInsecurePlaintext && q.scheme != "https" {
-		return problem(oauth1.ProblemSignatureMethodRejected, errors.New("PLAINTEXT needs https (RFC 5849 §3.4.4)"))
+		return problem(oauth1.ProblemSignatureMethodRejected, errors.New("PLAINTEXT needs https (RFC 5849 §3.4.4)")).advise("PLAINTEXT is accepted over https only.")
 	}
 	return nil
 }
@@ -159,7 +159,7 @@ func (v *Verifier) checkTime(q *found) error {
 		w := v.window()
 		lo, hi := q.now.Add(-w).Unix(), q.now.Add(w).Unix()
 		if ts < lo || ts > hi {
-			pe := problem(oauth1.ProblemTimestampRefused, nil)
+			pe := problem(oauth1.ProblemTimestampRefused, nil).advise("oauth_timestamp is outside the acceptable range: check the client's clock.")
 			pe.MinTimestamp, pe.MaxTimestamp = lo, hi
 			return pe
 		}
@@ -185,7 +185,7 @@ func (v *Verifier) lookup(q *found) error {
 	if token := q.token; token != "" {
 		q.tokenSecret, err = v.Store.TokenSecret(ctx, consumerKey, token)
 		if errors.Is(err, ErrNotFound) {
-			return problem(oauth1.ProblemTokenRejected, nil)
+			return problem(oauth1.ProblemTokenRejected, err)
 		} else if err != nil {
 			return fmt.Errorf("oauth1: looking up the token: %w", err)
 		}

@@ -15,16 +15,15 @@ import (
 // Problem Reporting extension. Its message and fields never hold a secret or
 // the signature the Verifier expected.
 type ProblemError struct {
-	Problem oauth1.Problem // one of the Problem* codes
-
-	// Params names the absent or rejected parameters, for parameter_absent
-	// and parameter_rejected (and oauth_body_hash for signature_invalid
-	// when the body does not match its hash).
-	Params []string
-
-	// MinTimestamp and MaxTimestamp are the acceptable oauth_timestamp
-	// values at the time of a timestamp_refused problem.
-	MinTimestamp, MaxTimestamp int64
+	// ProblemReport is what [Verifier.WriteError] sends: the Problem (one
+	// of the oauth1.Problem* codes), the parameters absent or rejected,
+	// the acceptable timestamps and the Advice. A client's
+	// [oauth1.CheckResponse] reads it back into the same fields of
+	// [oauth1.ResponseError]. Advice is text for the client's developer:
+	// the Verifier and the Provider set it to a fixed sentence, never to
+	// what a store or a callback said; one set by hand must hold no
+	// secret.
+	oauth1.ProblemReport
 
 	// BaseString is the signature base string the Verifier computed, when
 	// it got that far. It is what the client should have signed; it holds
@@ -47,20 +46,27 @@ type ProblemError struct {
 	// Provider set it as RFC 5849 §3.2 says: 400 Bad Request for malformed
 	// requests (missing, duplicated or unsupported parameters or methods)
 	// and 401 Unauthorized for bad credentials, signatures, timestamps and
-	// nonces. [Verifier.WriteError] uses that status when it is zero.
+	// nonces. [Verifier.WriteError] answers with it or, when it is zero,
+	// with the status of its Problem.
 	StatusCode int
 
-	Err error // the underlying error, if any, such as a *oauth1.HeaderError
+	// Err is the underlying error, if any: why the Verifier refused
+	// (a malformed Authorization header, a wrong verification code, the
+	// error of CheckCallback, ...) or what a store said. It is for the
+	// operator: WriteError never sends it.
+	Err error
 }
 
 func (e *ProblemError) Error() string {
 	var b strings.Builder
 	b.WriteString("oauth1: request refused: ")
 	b.WriteString(string(e.Problem))
-	if len(e.Params) > 0 {
-		b.WriteString(" (")
-		b.WriteString(strings.Join(e.Params, ", "))
-		b.WriteString(")")
+	for _, ps := range [...][]string{e.ParamsAbsent, e.ParamsRejected} {
+		if len(ps) > 0 {
+			b.WriteString(" (")
+			b.WriteString(strings.Join(ps, ", "))
+			b.WriteString(")")
+		}
 	}
 	if e.Problem == oauth1.ProblemTimestampRefused {
 		fmt.Fprintf(&b, " (acceptable %d-%d)", e.MinTimestamp, e.MaxTimestamp)
@@ -89,39 +95,54 @@ func statusFor(code oauth1.Problem) int {
 }
 
 // body returns the application/x-www-form-urlencoded problem report:
-// oauth_problem and, where they apply, oauth_parameters_absent,
+// oauth_problem and, where they are set, oauth_parameters_absent,
 // oauth_parameters_rejected, oauth_acceptable_timestamps and
-// oauth_acceptable_versions, and, when sendBase is set (see
-// Verifier.SendBaseString), the oauth_signature_base_string of a
-// signature_invalid problem. KeyMistake and Err are never in it.
+// oauth_problem_advice; oauth_acceptable_versions for version_rejected;
+// and, when sendBase is set (see Verifier.SendBaseString), the
+// oauth_signature_base_string of a signature_invalid problem. KeyMistake
+// and Err are never in it.
 func (e *ProblemError) body(sendBase bool) string {
 	b := wire.AppendPair(nil, "oauth_problem", string(e.Problem))
-	list := func(name string) {
-		b = wire.AppendPair(append(b, '&'), name, strings.Join(e.Params, "&"))
+	if len(e.ParamsAbsent) > 0 {
+		b = wire.AppendPair(append(b, '&'), "oauth_parameters_absent", strings.Join(e.ParamsAbsent, "&"))
 	}
-	switch e.Problem {
-	case oauth1.ProblemParameterAbsent:
-		list("oauth_parameters_absent")
-	case oauth1.ProblemParameterRejected:
-		list("oauth_parameters_rejected")
-	case oauth1.ProblemTimestampRefused:
+	if len(e.ParamsRejected) > 0 {
+		b = wire.AppendPair(append(b, '&'), "oauth_parameters_rejected", strings.Join(e.ParamsRejected, "&"))
+	}
+	if e.MinTimestamp != 0 || e.MaxTimestamp != 0 {
 		b = append(b, "&oauth_acceptable_timestamps="...)
 		b = strconv.AppendInt(b, e.MinTimestamp, 10)
 		b = append(b, "%2D"...)
 		b = strconv.AppendInt(b, e.MaxTimestamp, 10)
-	case oauth1.ProblemVersionRejected:
+	}
+	if e.Problem == oauth1.ProblemVersionRejected {
 		b = append(b, "&oauth_acceptable_versions=1.0%2D1.0"...)
-	case oauth1.ProblemSignatureInvalid:
-		// Not for a body that does not match its hash (Params names
-		// oauth_body_hash): the base strings agree, and the client would
-		// look for a difference in the key.
-		if sendBase && e.BaseString != "" && len(e.Params) == 0 {
-			b = wire.AppendPair(append(b, '&'), "oauth_signature_base_string", e.BaseString)
-		}
+	}
+	if e.Advice != "" {
+		b = wire.AppendPair(append(b, '&'), "oauth_problem_advice", e.Advice)
+	}
+	// Not for body_hash_invalid: the base strings agree, and a client
+	// would look for a difference in the key.
+	if sendBase && e.Problem == oauth1.ProblemSignatureInvalid && e.BaseString != "" {
+		b = wire.AppendPair(append(b, '&'), "oauth_signature_base_string", e.BaseString)
 	}
 	return string(b)
 }
 
+// problem returns the refusal code, for err; params are the parameters
+// absent, for parameter_absent, or rejected, for any other code.
 func problem(code oauth1.Problem, err error, params ...string) *ProblemError {
-	return &ProblemError{Problem: code, Params: params, Err: err, StatusCode: statusFor(code)}
+	pe := &ProblemError{ProblemReport: oauth1.ProblemReport{Problem: code}, Err: err, StatusCode: statusFor(code)}
+	if code == oauth1.ProblemParameterAbsent {
+		pe.ParamsAbsent = params
+	} else {
+		pe.ParamsRejected = params
+	}
+	return pe
+}
+
+// advise returns e with the advice a, a fixed sentence.
+func (e *ProblemError) advise(a string) *ProblemError {
+	e.Advice = a
+	return e
 }

@@ -41,7 +41,14 @@ const defaultTemporaryTTL = 10 * time.Minute
 // consumer keys are looked up in Consumers and tokens in Tokens, token
 // credentials only, except for the token request, which is signed with
 // temporary credentials. So a request to a protected resource signed with
-// temporary credentials is refused.
+// temporary credentials is refused (token_rejected; the error Observe sees
+// says why).
+//
+// Each setting has one place: the Provider's own fields, and the
+// verification settings in Verifier. A Verifier field that the Provider
+// would ignore (Store, Observe) is an error: a Provider whose Verifier sets
+// one answers every request with 500, and Observe sees an error naming the
+// field, as it does for a missing Consumers or Tokens.
 //
 // Temporary credentials are exchanged once. The token request takes them
 // from the store before it compares the verification code, so a wrong code
@@ -67,13 +74,16 @@ type Provider struct {
 	Tokens TokenStore
 
 	// Verifier holds the settings the Provider verifies requests with:
-	// the clock, window, methods, nonce store, realm and the rest. Its
-	// Store is ignored, since the Provider looks credentials up in
-	// Consumers and Tokens, and so is its Observe, for the Provider's own;
-	// its RequireToken applies to Middleware only. Nil means a Verifier with the defaults. The Provider copies it
-	// on first use: later changes to it are not seen. Its clock, Now, also
-	// dates the temporary credentials: a TokenStore must decide expiry on
-	// a clock that agrees.
+	// the clock, window, signature methods, nonce store, realm and the
+	// rest; nil means a Verifier with the defaults. Its Store and Observe
+	// must be nil: the Provider looks credentials up in Consumers and
+	// Tokens, and calls its own Observe. Either set is an error at first
+	// use (see above). Its RequireToken applies to Middleware only. Its
+	// clock, Now, also dates the temporary credentials: a TokenStore must
+	// decide expiry on a clock that agrees.
+	//
+	// The Provider copies *Verifier on first use, as it reads its other
+	// fields then: like them, it must not be changed afterwards.
 	Verifier *Verifier
 
 	// TemporaryTTL is how long temporary credentials live; zero means ten
@@ -105,12 +115,15 @@ type Provider struct {
 	// Observe, if set, is called for every request the handlers and
 	// Middleware verify, before the answer is written: v is what Verify
 	// found, nil if it refused the request; err is the refusal, if any,
-	// also one after verification (a wrong verification code, say). A
-	// [*ProblemError]'s BaseString, never sent to the client, is worth
-	// logging here.
+	// also one after verification (a wrong verification code, say), or the
+	// misconfiguration that failed it. A [*ProblemError]'s BaseString,
+	// KeyMistake and Err, never sent to the client, are worth logging
+	// here. It is the Provider's only observer: Verifier.Observe must be
+	// nil.
 	Observe func(r *http.Request, v *Verification, err error)
 
-	once sync.Once
+	once       sync.Once
+	missetting error // a setting the Provider would ignore, found on first use
 	// forResources verifies requests to protected resources, forIssue the
 	// temporary credential request and forExchange the token request:
 	// copies of Verifier that differ in their Store and RequireToken.
@@ -120,6 +133,7 @@ type Provider struct {
 // verifiers makes the Provider's Verifiers, once.
 func (p *Provider) verifiers() {
 	p.once.Do(func() {
+		p.missetting = p.ignoredSetting()
 		if p.Verifier != nil {
 			p.forResources = *p.Verifier
 		}
@@ -128,6 +142,7 @@ func (p *Provider) verifiers() {
 		p.forIssue.RequireToken = false // the temporary credential request has no token
 		p.forExchange = p.forIssue
 		p.forExchange.Store = providerStore{p: p, temporary: true}
+		p.forResources.Store = resourceStore{p.forResources.Store, p}
 	})
 }
 
@@ -170,31 +185,6 @@ func (s providerStore) TokenSecret(ctx context.Context, consumerKey, token strin
 		return "", fmt.Errorf("%w: token %q was issued to another client", ErrNotFound, token)
 	}
 	return secret, nil
-}
-
-// verify verifies r with v, turns ErrTokenUsed from the store into the
-// token_used problem, and checks the result with check. It calls Observe
-// and writes any refusal; it returns nil then.
-func (p *Provider) verify(v *Verifier, w http.ResponseWriter, r *http.Request, check func(*Verification) error) *Verification {
-	var ver *Verification
-	err := p.misconfigured()
-	if err == nil {
-		ver, err = v.Verify(r)
-	}
-	if errors.Is(err, ErrTokenUsed) {
-		err = problem(oauth1.ProblemTokenUsed, err)
-	}
-	if err == nil && check != nil {
-		err = check(ver)
-	}
-	if p.Observe != nil {
-		p.Observe(r, ver, err)
-	}
-	if err != nil {
-		v.WriteError(w, err)
-		return nil
-	}
-	return ver
 }
 
 // misconfigured names a required field that is not set: a Provider

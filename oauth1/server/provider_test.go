@@ -40,23 +40,26 @@ func providerRequest(t *testing.T, url string, tok *oauth1.Credentials, now time
 }
 
 // TestProviderOwnsVerification checks that the Provider looks credentials
-// up itself, whatever its Verifier's Store, and leaves that Verifier as it
-// was: temporary credentials sign the token request and nothing else.
+// up itself and leaves its Verifier as it was: temporary credentials sign
+// the token request and nothing else, and the error Observe sees for them
+// on a protected resource says why.
 func TestProviderOwnsVerification(t *testing.T) {
 	now := time.Unix(1700000000, 0)
 	clock := func() time.Time { now = now.Add(time.Second); return now }
-	settings := &Verifier{Store: Consumers{}, Now: clock, Realm: "photos"}
+	settings := &Verifier{Now: clock, Realm: "photos"}
+	var observed error
 	p := &Provider{
 		Consumers: Consumers{"key": {Secret: "secret"}},
 		Tokens:    &MemoryTokenStore{Now: clock},
 		Verifier:  settings,
+		Observe:   func(_ *http.Request, _ *Verification, err error) { observed = err },
 	}
 	w := httptest.NewRecorder()
 	p.RequestTokenHandler().ServeHTTP(w, providerRequest(t, "http://p.example/request", nil, clock(), oauth1.Param{Name: "oauth_callback", Value: "oob"}))
 	if w.Code != http.StatusOK {
 		t.Fatalf("temporary credential request: %d %s", w.Code, w.Body)
 	}
-	if _, ok := settings.Store.(Consumers); !ok || settings.Nonces != nil {
+	if settings.Store != nil || settings.Nonces != nil {
 		t.Errorf("the Provider changed its Verifier: Store %T, Nonces %v", settings.Store, settings.Nonces)
 	}
 	temp := parseCredentials(t, w.Body.String())
@@ -68,6 +71,19 @@ func TestProviderOwnsVerification(t *testing.T) {
 	if w.Code != http.StatusUnauthorized || !strings.Contains(w.Body.String(), "token_rejected") || w.Header().Get("WWW-Authenticate") != `OAuth realm="photos"` {
 		t.Errorf("resource request with temporary credentials = %d %q, WWW-Authenticate %q; want 401 token_rejected, realm photos",
 			w.Code, w.Body, w.Header().Get("WWW-Authenticate"))
+	}
+	var pe *ProblemError
+	if !errors.As(observed, &pe) || !errors.Is(pe.Err, ErrNotFound) || !strings.Contains(observed.Error(), "temporary credentials cannot access protected resources") {
+		t.Errorf("Observe saw %v; want token_rejected saying that temporary credentials cannot access protected resources", observed)
+	}
+	if strings.Contains(w.Body.String(), "temporary") {
+		t.Errorf("the answer %q tells whoever holds the token what it is", w.Body)
+	}
+	// An unknown token is refused without that reason.
+	w = httptest.NewRecorder()
+	p.Middleware(http.NotFoundHandler()).ServeHTTP(w, providerRequest(t, "http://p.example/api", &oauth1.Credentials{Token: "unknown", Secret: "s"}, clock()))
+	if w.Code != http.StatusUnauthorized || observed == nil || strings.Contains(observed.Error(), "temporary") {
+		t.Errorf("unknown token: %d, Observe saw %v; want 401, not a temporary-credential refusal", w.Code, observed)
 	}
 
 	_, code, err := p.Authorize(context.Background(), temp.Token, "alice")

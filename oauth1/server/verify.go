@@ -78,7 +78,8 @@ var defaultMethods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SH
 // NonceStore: with a store per instance, each instance accepts a request
 // once.
 type Verifier struct {
-	// Store looks up consumer secrets, public keys and token secrets.
+	// Store looks up consumer secrets, public keys and token secrets. A
+	// Provider's Verifier leaves it nil: the Provider has its own stores.
 	Store CredentialStore
 
 	// Nonces records nonces for replay protection. Nil means a
@@ -181,7 +182,8 @@ type Verifier struct {
 	// client's (a store down, a Verifier without Store) with none: log
 	// them here. A [*ProblemError]'s BaseString and KeyMistake, never
 	// sent to the client (the BaseString is, with SendBaseString), are
-	// worth logging too. Verify itself does not call it.
+	// worth logging too. Verify itself does not call it. A Provider's
+	// Verifier leaves it nil: the Provider has its own Observe.
 	Observe func(r *http.Request, v *Verification, err error)
 }
 

@@ -94,7 +94,7 @@ func TestVerifyHost(t *testing.T) {
 				return
 			}
 			var pe *ProblemError
-			if !errors.As(err, &pe) || pe.Problem != oauth1.ProblemParameterRejected || !slices.Equal(pe.Params, []string{"Host"}) {
+			if !errors.As(err, &pe) || pe.Problem != oauth1.ProblemParameterRejected || !slices.Equal(pe.ParamsRejected, []string{"Host"}) {
 				t.Fatalf("Verify(Host %q) with Verifier.Host %q = %v, want parameter_rejected (Host)", r.Host, tt.host, err)
 			}
 			if pe.StatusCode != http.StatusBadRequest {

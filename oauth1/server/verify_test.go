@@ -402,7 +402,7 @@ func TestVerifyProblems(t *testing.T) {
 			r := signed(t, c, "POST", url, "application/json", "{}", "n1")
 			r.Body = io.NopCloser(strings.NewReader("[]"))
 			return r
-		}(), oauth1.ProblemSignatureInvalid, []string{"oauth_body_hash"}},
+		}(), oauth1.ProblemBodyHashInvalid, nil},
 		{"signature not base64", nil, hdr(func(r *http.Request) {
 			r.Header.Set("Authorization", strings.Replace(r.Header.Get("Authorization"), `oauth_signature="`, `oauth_signature="%21`, 1))
 		}), oauth1.ProblemSignatureInvalid, nil},
@@ -418,8 +418,12 @@ func TestVerifyProblems(t *testing.T) {
 		if pe == nil {
 			continue
 		}
-		if tt.params != nil && !reflect.DeepEqual(pe.Params, tt.params) {
-			t.Errorf("%s: Params = %q, want %q", tt.name, pe.Params, tt.params)
+		got := pe.ParamsRejected
+		if tt.want == oauth1.ProblemParameterAbsent {
+			got = pe.ParamsAbsent
+		}
+		if tt.params != nil && !reflect.DeepEqual(got, tt.params) {
+			t.Errorf("%s: ParamsAbsent %q, ParamsRejected %q, want %q", tt.name, pe.ParamsAbsent, pe.ParamsRejected, tt.params)
 		}
 		if tt.want == oauth1.ProblemTimestampRefused {
 			now := v.Now().Unix()
@@ -584,7 +588,7 @@ func TestMiddleware(t *testing.T) {
 	rec = httptest.NewRecorder()
 	v.Now = func() time.Time { return time.Unix(2e9, 0) }
 	h.ServeHTTP(rec, signed(t, xConfig(), "GET", "https://api.example.com/r", "", "", "m3"))
-	if want := "oauth_problem=timestamp_refused&oauth_acceptable_timestamps=1999999700%2D2000000300"; rec.Code != 401 || rec.Body.String() != want {
+	if want := "oauth_problem=timestamp_refused&oauth_acceptable_timestamps=1999999700%2D2000000300&oauth_problem_advice=oauth_timestamp%20is%20outside%20the%20acceptable%20range%3A%20check%20the%20client%27s%20clock."; rec.Code != 401 || rec.Body.String() != want {
 		t.Errorf("stale request: %d %q, want 401 %q", rec.Code, rec.Body, want)
 	}
 }
@@ -619,19 +623,19 @@ func TestProblemErrorStatus(t *testing.T) {
 	for code, want := range map[oauth1.Problem]int{
 		oauth1.ProblemVersionRejected: 400, oauth1.ProblemParameterAbsent: 400, oauth1.ProblemParameterRejected: 400,
 		oauth1.ProblemSignatureMethodRejected: 400, oauth1.ProblemTimestampRefused: 401, oauth1.ProblemNonceUsed: 401,
-		oauth1.ProblemSignatureInvalid: 401, oauth1.ProblemConsumerKeyUnknown: 401, oauth1.ProblemTokenRejected: 401,
+		oauth1.ProblemSignatureInvalid: 401, oauth1.ProblemBodyHashInvalid: 401, oauth1.ProblemConsumerKeyUnknown: 401, oauth1.ProblemTokenRejected: 401,
 	} {
 		if got := problem(code, nil).StatusCode; got != want {
 			t.Errorf("problem(%s).StatusCode = %d, want %d", code, got, want)
 		}
 		// A ProblemError made without a status gets its problem's.
 		w := httptest.NewRecorder()
-		new(Verifier).WriteError(w, &ProblemError{Problem: code})
+		new(Verifier).WriteError(w, &ProblemError{ProblemReport: oauth1.ProblemReport{Problem: code}})
 		if w.Code != want {
 			t.Errorf("WriteError(ProblemError{%s}) status = %d, want %d", code, w.Code, want)
 		}
 		w = httptest.NewRecorder()
-		new(Verifier).WriteError(w, &ProblemError{Problem: code, StatusCode: http.StatusForbidden})
+		new(Verifier).WriteError(w, &ProblemError{ProblemReport: oauth1.ProblemReport{Problem: code}, StatusCode: http.StatusForbidden})
 		if w.Code != http.StatusForbidden {
 			t.Errorf("WriteError(ProblemError{%s, StatusCode: 403}) status = %d, want 403", code, w.Code)
 		}
