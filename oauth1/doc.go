@@ -90,10 +90,10 @@
 //
 // # Who uses what
 //
-// This package is the client: someone who only signs requests reads its 58
+// This package is the client: someone who only signs requests reads its 59
 // exported names (types, functions, methods, variables and constants), of
-// which [Problem] and its thirteen codes, [Param] and [ParseAuthHeader] are the
-// vocabulary both sides share. Package
+// which [Problem] and its thirteen codes, [Param], [ParseAuthHeader] and
+// [AuthHeaderError] are the vocabulary both sides share. Package
 // [github.com/countersign/countersign/oauth1/server] (48 names) verifies
 // incoming requests with the same base string code and issues credentials;
 // it imports this package, never the reverse, so a program that only signs

@@ -50,7 +50,7 @@ type ProblemError struct {
 	// nonces. [Verifier.WriteError] uses that status when it is zero.
 	StatusCode int
 
-	Err error // the underlying error, if any, such as a *oauth1.HeaderError
+	Err error // the underlying error, if any, such as a *oauth1.AuthHeaderError
 }
 
 func (e *ProblemError) Error() string {
