@@ -119,11 +119,12 @@ func TestTraceTokenRequests(t *testing.T) {
 	cfg := &oauth1.Config{ConsumerKey: srv.ConsumerKey, ConsumerSecret: srv.ConsumerSecret, Endpoint: srv.Endpoint}
 	var log traceLog
 	ctx := log.ctx(context.Background())
-	temp, _, err := cfg.RequestToken(ctx)
+	res, err := cfg.RequestToken(ctx)
 	require.NoError(t, err)
+	temp := res.Credentials
 	verifier, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp))
 	require.NoError(t, err)
-	_, _, err = cfg.AccessToken(ctx, temp, verifier)
+	_, err = cfg.AccessToken(ctx, temp, verifier)
 	require.NoError(t, err)
 	infos := log.all()
 	require.Len(t, infos, 2)

@@ -50,10 +50,11 @@ func run(out io.Writer) error {
 	}
 
 	fmt.Fprintln(out, "1. Temporary credentials (RFC 5849 §2.1)")
-	temp, _, err := cfg.RequestToken(ctx)
+	res, err := cfg.RequestToken(ctx)
 	if err != nil {
 		return err
 	}
+	temp := res.Credentials // the token and secret; res.Values holds the rest of the answer
 	fmt.Fprintf(out, "   POST %s\n", srv.Endpoint.RequestTokenURL)
 	fmt.Fprintf(out, "   signature base string:\n     %s\n", srv.LastBaseString())
 	fmt.Fprintf(out, "   temporary credentials: %v\n\n", *temp)
@@ -68,10 +69,11 @@ func run(out io.Writer) error {
 	fmt.Fprintf(out, "   the provider shows PIN %s; typed in automatically\n\n", pin)
 
 	fmt.Fprintln(out, "3. Token credentials (§2.3)")
-	tok, _, err := cfg.AccessToken(ctx, temp, pin)
+	res, err = cfg.AccessToken(ctx, temp, pin)
 	if err != nil {
 		return err
 	}
+	tok := res.Credentials
 	fmt.Fprintf(out, "   token credentials: %v\n\n", *tok) // Credentials redact their secret
 
 	fmt.Fprintln(out, "4. A signed API call through oauth1.Transport")

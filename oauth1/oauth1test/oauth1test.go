@@ -13,10 +13,10 @@
 //	srv := oauth1test.NewServer(oauth1.Credentials{Token: "key", Secret: "secret"})
 //	defer srv.Close()
 //	cfg := &oauth1.Config{ConsumerKey: srv.ConsumerKey, ConsumerSecret: srv.ConsumerSecret, Endpoint: srv.Endpoint}
-//	temp, _, err := cfg.RequestToken(ctx)
-//	code, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp))
-//	tok, _, err := cfg.AccessToken(ctx, temp, code)
-//	resp, err := cfg.Client(tok).Get(srv.ResourceURL)
+//	temp, err := cfg.RequestToken(ctx)
+//	code, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp.Credentials))
+//	tok, err := cfg.AccessToken(ctx, temp.Credentials, code)
+//	resp, err := cfg.Client(tok.Credentials).Get(srv.ResourceURL)
 package oauth1test
 
 import (

@@ -26,35 +26,38 @@ func TestFlow(t *testing.T) {
 		srv := oauth1test.NewServer(client)
 		ctx := context.Background()
 		cfg := &oauth1.Config{ConsumerKey: srv.ConsumerKey, ConsumerSecret: srv.ConsumerSecret, Endpoint: srv.Endpoint, Callback: callback, HTTPClient: srv.Client()}
-		temp, _, err := cfg.RequestToken(ctx)
+		res, err := cfg.RequestToken(ctx)
 		if err != nil {
 			t.Fatalf("callback %q: RequestToken: %v", callback, err)
 		}
+		temp := res.Credentials
 		verifier, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp))
 		if err != nil || verifier == "" {
 			t.Fatalf("callback %q: Authorize = %q, %v", callback, verifier, err)
 		}
-		tok, _, err := cfg.AccessToken(ctx, temp, verifier)
+		res, err = cfg.AccessToken(ctx, temp, verifier)
 		if err != nil {
 			t.Fatalf("callback %q: AccessToken: %v", callback, err)
 		}
-		if _, _, err := cfg.AccessToken(ctx, temp, verifier); err == nil {
+		tok := res.Credentials
+		if _, err := cfg.AccessToken(ctx, temp, verifier); err == nil {
 			t.Errorf("callback %q: temporary credentials exchanged twice", callback)
 		}
 		// A wrong verifier uses temporary credentials up: one guess only.
-		temp2, _, err := cfg.RequestToken(ctx)
+		res, err = cfg.RequestToken(ctx)
 		if err != nil {
 			t.Fatalf("callback %q: RequestToken: %v", callback, err)
 		}
+		temp2 := res.Credentials
 		verifier2, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp2))
 		if err != nil {
 			t.Fatalf("callback %q: Authorize: %v", callback, err)
 		}
 		var re *oauth1.ResponseError
-		if _, _, err := cfg.AccessToken(ctx, temp2, "wrong"); !errors.As(err, &re) || re.Problem != oauth1.ProblemParameterRejected {
+		if _, err := cfg.AccessToken(ctx, temp2, "wrong"); !errors.As(err, &re) || re.Problem != oauth1.ProblemParameterRejected {
 			t.Errorf("callback %q: AccessToken with a wrong verifier = %v, want parameter_rejected", callback, err)
 		}
-		if _, _, err := cfg.AccessToken(ctx, temp2, verifier2); !errors.As(err, &re) || re.Problem != oauth1.ProblemTokenUsed {
+		if _, err := cfg.AccessToken(ctx, temp2, verifier2); !errors.As(err, &re) || re.Problem != oauth1.ProblemTokenUsed {
 			t.Errorf("callback %q: AccessToken after a wrong verifier = %v, want token_used", callback, err)
 		}
 		c := cfg.Client(tok)
@@ -89,7 +92,7 @@ func TestRefusal(t *testing.T) {
 	srv := oauth1test.NewServer(client)
 	defer srv.Close()
 	bad := &oauth1.Config{ConsumerKey: client.Token, ConsumerSecret: "wrong", Endpoint: srv.Endpoint}
-	_, _, err := bad.RequestToken(context.Background())
+	_, err := bad.RequestToken(context.Background())
 	var re *oauth1.ResponseError
 	if !errors.As(err, &re) || re.StatusCode != 401 || re.Problem != "signature_invalid" {
 		t.Fatalf("RequestToken with a wrong secret = %v, want a 401 signature_invalid", err)
@@ -170,18 +173,20 @@ func ExampleServer() {
 	ctx := context.Background()
 	cfg := &oauth1.Config{ConsumerKey: srv.ConsumerKey, ConsumerSecret: srv.ConsumerSecret, Endpoint: srv.Endpoint, Callback: "oob"}
 
-	temp, _, err := cfg.RequestToken(ctx)
+	res, err := cfg.RequestToken(ctx)
 	if err != nil {
 		panic(err)
 	}
+	temp := res.Credentials
 	pin, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp))
 	if err != nil {
 		panic(err)
 	}
-	tok, _, err := cfg.AccessToken(ctx, temp, pin)
+	res, err = cfg.AccessToken(ctx, temp, pin)
 	if err != nil {
 		panic(err)
 	}
+	tok := res.Credentials
 	resp, err := cfg.Client(tok).Get(srv.ResourceURL)
 	if err != nil {
 		panic(err)
@@ -277,17 +282,18 @@ func TestTokenValues(t *testing.T) {
 	}
 	ctx := context.Background()
 	cfg := &oauth1.Config{ConsumerKey: client.Token, ConsumerSecret: client.Secret, Endpoint: srv.Endpoint, HTTPClient: srv.Client()}
-	temp, _, err := cfg.RequestToken(ctx)
+	res, err := cfg.RequestToken(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
+	temp := res.Credentials
 	verifier, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, vals, err := cfg.AccessToken(ctx, temp, verifier)
-	if err != nil || vals.Get("user_id") != "12345" || vals.Get("screen_name") != "jack" {
-		t.Errorf("AccessToken values %v, %v; want user_id 12345 and screen_name jack", vals, err)
+	tok, err := cfg.AccessToken(ctx, temp, verifier)
+	if err != nil || tok.Values.Get("user_id") != "12345" || tok.Values.Get("screen_name") != "jack" {
+		t.Fatalf("AccessToken = %+v, %v; want user_id 12345 and screen_name jack", tok, err)
 	}
 	if _, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp)); err == nil || !strings.Contains(err.Error(), "token_used") {
 		t.Errorf("Authorize after the exchange: %v, want a token_used refusal", err)

@@ -38,5 +38,5 @@
 // A provider reads this package (48 exported names: types, functions,
 // methods, variables and constants) and the vocabulary it shares with
 // clients in package oauth1: [oauth1.Param], [oauth1.Problem] and its codes,
-// [oauth1.ParseAuthHeader]. A client reads only package oauth1 (59).
+// [oauth1.ParseAuthHeader]. A client reads only package oauth1 (62).
 package server
