@@ -31,7 +31,7 @@ func (t addSource) RoundTrip(r *http.Request) (*http.Response, error) {
 // header; a real provider's is in its documentation, its logs or your
 // support ticket.
 func ExampleWithTrace() {
-	srv := oauth1test.NewServer(oauth1.Credentials{Token: "key", Secret: "secret"})
+	srv := oauth1test.NewServer("key", "secret")
 	defer srv.Close()
 	tok := srv.IssueToken()
 	cfg := &oauth1.Config{

@@ -21,7 +21,7 @@ import (
 func TestConfigParamsSignedAndSent(t *testing.T) {
 	for _, d := range []oauth1.Delivery{oauth1.AuthHeader, oauth1.QueryString, oauth1.FormBody} {
 		t.Run(deliveryName(d), func(t *testing.T) {
-			srv := oauth1test.NewServer(rfcClient)
+			srv := oauth1test.NewServer(rfcClient.Token, rfcClient.Secret)
 			defer srv.Close()
 			tok := srv.IssueToken()
 			cfg := &oauth1.Config{ConsumerKey: srv.ConsumerKey, ConsumerSecret: srv.ConsumerSecret, Delivery: d, Params: []oauth1.Param{

@@ -82,7 +82,7 @@ func TestCheckResponseNil(t *testing.T) {
 
 // CheckResponse reads what a real Verifier answers.
 func TestCheckResponseFromVerifier(t *testing.T) {
-	srv := oauth1test.NewServer(rfcClient)
+	srv := oauth1test.NewServer(rfcClient.Token, rfcClient.Secret)
 	defer srv.Close()
 	now := time.Unix(1700000000, 0)
 	srv.Verifier.Now = func() time.Time { return now }

@@ -92,7 +92,7 @@ func TestTraceBaseStringIsBaseString(t *testing.T) {
 // every attempt; the provider computed the same base string from what
 // arrived.
 func TestTraceTransport(t *testing.T) {
-	srv := oauth1test.NewServer(rfcClient)
+	srv := oauth1test.NewServer(rfcClient.Token, rfcClient.Secret)
 	defer srv.Close()
 	tok := srv.IssueToken()
 	cfg := &oauth1.Config{ConsumerKey: srv.ConsumerKey, ConsumerSecret: srv.ConsumerSecret}
@@ -114,7 +114,7 @@ func TestTraceTransport(t *testing.T) {
 }
 
 func TestTraceTokenRequests(t *testing.T) {
-	srv := oauth1test.NewServer(rfcClient)
+	srv := oauth1test.NewServer(rfcClient.Token, rfcClient.Secret)
 	defer srv.Close()
 	cfg := &oauth1.Config{ConsumerKey: srv.ConsumerKey, ConsumerSecret: srv.ConsumerSecret, Endpoint: srv.Endpoint}
 	var log traceLog

@@ -38,16 +38,14 @@ func run(out io.Writer) error {
 
 	// The client credentials of RFC 5849 §1.2's example; the fake provider
 	// knows this one client.
-	srv := oauth1test.NewServer(oauth1.Credentials{Token: "dpf43f3p2l4k3l03", Secret: "kd94hf93k423kf44"})
+	srv := oauth1test.NewServer("dpf43f3p2l4k3l03", "kd94hf93k423kf44")
 	defer srv.Close()
 	fmt.Fprintf(out, "provider: %s (every request checked by server.Verifier)\n\n", srv.URL)
 
-	cfg := &oauth1.Config{
-		ConsumerKey: srv.ConsumerKey, ConsumerSecret: srv.ConsumerSecret,
-		Endpoint:   srv.Endpoint,
-		Callback:   "oob", // no web server on the client side: the provider shows a PIN
-		HTTPClient: srv.Client(),
-	}
+	// The client: the provider's client credentials, Endpoint and an
+	// HTTPClient that reaches it.
+	cfg := srv.Config()
+	cfg.Callback = "oob" // no web server on the client side: the provider shows a PIN
 
 	fmt.Fprintln(out, "1. Temporary credentials (RFC 5849 §2.1)")
 	res, err := cfg.RequestToken(ctx)
