@@ -2,6 +2,20 @@ package oauth1
 
 import "github.com/countersign/countersign/oauth1/internal/wire"
 
+// An AuthHeaderError reports an Authorization header value that is not a
+// well-formed OAuth credentials field (RFC 5849 §3.5.1, RFC 9110 §11.4).
+// [ParseAuthHeader] returns it, and the
+// [github.com/countersign/countersign/oauth1/server.ProblemError] refusing a
+// request with a malformed header wraps it. Its fields:
+//
+//	Offset int    // byte offset in the header value where parsing failed
+//	Reason string // what was expected or found there
+//	Err    error  // the decoding error of a bad percent-encoding (a *percent.EscapeError), or nil
+//
+// Its Error method names the offset and what was wrong there; Unwrap
+// returns Err.
+type AuthHeaderError = wire.HeaderError
+
 // ParseAuthHeader parses the value of an Authorization header that uses the
 // OAuth scheme (RFC 5849 §3.5.1) and returns its parameters in the order
 // they appear, decoded. The scheme name is matched without regard to case;
@@ -15,9 +29,7 @@ import "github.com/countersign/countersign/oauth1/internal/wire"
 // signed, and is returned as it is written, with backslash escapes undone.
 // Duplicate names are returned as they are: rejecting them is the caller's
 // decision. A value that is not an OAuth header, or is malformed, is an
-// error that names the byte offset where parsing failed and what was wrong
-// there, and wraps the decoding error of a bad percent-encoding (a
-// [*percent.EscapeError]).
+// [*AuthHeaderError].
 func ParseAuthHeader(v string) ([]Param, error) {
 	a, err := wire.NewAuthParser(v, nil)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/countersign/countersign/internal/vectors"
-	"github.com/countersign/countersign/oauth1/internal/wire"
 	"github.com/countersign/countersign/percent"
 )
 
@@ -103,6 +102,10 @@ func TestParseAuthHeaderErrors(t *testing.T) {
 			t.Errorf("ParseAuthHeader(%q) = %q, want an error", tt.in, got)
 			continue
 		}
+		var he *AuthHeaderError
+		if !errors.As(err, &he) || he.Offset != tt.offset || he.Reason == "" {
+			t.Errorf("ParseAuthHeader(%q) error = %#v, want an *AuthHeaderError at offset %d with a reason", tt.in, err, tt.offset)
+		}
 		// The message names the offset and, after it, the problem.
 		prefix := "oauth1: malformed Authorization header at offset " + strconv.Itoa(tt.offset) + ": "
 		if msg := err.Error(); !strings.HasPrefix(msg, prefix) || len(msg) == len(prefix) {
@@ -166,7 +169,7 @@ func FuzzParseAuthHeader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		ps, err := ParseAuthHeader(in)
 		if err != nil {
-			var he *wire.HeaderError
+			var he *AuthHeaderError
 			if !errors.As(err, &he) || he.Offset < 0 || he.Offset > len(in) {
 				t.Fatalf("ParseAuthHeader(%q) error = %#v", in, err)
 			}

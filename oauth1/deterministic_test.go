@@ -131,7 +131,7 @@ func TestRequestTokenReproducible(t *testing.T) {
 		Now:        oauth1test.NewClock(time.Unix(1318622958, 0)).Now,
 		Nonce:      oauth1test.SequentialNonces("nonce"),
 	}
-	_, _, err := cfg.RequestToken(context.Background(), oauth1.Param{Name: "x_auth_access_type", Value: "read"})
+	_, err := cfg.RequestToken(context.Background(), oauth1.Param{Name: "x_auth_access_type", Value: "read"})
 	require.NoError(t, err)
 	const want = `OAuth oauth_callback="http%3A%2F%2Fprinter.example.com%2Fready", ` +
 		`oauth_consumer_key="dpf43f3p2l4k3l03", oauth_nonce="nonce-1", ` +

@@ -72,12 +72,15 @@
 // [Config.RequestToken], [Config.AuthorizationURL], [ParseCallback] and
 // [Config.AccessToken] run the redirection-based flow of RFC 5849 §2 against
 // the URLs in [Config.Endpoint]; the examples hold the X API's and other
-// providers'. The values these return besides the Credentials never hold the
-// token or its secret. A token endpoint that answers with an error status
+// providers'. Each token request returns a [TokenResponse]: the Credentials
+// issued, and the provider's other values, which never hold the token or its
+// secret. A token endpoint that answers with an error status
 // yields a [*ResponseError] carrying the status, the oauth_problem and a
 // bounded excerpt of the body, scrubbed of signatures and secrets;
-// [CheckResponse] makes the same error of any other answer. Extra parameters
-// of the token requests cover xAuth and session renewal.
+// [CheckResponse] makes the same error of any other answer. The other
+// exchanges at the access token URL have methods of their own:
+// [Config.XAuthToken] (a password for token credentials) and
+// [Config.RenewToken] (the OAuth Session 1.0 extension).
 //
 // When a provider refuses a signature, a [Trace] attached to the request's
 // context with [WithTrace] receives the base string each request was signed
@@ -90,10 +93,10 @@
 //
 // # Who uses what
 //
-// This package is the client: someone who only signs requests reads its 60
+// This package is the client: someone who only signs requests reads its 64
 // exported names (types, functions, methods, variables and constants), of
-// which [Problem] and its fourteen codes, [ProblemReport], [Param] and
-// [ParseAuthHeader] are the vocabulary both sides share. Package
+// which [Problem] and its fourteen codes, [ProblemReport], [Param],
+// [ParseAuthHeader] and [AuthHeaderError] are the vocabulary both sides share. Package
 // [github.com/countersign/countersign/oauth1/server] (48 names) verifies
 // incoming requests with the same base string code and issues credentials;
 // it imports this package, never the reverse, so a program that only signs

@@ -31,7 +31,7 @@ func (t addSource) RoundTrip(r *http.Request) (*http.Response, error) {
 // header; a real provider's is in its documentation, its logs or your
 // support ticket.
 func ExampleWithTrace() {
-	srv := oauth1test.NewServer(oauth1.Credentials{Token: "key", Secret: "secret"})
+	srv := oauth1test.NewServer("key", "secret")
 	defer srv.Close()
 	tok := srv.IssueToken()
 	cfg := &oauth1.Config{
@@ -101,10 +101,9 @@ func exampleProvider(store exampleStore, answer func(http.ResponseWriter, *http.
 // Exchange a user's name and password for token credentials with xAuth,
 // which X granted to some desktop and mobile applications: the request goes
 // straight to the access token URL, with no temporary credentials and no
-// verification code, and X wants the x_auth_* parameters in the POST body, which is
-// where AccessToken sends extra parameters not named oauth_*. They are
-// signed like any form parameter.
-func ExampleConfig_AccessToken_xAuth() {
+// verification code, and the x_auth_* parameters go in the POST body, where
+// they are signed like any form parameter.
+func ExampleConfig_XAuthToken() {
 	consumer := oauth1.Credentials{Token: "key", Secret: "secret"}
 	provider := exampleProvider(exampleStore{consumer: consumer}, func(w http.ResponseWriter, r *http.Request, v *server.Verification) {
 		if v.Token != "" || r.PostFormValue("x_auth_mode") != "client_auth" ||
@@ -120,15 +119,11 @@ func ExampleConfig_AccessToken_xAuth() {
 		ConsumerKey: consumer.Token, ConsumerSecret: consumer.Secret,
 		Endpoint: oauth1.Endpoint{AccessTokenURL: provider.URL + "/oauth/access_token"},
 	}
-	tok, values, err := cfg.AccessToken(context.Background(), nil, "",
-		oauth1.Param{Name: "x_auth_mode", Value: "client_auth"},
-		oauth1.Param{Name: "x_auth_username", Value: "jane"},
-		oauth1.Param{Name: "x_auth_password", Value: "correct horse"},
-	)
+	tok, err := cfg.XAuthToken(context.Background(), "jane", "correct horse")
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(tok, values.Get("screen_name"))
+	fmt.Println(*tok.Credentials, tok.Values.Get("screen_name"))
 	// Output: {Token:jane-token Secret:REDACTED} jane
 }
 
@@ -137,7 +132,7 @@ func ExampleConfig_AccessToken_xAuth() {
 // oauth_session_handle, and a request to the access token URL signed with
 // the expired token and that handle, as a protocol parameter, returns fresh
 // credentials.
-func ExampleConfig_AccessToken_renewal() {
+func ExampleConfig_RenewToken() {
 	consumer := oauth1.Credentials{Token: "key", Secret: "secret"}
 	store := exampleStore{consumer: consumer, tokens: map[string]string{"token-1": "secret-1"}}
 	provider := exampleProvider(store, func(w http.ResponseWriter, r *http.Request, v *server.Verification) {
@@ -158,12 +153,11 @@ func ExampleConfig_AccessToken_renewal() {
 	expired := &oauth1.Credentials{Token: "token-1", Secret: "secret-1"}
 	handle := "session-42"
 
-	tok, values, err := cfg.AccessToken(context.Background(), expired, "",
-		oauth1.Param{Name: "oauth_session_handle", Value: handle})
+	tok, err := cfg.RenewToken(context.Background(), expired, handle)
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(tok, "expires in", values.Get("oauth_expires_in"), "seconds")
+	fmt.Println(*tok.Credentials, "expires in", tok.Values.Get("oauth_expires_in"), "seconds")
 	// Output: {Token:token-2 Secret:REDACTED} expires in 3600 seconds
 }
 

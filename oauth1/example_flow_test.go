@@ -85,22 +85,22 @@ func ExampleConfig_AccessToken() {
 		},
 		Callback: "oob",
 	}
-	temp, _, err := cfg.RequestToken(ctx)
+	temp, err := cfg.RequestToken(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("Open this URL, authorize the application and type the PIN:")
-	fmt.Println(cfg.AuthorizationURL(temp))
+	fmt.Println(cfg.AuthorizationURL(temp.Credentials))
 	pin, err := bufio.NewReader(os.Stdin).ReadString('\n')
 	if err != nil {
 		log.Fatal(err)
 	}
-	tok, values, err := cfg.AccessToken(ctx, temp, strings.TrimSpace(pin))
+	tok, err := cfg.AccessToken(ctx, temp.Credentials, strings.TrimSpace(pin))
 	if err != nil {
 		log.Fatal(err) // a *oauth1.ResponseError says what the provider objected to
 	}
-	fmt.Println("Signed in as", values.Get("screen_name"), "token", tok.Token)
-	// Store tok (token and secret) and use it with cfg.Client(tok).
+	fmt.Println("Signed in as", tok.Values.Get("screen_name"), "token", tok.Credentials.Token)
+	// Store tok.Credentials (token and secret) and use them with cfg.Client(tok.Credentials).
 }
 
 // A web application's callback handler: it looks the temporary credentials
@@ -130,13 +130,13 @@ func ExampleParseCallback() {
 			return
 		}
 		delete(pending, token)
-		tok, values, err := cfg.AccessToken(r.Context(), temp, code)
+		tok, err := cfg.AccessToken(r.Context(), temp, code)
 		if err != nil {
 			http.Error(w, "the provider refused the token request", http.StatusBadGateway)
 			return
 		}
-		_ = tok // store it
-		fmt.Fprintln(w, "Hello,", values.Get("screen_name"))
+		_ = tok.Credentials // store them
+		fmt.Fprintln(w, "Hello,", tok.Values.Get("screen_name"))
 	})
 }
 
@@ -238,9 +238,9 @@ func Example_eTrade() {
 		},
 		Callback: "oob",
 	}
-	temp, _, err := cfg.RequestToken(ctx)
+	temp, err := cfg.RequestToken(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(cfg.AuthorizationURL(temp, oauth1.Param{Name: "key", Value: cfg.ConsumerKey}, oauth1.Param{Name: "token", Value: temp.Token}))
+	fmt.Println(cfg.AuthorizationURL(temp.Credentials, oauth1.Param{Name: "key", Value: cfg.ConsumerKey}, oauth1.Param{Name: "token", Value: temp.Credentials.Token}))
 }

@@ -219,7 +219,7 @@ func TestExplainTokenRequest(t *testing.T) {
 		Endpoint:   oauth1.Endpoint{RequestTokenURL: sb.front.URL + "/oauth/request_token"},
 		HTTPClient: sb.front.Client(),
 	}
-	_, _, err := c.RequestToken(context.Background())
+	_, err := c.RequestToken(context.Background())
 	var re *oauth1.ResponseError
 	if !errors.As(err, &re) || re.Problem != oauth1.ProblemSignatureInvalid {
 		t.Fatalf("RequestToken = %v; want a signature_invalid refusal", err)
@@ -249,8 +249,7 @@ func TestTokenRequestScrubsPassword(t *testing.T) {
 	}))
 	defer srv.Close()
 	c := &oauth1.Config{ConsumerKey: "k", ConsumerSecret: "consumer-secret-for-xauth", Endpoint: oauth1.Endpoint{AccessTokenURL: srv.URL}}
-	_, _, err := c.AccessToken(context.Background(), nil, "",
-		oauth1.Param{Name: "x_auth_mode", Value: "client_auth"}, oauth1.Param{Name: "x_auth_username", Value: "u"}, oauth1.Param{Name: "x_auth_password", Value: password})
+	_, err := c.XAuthToken(context.Background(), "u", password)
 	var re *oauth1.ResponseError
 	if !errors.As(err, &re) {
 		t.Fatalf("AccessToken = %v; want a *ResponseError", err)

@@ -21,7 +21,7 @@ import (
 func TestConfigParamsSignedAndSent(t *testing.T) {
 	for _, d := range []oauth1.Delivery{oauth1.AuthHeader, oauth1.QueryString, oauth1.FormBody} {
 		t.Run(deliveryName(d), func(t *testing.T) {
-			srv := oauth1test.NewServer(rfcClient)
+			srv := oauth1test.NewServer(rfcClient.Token, rfcClient.Secret)
 			defer srv.Close()
 			tok := srv.IssueToken()
 			cfg := &oauth1.Config{ConsumerKey: srv.ConsumerKey, ConsumerSecret: srv.ConsumerSecret, Delivery: d, Params: []oauth1.Param{
@@ -79,7 +79,7 @@ func TestTokenRequestExtras(t *testing.T) {
 
 	t.Run("GET puts them in the query", func(t *testing.T) {
 		cfg, base := newCfg("GET")
-		_, _, err := cfg.RequestToken(ctx, oauth1.Param{Name: "x_auth_access_type", Value: "read write"})
+		_, err := cfg.RequestToken(ctx, oauth1.Param{Name: "x_auth_access_type", Value: "read write"})
 		require.NoError(t, err)
 		assert.Equal(t, "v=2&x_auth_access_type=read%20write", base.reqs[0].URL.RawQuery)
 		assert.Equal(t, "", base.bodies[0])
@@ -98,10 +98,7 @@ func TestTokenRequestExtras(t *testing.T) {
 		cfg, base := newCfg("")
 		cfg.Now = func() time.Time { return time.Unix(1, 0) }
 		cfg.Nonce = func() string { return "n" }
-		_, _, err := cfg.AccessToken(ctx, nil, "",
-			oauth1.Param{Name: "x_auth_mode", Value: "client_auth"},
-			oauth1.Param{Name: "x_auth_username", Value: "jane"},
-			oauth1.Param{Name: "x_auth_password", Value: "p&ss word"})
+		_, err := cfg.XAuthToken(ctx, "jane", "p&ss word")
 		require.NoError(t, err)
 		const want = `OAuth oauth_consumer_key="dpf43f3p2l4k3l03", oauth_nonce="n", ` +
 			`oauth_signature="DEiWBxNuUoCYkINOJFxlnJAZL2Y%3D", oauth_signature_method="HMAC-SHA1", ` +
@@ -120,7 +117,7 @@ func TestTokenRequestExtras(t *testing.T) {
 		cfg, base := newCfg("")
 		cfg.Now = func() time.Time { return time.Unix(1, 0) }
 		cfg.Nonce = func() string { return "n" }
-		_, _, err := cfg.AccessToken(ctx, &rfcToken, "", oauth1.Param{Name: "oauth_session_handle", Value: "h 1"})
+		_, err := cfg.RenewToken(ctx, &rfcToken, "h 1")
 		require.NoError(t, err)
 		const want = `OAuth oauth_consumer_key="dpf43f3p2l4k3l03", oauth_nonce="n", ` +
 			`oauth_session_handle="h%201", oauth_signature="jhvSr3GPgrUDNzUzX44rR8HJBVw%3D", ` +
@@ -129,16 +126,52 @@ func TestTokenRequestExtras(t *testing.T) {
 		assert.Equal(t, "", base.bodies[0])
 	})
 
+	// Each exchange checks its own arguments and refuses, before sending
+	// anything, what would make it another exchange or send a parameter
+	// twice.
 	t.Run("refusals", func(t *testing.T) {
 		cfg, base := newCfg("")
-		_, _, err := cfg.AccessToken(ctx, nil, rfcVerifier)
-		assert.ErrorContains(t, err, "nil temporary credentials")
-		_, _, err = cfg.AccessToken(ctx, &rfcTemp, "")
-		assert.ErrorContains(t, err, "empty verification code")
-		_, _, err = cfg.RequestToken(ctx, oauth1.Param{Name: "", Value: "x"})
-		assert.ErrorContains(t, err, "empty name")
-		_, _, err = cfg.RequestToken(ctx, oauth1.Param{Name: "oauth_callback", Value: "x"})
-		assert.ErrorContains(t, err, "oauth_callback given twice")
+		xAuth := []oauth1.Param{{Name: "x_auth_mode", Value: "client_auth"}, {Name: "x_auth_username", Value: "u"}, {Name: "x_auth_password", Value: "secret-password"}}
+		for _, tt := range []struct {
+			name string
+			call func() (*oauth1.TokenResponse, error)
+			want string
+		}{
+			{"AccessToken nil temp", func() (*oauth1.TokenResponse, error) { return cfg.AccessToken(ctx, nil, rfcVerifier) }, "oauth1: access token: nil temporary credentials"},
+			{"AccessToken as xAuth used to be called", func() (*oauth1.TokenResponse, error) { return cfg.AccessToken(ctx, nil, "", xAuth...) }, "Config.XAuthToken"},
+			{"AccessToken as renewal used to be called", func() (*oauth1.TokenResponse, error) {
+				return cfg.AccessToken(ctx, &rfcToken, "", oauth1.Param{Name: "oauth_session_handle", Value: "h"})
+			}, "oauth1: access token: empty verification code"},
+			{"AccessToken temp without token", func() (*oauth1.TokenResponse, error) {
+				return cfg.AccessToken(ctx, &oauth1.Credentials{Secret: "s"}, rfcVerifier)
+			}, "the temporary credentials have no token"},
+			{"AccessToken empty code", func() (*oauth1.TokenResponse, error) { return cfg.AccessToken(ctx, &rfcTemp, "") }, "empty verification code"},
+			{"AccessToken code in extra", func() (*oauth1.TokenResponse, error) {
+				return cfg.AccessToken(ctx, &rfcTemp, rfcVerifier, oauth1.Param{Name: "oauth_verifier", Value: "x"})
+			}, "extra parameter oauth_verifier: pass it as the code argument"},
+			{"XAuthToken empty username", func() (*oauth1.TokenResponse, error) { return cfg.XAuthToken(ctx, "", "secret-password") }, "oauth1: xAuth access token: empty username"},
+			{"XAuthToken empty password", func() (*oauth1.TokenResponse, error) { return cfg.XAuthToken(ctx, "u", "") }, "oauth1: xAuth access token: empty password"},
+			{"XAuthToken x_auth_mode in extra", func() (*oauth1.TokenResponse, error) { return cfg.XAuthToken(ctx, "u", "secret-password", xAuth[0]) }, "extra parameter x_auth_mode"},
+			{"XAuthToken x_auth_password in extra", func() (*oauth1.TokenResponse, error) { return cfg.XAuthToken(ctx, "u", "secret-password", xAuth[2]) }, "extra parameter x_auth_password"},
+			{"RenewToken nil token", func() (*oauth1.TokenResponse, error) { return cfg.RenewToken(ctx, nil, "h") }, "oauth1: token renewal: nil token credentials"},
+			{"RenewToken token without token", func() (*oauth1.TokenResponse, error) { return cfg.RenewToken(ctx, &oauth1.Credentials{}, "h") }, "the token credentials have no token"},
+			{"RenewToken empty handle", func() (*oauth1.TokenResponse, error) { return cfg.RenewToken(ctx, &rfcToken, "") }, "oauth1: token renewal: empty session handle"},
+			{"RenewToken handle in extra", func() (*oauth1.TokenResponse, error) {
+				return cfg.RenewToken(ctx, &rfcToken, "h", oauth1.Param{Name: "oauth_session_handle", Value: "h2"})
+			}, "extra parameter oauth_session_handle: pass it as the sessionHandle argument"},
+			{"RequestToken empty name", func() (*oauth1.TokenResponse, error) {
+				return cfg.RequestToken(ctx, oauth1.Param{Name: "", Value: "x"})
+			}, "empty name"},
+			{"RequestToken callback in extra", func() (*oauth1.TokenResponse, error) {
+				return cfg.RequestToken(ctx, oauth1.Param{Name: "oauth_callback", Value: "x"})
+			}, "extra parameter oauth_callback: set Config.Callback instead"},
+		} {
+			res, err := tt.call()
+			assert.Nil(t, res, tt.name)
+			if assert.ErrorContains(t, err, tt.want, tt.name) {
+				assert.NotContains(t, err.Error(), "secret-password", tt.name)
+			}
+		}
 		assert.Empty(t, base.reqs, "nothing was sent")
 	})
 }
@@ -160,11 +193,10 @@ func TestTokenRequestExtrasVerified(t *testing.T) {
 				defer srv.Close()
 				cfg := &oauth1.Config{ConsumerKey: rfcClient.Token, ConsumerSecret: rfcClient.Secret, Delivery: d,
 					Endpoint: oauth1.Endpoint{AccessTokenURL: srv.URL + "/token", TokenMethod: method}}
-				tok, _, err := cfg.AccessToken(context.Background(), &rfcToken, "",
-					oauth1.Param{Name: "x_auth_username", Value: "jane"},
-					oauth1.Param{Name: "oauth_session_handle", Value: "h"})
+				tok, err := cfg.RenewToken(context.Background(), &rfcToken, "h",
+					oauth1.Param{Name: "x_auth_username", Value: "jane"})
 				require.NoError(t, err)
-				assert.Equal(t, "t2", tok.Token)
+				assert.Equal(t, "t2", tok.Credentials.Token)
 			})
 		}
 	}

@@ -40,34 +40,52 @@ const maxExcerptBytes = 1 << 10
 // reports that the resource owner refused the authorization.
 var ErrDenied = errors.New("oauth1: the resource owner denied access")
 
+// A TokenResponse is a provider's answer to a token request: the
+// credentials it issued and the other parameters it sent with them.
+type TokenResponse struct {
+	// Credentials are the temporary or token credentials issued
+	// (oauth_token and oauth_token_secret). They are never nil in a
+	// TokenResponse that a Config returns.
+	Credentials *Credentials
+
+	// Values holds the other parameters of the response, which carry
+	// provider-specific data: X's user_id and screen_name, the
+	// oauth_session_handle and oauth_expires_in of the OAuth Session 1.0
+	// extension, and the like. It never holds oauth_token or
+	// oauth_token_secret, so that it can be logged; it is never nil.
+	Values url.Values
+}
+
 // RequestToken asks the provider for temporary credentials (RFC 5849
-// §2.1), sending c.Callback as oauth_callback. It returns them and the other
-// values of the response (the token and its secret are only in the
-// Credentials), and fails unless the provider confirms the
-// callback with oauth_callback_confirmed=true, as OAuth 1.0a requires. An
-// answer with a status other than 2xx is a [*ResponseError].
+// §2.1), sending c.Callback as oauth_callback ("oob" when it is empty), and
+// fails unless the provider confirms the callback with
+// oauth_callback_confirmed=true, as OAuth 1.0a requires. An answer with a
+// status other than 2xx is a [*ResponseError].
 //
 // extra holds parameters some providers take here, such as X's
 // x_auth_access_type=read. A name starting with "oauth_" is a protocol
 // parameter and travels with the others (in the Authorization header by
 // default); any other is a request parameter, sent in the form body of the
 // POST (in the query when c.Endpoint.TokenMethod is GET). Both are signed.
-func (c *Config) RequestToken(ctx context.Context, extra ...Param) (*Credentials, url.Values, error) {
+func (c *Config) RequestToken(ctx context.Context, extra ...Param) (*TokenResponse, error) {
 	if c == nil {
-		return nil, nil, errors.New("oauth1: nil Config")
+		return nil, errors.New("oauth1: nil Config")
 	}
 	cb := c.Callback
 	if cb == "" {
 		cb = "oob"
 	}
-	tok, v, err := c.tokenRequest(ctx, "request token", c.Endpoint.RequestTokenURL, nil, Param{"oauth_callback", cb}, extra)
+	if err := refuseOwn("request token", extra, "oauth_callback", "set Config.Callback instead"); err != nil {
+		return nil, err
+	}
+	res, err := c.tokenRequest(ctx, "request token", c.Endpoint.RequestTokenURL, nil, Param{"oauth_callback", cb}, extra)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if got := v.Get("oauth_callback_confirmed"); got != "true" {
-		return nil, nil, fmt.Errorf("oauth1: request token: the provider did not answer oauth_callback_confirmed=true (got %q): it may speak OAuth 1.0, not 1.0a", got)
+	if got := res.Values.Get("oauth_callback_confirmed"); got != "true" {
+		return nil, fmt.Errorf("oauth1: request token: the provider did not answer oauth_callback_confirmed=true (got %q): it may speak OAuth 1.0, not 1.0a", got)
 	}
-	return tok, v, nil
+	return res, nil
 }
 
 // AuthorizationURL returns the URL to send the resource owner to so that
@@ -135,11 +153,9 @@ func ParseCallback(r *http.Request, temp *Credentials) (token, code string, err 
 
 // AccessToken exchanges the temporary credentials temp and the verification
 // code from the callback (or the PIN the user typed) for token credentials
-// (§2.3). The code is sent as the protocol parameter oauth_verifier, in the
-// Authorization header by default, where providers such as Garmin require
-// it. It also returns the other values of the response, which carry
-// provider-specific data (X sends user_id and screen_name); the token and
-// its secret are only in the Credentials. An answer with a status other than
+// (RFC 5849 §2.3); both are required. The code is sent as the protocol
+// parameter oauth_verifier, in the Authorization header by default, where
+// providers such as Garmin require it. An answer with a status other than
 // 2xx is a [*ResponseError].
 //
 // Token requests follow a redirect only to the scheme, host and port they
@@ -147,42 +163,98 @@ func ParseCallback(r *http.Request, temp *Credentials) (token, code string, err 
 // a signature (and with PLAINTEXT the secrets).
 //
 // extra holds further parameters, sent as [Config.RequestToken] sends its
-// own: oauth_* names as protocol parameters, others in the form body. They
-// make the other exchanges of this endpoint:
-//
-//   - xAuth (X's password exchange): temp is nil and code empty, and
-//     extra holds x_auth_mode=client_auth, x_auth_username and
-//     x_auth_password, which X wants in the POST body;
-//   - renewal under the OAuth Session 1.0 extension: temp is the expired
-//     token credentials, code is empty, and extra holds the
-//     oauth_session_handle of the response that issued them.
-//
-// An empty code is not sent. Without extra, temp and code are required.
-func (c *Config) AccessToken(ctx context.Context, temp *Credentials, code string, extra ...Param) (*Credentials, url.Values, error) {
-	if len(extra) == 0 {
-		switch {
-		case temp == nil:
-			return nil, nil, errors.New("oauth1: access token: nil temporary credentials")
-		case code == "":
-			return nil, nil, errors.New("oauth1: access token: empty verification code")
+// own: oauth_* names as protocol parameters, others in the form body. The
+// other exchanges at the access token URL have methods of their own:
+// [Config.XAuthToken] and [Config.RenewToken].
+func (c *Config) AccessToken(ctx context.Context, temp *Credentials, code string, extra ...Param) (*TokenResponse, error) {
+	const what = "access token"
+	switch {
+	case temp == nil:
+		return nil, errors.New("oauth1: access token: nil temporary credentials (Config.XAuthToken exchanges a password, Config.RenewToken renews token credentials)")
+	case temp.Token == "":
+		return nil, errors.New("oauth1: access token: the temporary credentials have no token")
+	case code == "":
+		return nil, errors.New("oauth1: access token: empty verification code (the oauth_verifier of the callback, or the PIN the user typed)")
+	}
+	if err := refuseOwn(what, extra, "oauth_verifier", "pass it as the code argument"); err != nil {
+		return nil, err
+	}
+	return c.tokenRequest(ctx, what, c.Endpoint.AccessTokenURL, temp, Param{"oauth_verifier", code}, extra)
+}
+
+// XAuthToken exchanges a user's name and password for token credentials
+// with xAuth, the extension of X (and of Instapaper, among others) that
+// skips the temporary credentials and the authorization page: a request to
+// c.Endpoint.AccessTokenURL signed with the client credentials alone, with
+// x_auth_mode=client_auth, x_auth_username and x_auth_password in its form
+// body (in its query when c.Endpoint.TokenMethod is GET), where they are
+// signed like any form parameter. username and password are required; extra
+// is sent as [Config.AccessToken] sends it. An error never holds the
+// password.
+func (c *Config) XAuthToken(ctx context.Context, username, password string, extra ...Param) (*TokenResponse, error) {
+	const what = "xAuth access token"
+	switch {
+	case username == "":
+		return nil, errors.New("oauth1: xAuth access token: empty username")
+	case password == "":
+		return nil, errors.New("oauth1: xAuth access token: empty password")
+	}
+	for _, own := range []string{"x_auth_mode", "x_auth_username", "x_auth_password"} {
+		if err := refuseOwn(what, extra, own, "XAuthToken sends it from its arguments"); err != nil {
+			return nil, err
 		}
 	}
-	var v Param
-	if code != "" {
-		v = Param{"oauth_verifier", code}
+	params := append([]Param{
+		{"x_auth_mode", "client_auth"},
+		{"x_auth_username", username},
+		{"x_auth_password", password},
+	}, extra...)
+	return c.tokenRequest(ctx, what, c.Endpoint.AccessTokenURL, nil, Param{}, params)
+}
+
+// RenewToken renews token credentials under the OAuth Session 1.0
+// extension (Yahoo's, among others): a request to
+// c.Endpoint.AccessTokenURL signed with the expired credentials tok and
+// carrying, as the protocol parameter oauth_session_handle, the handle of
+// the response that issued them (its Values). Both are required; extra is
+// sent as [Config.AccessToken] sends it. The new credentials usually come
+// with a new handle and oauth_expires_in.
+func (c *Config) RenewToken(ctx context.Context, tok *Credentials, sessionHandle string, extra ...Param) (*TokenResponse, error) {
+	const what = "token renewal"
+	switch {
+	case tok == nil:
+		return nil, errors.New("oauth1: token renewal: nil token credentials")
+	case tok.Token == "":
+		return nil, errors.New("oauth1: token renewal: the token credentials have no token")
+	case sessionHandle == "":
+		return nil, errors.New("oauth1: token renewal: empty session handle (the oauth_session_handle of the response that issued the token)")
 	}
-	return c.tokenRequest(ctx, "access token", c.Endpoint.AccessTokenURL, temp, v, extra)
+	if err := refuseOwn(what, extra, "oauth_session_handle", "pass it as the sessionHandle argument"); err != nil {
+		return nil, err
+	}
+	return c.tokenRequest(ctx, what, c.Endpoint.AccessTokenURL, tok, Param{"oauth_session_handle", sessionHandle}, extra)
+}
+
+// refuseOwn refuses an extra parameter named name, which the method sends
+// itself; hint says how to set it.
+func refuseOwn(what string, extra []Param, name, hint string) error {
+	for _, p := range extra {
+		if p.Name == name {
+			return fmt.Errorf("oauth1: %s: extra parameter %s: %s", what, name, hint)
+		}
+	}
+	return nil
 }
 
 // tokenRequest sends a token request signed with tok and the protocol
 // parameter p (none when p.Name is empty) plus extra, split as
 // RequestToken documents.
-func (c *Config) tokenRequest(ctx context.Context, what, rawURL string, tok *Credentials, p Param, extra []Param) (*Credentials, url.Values, error) {
+func (c *Config) tokenRequest(ctx context.Context, what, rawURL string, tok *Credentials, p Param, extra []Param) (*TokenResponse, error) {
 	if c == nil {
-		return nil, nil, errors.New("oauth1: nil Config")
+		return nil, errors.New("oauth1: nil Config")
 	}
 	if rawURL == "" {
-		return nil, nil, fmt.Errorf("oauth1: %s: the Endpoint has no URL for it", what)
+		return nil, fmt.Errorf("oauth1: %s: the Endpoint has no URL for it", what)
 	}
 	method := c.Endpoint.TokenMethod
 	if method == "" {
@@ -190,11 +262,11 @@ func (c *Config) tokenRequest(ctx context.Context, what, rawURL string, tok *Cre
 	}
 	proto, req, err := newTokenRequest(ctx, method, rawURL, p, extra)
 	if err != nil {
-		return nil, nil, fmt.Errorf("oauth1: %s: %w", what, err)
+		return nil, fmt.Errorf("oauth1: %s: %w", what, err)
 	}
 	var signed string
 	if err := c.signAt(req, tok, c.now(), c.nonce(), proto, &signed); err != nil {
-		return nil, nil, fmt.Errorf("oauth1: %s: %w", what, err)
+		return nil, fmt.Errorf("oauth1: %s: %w", what, err)
 	}
 	client := tokenClient(c.HTTPClient)
 	// An error page may echo the request: the signature, and with
@@ -208,39 +280,39 @@ func (c *Config) tokenRequest(ctx context.Context, what, rawURL string, tok *Cre
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, nil, fmt.Errorf("oauth1: %s: %w", what, stripURLError(err, rawURL))
+		return nil, fmt.Errorf("oauth1: %s: %w", what, stripURLError(err, rawURL))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
 	if err != nil {
-		return nil, nil, fmt.Errorf("oauth1: %s: reading the response: %w", what, err)
+		return nil, fmt.Errorf("oauth1: %s: reading the response: %w", what, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		e := newResponseError(resp.StatusCode, body, secrets...).from(what, rawURL, c, tok)
 		if len(body) <= maxResponseBytes {
 			e.setBaseString(body, signed, secrets...)
 		}
-		return nil, nil, e
+		return nil, e
 	}
 	if len(body) > maxResponseBytes {
-		return nil, nil, fmt.Errorf("oauth1: %s: response larger than %d bytes", what, maxResponseBytes)
+		return nil, fmt.Errorf("oauth1: %s: response larger than %d bytes", what, maxResponseBytes)
 	}
 	// The answer is form-encoded (§2.1, §2.3). Its text is never quoted in an
 	// error: it holds the token secret.
 	v, err := url.ParseQuery(string(body))
 	if err != nil {
-		return nil, nil, fmt.Errorf("oauth1: %s: malformed response (%d bytes, Content-Type %q): %w",
+		return nil, fmt.Errorf("oauth1: %s: malformed response (%d bytes, Content-Type %q): %w",
 			what, len(body), resp.Header.Get("Content-Type"), err)
 	}
 	t := &Credentials{Token: v.Get("oauth_token"), Secret: v.Get("oauth_token_secret")}
 	if t.Token == "" || !v.Has("oauth_token_secret") {
-		return nil, nil, fmt.Errorf("oauth1: %s: the response lacks oauth_token or oauth_token_secret (it has %s)", what, keyList(v))
+		return nil, fmt.Errorf("oauth1: %s: the response lacks oauth_token or oauth_token_secret (it has %s)", what, keyList(v))
 	}
 	// The values are handed on, logged and stored with less care than
 	// Credentials, which print redacted: they keep no copy of the token.
 	v.Del("oauth_token")
 	v.Del("oauth_token_secret")
-	return t, v, nil
+	return &TokenResponse{Credentials: t, Values: v}, nil
 }
 
 // tokenClient returns a copy of hc (http.DefaultClient when nil) that

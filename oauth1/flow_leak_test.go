@@ -64,9 +64,9 @@ func TestTokenRequestErrorNamesEndpoint(t *testing.T) {
 					AccessTokenURL:  "http://" + addr + "/at",
 				},
 			}
-			_, _, err := cfg.RequestToken(context.Background())
+			_, err := cfg.RequestToken(context.Background())
 			require.Error(t, err)
-			_, _, err2 := cfg.AccessToken(context.Background(), &leakTemp, "verifier-123")
+			_, err2 := cfg.AccessToken(context.Background(), &leakTemp, "verifier-123")
 			require.Error(t, err2)
 			for _, e := range []error{err, err2} {
 				msg := e.Error()
@@ -141,7 +141,7 @@ func TestResponseErrorScrubsEcho(t *testing.T) {
 						AccessTokenURL:  srv.URL + "/at?echo=" + echo,
 					},
 				}
-				_, _, err := cfg.AccessToken(context.Background(), &leakTemp, "verifier-123")
+				_, err := cfg.AccessToken(context.Background(), &leakTemp, "verifier-123")
 				var re *oauth1.ResponseError
 				require.ErrorAs(t, err, &re, name)
 				sig := (*sigs)[len(*sigs)-1]
@@ -159,7 +159,7 @@ func TestResponseErrorScrubsEcho(t *testing.T) {
 // readable and a harmless echo stays as it was.
 func TestResponseErrorKeepsHarmlessBody(t *testing.T) {
 	cfg := answeringProvider(t, 400, "text/plain", "oauth_problem=parameter_absent&oauth_parameters_absent=oauth_verifier")
-	_, _, err := cfg.RequestToken(context.Background())
+	_, err := cfg.RequestToken(context.Background())
 	var re *oauth1.ResponseError
 	require.True(t, errors.As(err, &re))
 	assert.Equal(t, "oauth_problem=parameter_absent&oauth_parameters_absent=oauth_verifier", string(re.Body))
@@ -196,7 +196,7 @@ func TestTokenRequestRedirect(t *testing.T) {
 			Endpoint:   oauth1.Endpoint{AccessTokenURL: originSrv.URL + "/away"},
 			HTTPClient: originSrv.Client(),
 		}
-		_, _, err := cfg.AccessToken(context.Background(), &leakTemp, "verifier-123")
+		_, err := cfg.AccessToken(context.Background(), &leakTemp, "verifier-123")
 		require.ErrorContains(t, err, "redirected to "+otherSrv.URL+"/at?x=1, another scheme, host or port")
 		assertNoSecrets(t, err.Error())
 		other.mu.Lock()
@@ -204,8 +204,9 @@ func TestTokenRequestRedirect(t *testing.T) {
 		other.mu.Unlock()
 
 		cfg.Endpoint.AccessTokenURL = originSrv.URL + "/here"
-		tok, _, err := cfg.AccessToken(context.Background(), &leakTemp, "verifier-123")
+		res, err := cfg.AccessToken(context.Background(), &leakTemp, "verifier-123")
 		require.NoError(t, err, delivery)
+		tok := res.Credentials
 		assert.Equal(t, "t", tok.Token)
 	}
 }

@@ -3,6 +3,7 @@ package oauth1_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -101,10 +102,11 @@ func TestFlow(t *testing.T) {
 			cfg.Endpoint.TokenMethod = method
 			ctx := context.Background()
 
-			temp, v, err := cfg.RequestToken(ctx)
+			res, err := cfg.RequestToken(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
+			temp, v := res.Credentials, res.Values
 			if *temp != rfcTemp || v.Get("oauth_callback_confirmed") != "true" {
 				t.Fatalf("RequestToken() = %#v, %v; want %#v", temp, v, rfcTemp)
 			}
@@ -123,10 +125,11 @@ func TestFlow(t *testing.T) {
 				t.Fatalf("ParseCallback(%q) = %q, %q, %v; want %q, %q", resp.Header.Get("Location"), token, code, err, rfcTemp.Token, rfcVerifier)
 			}
 
-			tok, v, err := cfg.AccessToken(ctx, temp, code)
+			res, err = cfg.AccessToken(ctx, temp, code)
 			if err != nil {
 				t.Fatal(err)
 			}
+			tok, v := res.Credentials, res.Values
 			if *tok != rfcToken {
 				t.Errorf("AccessToken() = %#v, want %#v", tok, rfcToken)
 			}
@@ -134,6 +137,12 @@ func TestFlow(t *testing.T) {
 				t.Errorf("AccessToken() values = %v, want user_id and screen_name", v)
 			}
 			noSecrets(t, "AccessToken", v)
+			// The response prints without the secret, under every verb.
+			for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+				if out := fmt.Sprintf(verb, res) + fmt.Sprintf(verb, *res); strings.Contains(out, rfcToken.Secret) {
+					t.Errorf("fmt %s of the TokenResponse prints the token secret: %s", verb, out)
+				}
+			}
 		})
 	}
 }
@@ -188,8 +197,8 @@ func TestTokenEndpointErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := answeringProvider(t, tt.status, tt.ctype, tt.body)
 			for _, call := range []func() error{
-				func() error { _, _, err := cfg.RequestToken(context.Background()); return err },
-				func() error { _, _, err := cfg.AccessToken(context.Background(), &rfcTemp, rfcVerifier); return err },
+				func() error { _, err := cfg.RequestToken(context.Background()); return err },
+				func() error { _, err := cfg.AccessToken(context.Background(), &rfcTemp, rfcVerifier); return err },
 			} {
 				err := call()
 				var re *oauth1.ResponseError
@@ -207,7 +216,7 @@ func TestTokenEndpointErrors(t *testing.T) {
 		})
 	}
 	cfg := answeringProvider(t, 401, "text/plain", "oauth_problem=signature_invalid")
-	_, _, err := cfg.RequestToken(context.Background())
+	_, err := cfg.RequestToken(context.Background())
 	if want := "oauth1: temporary credential request to " + cfg.Endpoint.RequestTokenURL + ": provider answered 401 Unauthorized: oauth_problem=signature_invalid"; err == nil || err.Error() != want {
 		t.Errorf("RequestToken() error = %v, want %q", err, want)
 	}
@@ -232,9 +241,9 @@ func TestTokenEndpointBadAnswers(t *testing.T) {
 			cfg := answeringProvider(t, 200, "application/x-www-form-urlencoded", tt.body)
 			var err error
 			if tt.access {
-				_, _, err = cfg.AccessToken(context.Background(), &rfcTemp, rfcVerifier)
+				_, err = cfg.AccessToken(context.Background(), &rfcTemp, rfcVerifier)
 			} else {
-				_, _, err = cfg.RequestToken(context.Background())
+				_, err = cfg.RequestToken(context.Background())
 			}
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("error = %v, want one mentioning %q", err, tt.wantErr)
@@ -260,7 +269,7 @@ func TestTokenRequestContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, _, err := cfg.RequestToken(ctx)
+	_, err := cfg.RequestToken(ctx)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("RequestToken(expiring ctx) error = %v, want context.DeadlineExceeded", err)
 	}
@@ -274,7 +283,7 @@ func TestTokenRequestUsesHTTPClient(t *testing.T) {
 	rec := &recordingTransport{base: http.DefaultTransport}
 	cfg := rfcConfig(srv.URL)
 	cfg.HTTPClient = &http.Client{Transport: rec}
-	if _, _, err := cfg.RequestToken(context.Background()); err != nil {
+	if _, err := cfg.RequestToken(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if !rec.used.Load() {

@@ -135,8 +135,9 @@ func (tp *testProvider) consent(t *testing.T, authURL string) (location, page st
 // and the verifier.
 func (tp *testProvider) approve(t *testing.T, cfg *oauth1.Config) (*oauth1.Credentials, string) {
 	t.Helper()
-	temp, _, err := cfg.RequestToken(context.Background())
+	res, err := cfg.RequestToken(context.Background())
 	require.NoError(t, err, "RequestToken")
+	temp := res.Credentials
 	loc, page := tp.consent(t, cfg.AuthorizationURL(temp))
 	if loc == "" {
 		pin, ok := strings.CutPrefix(page, "PIN: ")
@@ -168,8 +169,9 @@ func TestProviderFlow(t *testing.T) {
 			tp := newTestProvider(t)
 			ctx := context.Background()
 			cfg := tp.config("key", "secret", callback)
-			temp, vals, err := cfg.RequestToken(ctx)
+			res, err := cfg.RequestToken(ctx)
 			require.NoError(t, err, "RequestToken")
+			temp, vals := res.Credentials, res.Values
 			stored, err := tp.Tokens.Temporary(ctx, temp.Token)
 			if err != nil || stored.Secret != temp.Secret || stored.ConsumerKey != "key" || stored.Callback != callback ||
 				stored.Expires.Sub(tp.now()) > time.Minute || stored.Expires.Sub(tp.now()) < 50*time.Second {
@@ -202,12 +204,13 @@ func TestProviderFlow(t *testing.T) {
 				t.Errorf("API with temporary credentials: %s %q, want 401 token_rejected", resp.Status, body)
 			}
 
-			tok, vals, err := cfg.AccessToken(ctx, temp, verifier)
+			res, err = cfg.AccessToken(ctx, temp, verifier)
 			require.NoError(t, err, "AccessToken")
+			tok, vals := res.Credentials, res.Values
 			if vals.Get("user_id") != "alice" || vals.Get("screen_name") != "Alice A." {
 				t.Errorf("AccessToken values %v, want user_id alice and screen_name", vals)
 			}
-			_, _, err = cfg.AccessToken(ctx, temp, verifier)
+			_, err = cfg.AccessToken(ctx, temp, verifier)
 			wantProblem(t, "second AccessToken", err, 401, oauth1.ProblemTokenUsed)
 
 			c := cfg.Client(tok)
@@ -284,9 +287,9 @@ func TestProviderRequestTokenRefusals(t *testing.T) {
 			t.Errorf("%s: answer %q with Cache-Control %q", tc.name, body, h.Get("Cache-Control"))
 		}
 	}
-	_, _, err := tp.config("key", "wrong", "oob").RequestToken(context.Background())
+	_, err := tp.config("key", "wrong", "oob").RequestToken(context.Background())
 	wantProblem(t, "wrong consumer secret", err, 401, oauth1.ProblemSignatureInvalid)
-	_, _, err = tp.config("nobody", "secret", "oob").RequestToken(context.Background())
+	_, err = tp.config("nobody", "secret", "oob").RequestToken(context.Background())
 	wantProblem(t, "unknown consumer", err, 401, oauth1.ProblemConsumerKeyUnknown)
 }
 
@@ -296,9 +299,9 @@ func TestProviderAccessTokenRefusals(t *testing.T) {
 		tp := newTestProvider(t)
 		cfg := tp.config("key", "secret", "oob")
 		temp, verifier := tp.approve(t, cfg)
-		_, _, err := cfg.AccessToken(ctx, temp, "12345678")
+		_, err := cfg.AccessToken(ctx, temp, "12345678")
 		wantProblem(t, "wrong verifier", err, 400, oauth1.ProblemParameterRejected)
-		_, _, err = cfg.AccessToken(ctx, temp, verifier)
+		_, err = cfg.AccessToken(ctx, temp, verifier)
 		wantProblem(t, "right verifier after a wrong one", err, 401, oauth1.ProblemTokenUsed)
 	})
 	t.Run("no verifier does not", func(t *testing.T) {
@@ -309,7 +312,7 @@ func TestProviderAccessTokenRefusals(t *testing.T) {
 		if want := "oauth_problem=parameter_absent&oauth_parameters_absent=oauth_verifier"; status != 400 || body != want {
 			t.Errorf("no verifier: %d %q, want 400 %q", status, body, want)
 		}
-		if _, _, err := cfg.AccessToken(ctx, temp, verifier); err != nil {
+		if _, err := cfg.AccessToken(ctx, temp, verifier); err != nil {
 			t.Errorf("AccessToken after a request without verifier: %v", err)
 		}
 	})
@@ -324,9 +327,10 @@ func TestProviderAccessTokenRefusals(t *testing.T) {
 	t.Run("not approved", func(t *testing.T) {
 		tp := newTestProvider(t)
 		cfg := tp.config("key", "secret", "oob")
-		temp, _, err := cfg.RequestToken(ctx)
+		res, err := cfg.RequestToken(ctx)
 		require.NoError(t, err)
-		_, _, err = cfg.AccessToken(ctx, temp, "12345678")
+		temp := res.Credentials
+		_, err = cfg.AccessToken(ctx, temp, "12345678")
 		wantProblem(t, "before approval", err, 401, oauth1.ProblemPermissionUnknown)
 	})
 	t.Run("expired", func(t *testing.T) {
@@ -334,7 +338,7 @@ func TestProviderAccessTokenRefusals(t *testing.T) {
 		cfg := tp.config("key", "secret", "oob")
 		temp, verifier := tp.approve(t, cfg)
 		tp.offset.Store(int64(61 * time.Second)) // TemporaryTTL is a minute
-		_, _, err := cfg.AccessToken(ctx, temp, verifier)
+		_, err := cfg.AccessToken(ctx, temp, verifier)
 		wantProblem(t, "expired", err, 401, oauth1.ProblemTokenRejected)
 		if _, _, err := tp.Authorize(ctx, temp.Token, "alice"); !errors.Is(err, server.ErrNotFound) {
 			t.Errorf("Authorize of expired credentials: %v, want ErrNotFound", err)
@@ -344,9 +348,9 @@ func TestProviderAccessTokenRefusals(t *testing.T) {
 		tp := newTestProvider(t)
 		cfg := tp.config("key", "secret", "oob")
 		temp, verifier := tp.approve(t, cfg)
-		_, _, err := tp.config("other", "other-secret", "oob").AccessToken(ctx, temp, verifier)
+		_, err := tp.config("other", "other-secret", "oob").AccessToken(ctx, temp, verifier)
 		wantProblem(t, "another client's temporary credentials", err, 401, oauth1.ProblemTokenRejected)
-		if _, _, err := cfg.AccessToken(ctx, temp, verifier); err != nil {
+		if _, err := cfg.AccessToken(ctx, temp, verifier); err != nil {
 			t.Errorf("the rightful client after another's attempt: %v", err)
 		}
 	})
@@ -354,9 +358,10 @@ func TestProviderAccessTokenRefusals(t *testing.T) {
 		tp := newTestProvider(t)
 		cfg := tp.config("key", "secret", "oob")
 		temp, verifier := tp.approve(t, cfg)
-		tok, _, err := cfg.AccessToken(ctx, temp, verifier)
+		res, err := cfg.AccessToken(ctx, temp, verifier)
 		require.NoError(t, err)
-		_, _, err = cfg.AccessToken(ctx, tok, verifier)
+		tok := res.Credentials
+		_, err = cfg.AccessToken(ctx, tok, verifier)
 		wantProblem(t, "token credentials at the token endpoint", err, 401, oauth1.ProblemTokenRejected)
 	})
 	t.Run("TokenValues", func(t *testing.T) {
@@ -370,7 +375,7 @@ func TestProviderAccessTokenRefusals(t *testing.T) {
 			tp.TokenValues = values
 			cfg := tp.config("key", "secret", "oob")
 			temp, verifier := tp.approve(t, cfg)
-			_, _, err := cfg.AccessToken(ctx, temp, verifier)
+			_, err := cfg.AccessToken(ctx, temp, verifier)
 			wantProblem(t, "failing TokenValues", err, 500, "internal_error")
 			if n := tp.tokens.issued.Load(); n != 0 {
 				t.Errorf("%d token credentials stored after TokenValues failed", n)
@@ -391,8 +396,9 @@ func TestProviderAuthorizeAndDeny(t *testing.T) {
 		t.Errorf("Authorize of an unknown token: %v, want ErrNotFound", err)
 	}
 
-	temp, _, err := cfg.RequestToken(ctx)
+	res, err := cfg.RequestToken(ctx)
 	require.NoError(t, err)
+	temp = res.Credentials
 	loc, _ := tp.consent(t, cfg.AuthorizationURL(temp, oauth1.Param{Name: "deny", Value: "1"}))
 	want := "https://client.example/cb?oauth_token=" + temp.Token + "&oauth_problem=permission_denied"
 	if loc != want {
@@ -405,12 +411,13 @@ func TestProviderAuthorizeAndDeny(t *testing.T) {
 	if _, _, err := tp.Authorize(ctx, temp.Token, "alice"); !errors.Is(err, server.ErrTokenUsed) {
 		t.Errorf("Authorize after Deny: %v, want ErrTokenUsed", err)
 	}
-	_, _, err = cfg.AccessToken(ctx, temp, "x")
+	_, err = cfg.AccessToken(ctx, temp, "x")
 	wantProblem(t, "AccessToken after Deny", err, 401, oauth1.ProblemTokenUsed)
 
 	oob := tp.config("key", "secret", "oob")
-	temp, _, err = oob.RequestToken(ctx)
+	res, err = oob.RequestToken(ctx)
 	require.NoError(t, err)
+	temp = res.Credentials
 	if redirect, err := tp.Deny(ctx, temp.Token); redirect != "" || err != nil {
 		t.Errorf("Deny for oob = %q, %v; want no redirect", redirect, err)
 	}
@@ -428,7 +435,7 @@ func TestProviderConcurrentExchange(t *testing.T) {
 	for range 64 {
 		wg.Go(func() {
 			<-start
-			_, _, err := cfg.AccessToken(context.Background(), temp, verifier)
+			_, err := cfg.AccessToken(context.Background(), temp, verifier)
 			var re *oauth1.ResponseError
 			switch {
 			case err == nil:
@@ -482,7 +489,7 @@ func TestProviderMisconfigured(t *testing.T) {
 	defer srv.Close()
 	cfg := &oauth1.Config{ConsumerKey: "key", ConsumerSecret: "secret",
 		Endpoint: oauth1.Endpoint{RequestTokenURL: srv.URL}}
-	_, _, err := cfg.RequestToken(context.Background())
+	_, err := cfg.RequestToken(context.Background())
 	wantProblem(t, "Provider without Tokens", err, 500, "internal_error")
 	if _, _, err := p.Authorize(context.Background(), "t", "u"); err == nil {
 		t.Error("Authorize without Tokens succeeded")
@@ -523,11 +530,11 @@ func TestProviderStoreFailure(t *testing.T) {
 		var err error
 		if method == "PutTemporary" {
 			store.fail = method
-			_, _, err = cfg.RequestToken(context.Background())
+			_, err = cfg.RequestToken(context.Background())
 		} else {
 			temp, verifier := tp.approve(t, cfg)
 			store.fail = method
-			_, _, err = cfg.AccessToken(context.Background(), temp, verifier)
+			_, err = cfg.AccessToken(context.Background(), temp, verifier)
 		}
 		wantProblem(t, method+" failing", err, 500, "internal_error")
 		tp.mu.Lock()
@@ -544,8 +551,8 @@ func TestProviderStoreFull(t *testing.T) {
 	tp := newTestProvider(t)
 	tp.Tokens = &server.MemoryTokenStore{MaxTemporary: 1}
 	cfg := tp.config("key", "secret", "oob")
-	_, _, err := cfg.RequestToken(context.Background())
+	_, err := cfg.RequestToken(context.Background())
 	require.NoError(t, err)
-	_, _, err = cfg.RequestToken(context.Background())
+	_, err = cfg.RequestToken(context.Background())
 	wantProblem(t, "RequestToken into a full store", err, 503, "internal_error")
 }

@@ -87,7 +87,7 @@ func TestCheckResponseNil(t *testing.T) {
 
 // CheckResponse reads what a real Verifier answers.
 func TestCheckResponseFromVerifier(t *testing.T) {
-	srv := oauth1test.NewServer(rfcClient)
+	srv := oauth1test.NewServer(rfcClient.Token, rfcClient.Secret)
 	defer srv.Close()
 	now := time.Unix(1700000000, 0)
 	srv.Verifier.Now = func() time.Time { return now }
@@ -192,21 +192,21 @@ func TestTokenStatusErrorNamesEndpoint(t *testing.T) {
 		RequestTokenURL: "http://user:pw0rd@" + host + "/initiate?app=1&oauth_extra=QSECRET",
 		AccessTokenURL:  srv.URL + "/token",
 	}}
-	_, _, err := cfg.RequestToken(context.Background())
+	_, err := cfg.RequestToken(context.Background())
 	require.Error(t, err)
 	assert.Equal(t, "oauth1: temporary credential request to http://user:xxxxx@"+host+"/initiate?app=1: provider answered 401 Unauthorized: oauth_problem=signature_invalid", err.Error())
 
-	_, _, err = cfg.AccessToken(context.Background(), &oauth1.Credentials{Token: "temp", Secret: "ts3cr3t"}, "code")
+	_, err = cfg.AccessToken(context.Background(), &oauth1.Credentials{Token: "temp", Secret: "ts3cr3t"}, "code")
 	require.Error(t, err)
 	assert.Equal(t, "oauth1: token request to "+srv.URL+"/token: provider answered 401 Unauthorized: oauth_problem=signature_invalid", err.Error())
 
 	// Empty secrets, noted.
 	cfg.ConsumerSecret = ""
-	_, _, err = cfg.AccessToken(context.Background(), &oauth1.Credentials{Token: "temp"}, "code")
+	_, err = cfg.AccessToken(context.Background(), &oauth1.Credentials{Token: "temp"}, "code")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "(the request was signed with an empty consumer secret and an empty token secret)")
 	cfg.ConsumerSecret = "s3cr3t"
-	_, _, err = cfg.AccessToken(context.Background(), &oauth1.Credentials{Token: "temp"}, "code")
+	_, err = cfg.AccessToken(context.Background(), &oauth1.Credentials{Token: "temp"}, "code")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "(the request was signed with an empty token secret)")
 	assert.NotContains(t, err.Error(), "s3cr3t")
@@ -214,7 +214,7 @@ func TestTokenStatusErrorNamesEndpoint(t *testing.T) {
 	// PLAINTEXT in the query: the signed URL holds both secrets; the
 	// error names the endpoint only.
 	cfg.Signer, cfg.Delivery, cfg.AllowInsecurePlaintext = oauth1.Plaintext{}, oauth1.QueryString, true
-	_, _, err = cfg.AccessToken(context.Background(), &oauth1.Credentials{Token: "temp", Secret: "ts3cr3t"}, "code")
+	_, err = cfg.AccessToken(context.Background(), &oauth1.Credentials{Token: "temp", Secret: "ts3cr3t"}, "code")
 	require.Error(t, err)
 	assert.Equal(t, "oauth1: token request to "+srv.URL+"/token: provider answered 401 Unauthorized: oauth_problem=signature_invalid", err.Error())
 }

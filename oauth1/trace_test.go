@@ -92,7 +92,7 @@ func TestTraceBaseStringIsBaseString(t *testing.T) {
 // every attempt; the provider computed the same base string from what
 // arrived.
 func TestTraceTransport(t *testing.T) {
-	srv := oauth1test.NewServer(rfcClient)
+	srv := oauth1test.NewServer(rfcClient.Token, rfcClient.Secret)
 	defer srv.Close()
 	tok := srv.IssueToken()
 	cfg := &oauth1.Config{ConsumerKey: srv.ConsumerKey, ConsumerSecret: srv.ConsumerSecret}
@@ -114,16 +114,17 @@ func TestTraceTransport(t *testing.T) {
 }
 
 func TestTraceTokenRequests(t *testing.T) {
-	srv := oauth1test.NewServer(rfcClient)
+	srv := oauth1test.NewServer(rfcClient.Token, rfcClient.Secret)
 	defer srv.Close()
 	cfg := &oauth1.Config{ConsumerKey: srv.ConsumerKey, ConsumerSecret: srv.ConsumerSecret, Endpoint: srv.Endpoint}
 	var log traceLog
 	ctx := log.ctx(context.Background())
-	temp, _, err := cfg.RequestToken(ctx)
+	res, err := cfg.RequestToken(ctx)
 	require.NoError(t, err)
+	temp := res.Credentials
 	verifier, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp))
 	require.NoError(t, err)
-	_, _, err = cfg.AccessToken(ctx, temp, verifier)
+	_, err = cfg.AccessToken(ctx, temp, verifier)
 	require.NoError(t, err)
 	infos := log.all()
 	require.Len(t, infos, 2)

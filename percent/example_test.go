@@ -56,19 +56,6 @@ func ExampleAppendDecodeForm() {
 	// Output: "a3=2 q" <nil>
 }
 
-func ExampleDecodeUTF8() {
-	s, err := percent.DecodeUTF8("%E4%B8%AD")
-	fmt.Printf("%q %v\n", s, err)
-	_, err = percent.DecodeUTF8("ok%FF")
-	var u *percent.UTF8Error
-	if errors.As(err, &u) {
-		fmt.Println("invalid UTF-8 at offset", u.Offset)
-	}
-	// Output:
-	// "中" <nil>
-	// invalid UTF-8 at offset 2
-}
-
 func ExampleNormalize() {
 	s, err := percent.Normalize("%7euser%2fa%c3%a9")
 	fmt.Println(s, err)
@@ -82,12 +69,4 @@ func ExampleEscapeError() {
 		fmt.Printf("offset %d, escape %q\n", e.Offset, e.Escape)
 	}
 	// Output: offset 0, escape "%u2"
-}
-
-func ExampleAppendReencodeForm() {
-	// RFC 5849 §3.4.1.3.2: the form-encoded body parameter "a3=2+q" is
-	// signed as "a3=2%20q".
-	buf, err := percent.AppendReencodeForm([]byte("a3="), "2+q")
-	fmt.Printf("%s %v\n", buf, err)
-	// Output: a3=2%20q <nil>
 }

@@ -26,7 +26,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/countersign/countersign/internal/ascii"
 )
@@ -153,23 +152,14 @@ func (e *EscapeError) Error() string {
 	return "percent: invalid escape " + strconv.Quote(e.Escape) + " at offset " + strconv.Itoa(e.Offset)
 }
 
-// A UTF8Error reports decoded data that is not valid UTF-8; see [DecodeUTF8].
-type UTF8Error struct {
-	Offset int // byte offset in the input where the invalid sequence starts
-}
-
-func (e *UTF8Error) Error() string {
-	return "percent: invalid UTF-8 at offset " + strconv.Itoa(e.Offset)
-}
-
 // Decode returns the bytes that s percent-encodes. It accepts upper- and
 // lowercase hex digits and leaves every other byte, including '+', as it is.
 // A '%' that is not followed by two hex digits is an [*EscapeError].
 //
 // Decoding works on bytes: the result may hold any byte value, including
 // bytes that do not form valid UTF-8 ("%FF" decodes to the single byte 0xFF),
-// exactly as Encode would have been given them. Use [DecodeUTF8] to require
-// valid UTF-8.
+// exactly as Encode would have been given them ([unicode/utf8.ValidString]
+// tells whether they are text).
 func Decode(s string) (string, error) {
 	i := strings.IndexByte(s, '%')
 	if i < 0 {
@@ -199,41 +189,6 @@ func DecodeForm(s string) (string, error) {
 // AppendDecodeForm is [AppendDecode] under the rules of [DecodeForm].
 func AppendDecodeForm(dst []byte, s string) ([]byte, error) {
 	return decode(dst, s, 0, true)
-}
-
-// DecodeUTF8 is [Decode] that also requires the decoded bytes to be valid
-// UTF-8. The [*UTF8Error] it returns otherwise gives the offset, in s, of
-// the text that decodes to the first invalid byte.
-func DecodeUTF8(s string) (string, error) {
-	d, err := Decode(s)
-	if err != nil {
-		return "", err
-	}
-	if utf8.ValidString(d) {
-		return d, nil
-	}
-	bad := firstInvalid(d)
-	// Walk s again to find which input byte produced decoded byte bad.
-	off := 0
-	for j := 0; j < bad; j++ {
-		if s[off] == '%' {
-			off += 3
-		} else {
-			off++
-		}
-	}
-	return "", &UTF8Error{Offset: off}
-}
-
-func firstInvalid(s string) int {
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			return i
-		}
-		i += size
-	}
-	return len(s)
 }
 
 // decode appends the decoding of s to dst, copying s[:start] verbatim: the

@@ -279,9 +279,6 @@ func TestDecodeError(t *testing.T) {
 		if got, err := Normalize(tt.in); !errors.As(err, &e) || *e != tt.err || got != "" {
 			t.Errorf("Normalize(%q) = %q, %v, want \"\", %+v", tt.in, got, err, tt.err)
 		}
-		if got, err := DecodeUTF8(tt.in); !errors.As(err, &e) || *e != tt.err || got != "" {
-			t.Errorf("DecodeUTF8(%q) = %q, %v, want \"\", %+v", tt.in, got, err, tt.err)
-		}
 	}
 }
 
@@ -292,7 +289,6 @@ func TestErrorMessages(t *testing.T) {
 	}{
 		{&EscapeError{Offset: 3, Escape: "%"}, `percent: invalid escape "%" at offset 3`},
 		{&EscapeError{Offset: 0, Escape: "%u2"}, `percent: invalid escape "%u2" at offset 0`},
-		{&UTF8Error{Offset: 7}, "percent: invalid UTF-8 at offset 7"},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.want {
@@ -318,41 +314,6 @@ func TestDecodeForm(t *testing.T) {
 		}
 		if got, err := AppendDecodeForm([]byte("lead"), tt.in); string(got) != "lead"+tt.want || err != nil {
 			t.Errorf("AppendDecodeForm(%q, %q) = %q, %v, want %q, nil", "lead", tt.in, got, err, "lead"+tt.want)
-		}
-	}
-}
-
-func TestDecodeUTF8(t *testing.T) {
-	tests := []struct {
-		in, want string
-		offset   int // of the UTF8Error; -1 for none
-	}{
-		{"", "", -1},
-		{"%C3%A9", "é", -1},
-		{"%E4%B8%AD", "中", -1},
-		{"é%E2%98%83", "é☃", -1},
-		{"%EF%BF%BD", "\uFFFD", -1}, // U+FFFD itself is valid
-		{"%FF", "", 0},
-		{"ab%FF", "", 2},
-		{"é%FF", "", 2},
-		{"a\xffb", "", 1},
-		{"%C3(", "", 0},
-		{"%C3%A9%E2%98", "", 6},
-		{"a%E2%98%83%C3", "", 10},
-		{"%ED%A0%80", "", 0}, // a UTF-16 surrogate, which UTF-8 forbids
-		{"%C0%AF", "", 0},    // an overlong '/'
-	}
-	for _, tt := range tests {
-		got, err := DecodeUTF8(tt.in)
-		if tt.offset < 0 {
-			if got != tt.want || err != nil {
-				t.Errorf("DecodeUTF8(%q) = %q, %v, want %q, nil", tt.in, got, err, tt.want)
-			}
-			continue
-		}
-		var e *UTF8Error
-		if !errors.As(err, &e) || *e != (UTF8Error{Offset: tt.offset}) || got != "" {
-			t.Errorf("DecodeUTF8(%q) = %q, %v, want \"\", UTF8Error{Offset: %d}", tt.in, got, err, tt.offset)
 		}
 	}
 }

@@ -38,22 +38,21 @@ func run(out io.Writer) error {
 
 	// The client credentials of RFC 5849 §1.2's example; the fake provider
 	// knows this one client.
-	srv := oauth1test.NewServer(oauth1.Credentials{Token: "dpf43f3p2l4k3l03", Secret: "kd94hf93k423kf44"})
+	srv := oauth1test.NewServer("dpf43f3p2l4k3l03", "kd94hf93k423kf44")
 	defer srv.Close()
 	fmt.Fprintf(out, "provider: %s (every request checked by server.Verifier)\n\n", srv.URL)
 
-	cfg := &oauth1.Config{
-		ConsumerKey: srv.ConsumerKey, ConsumerSecret: srv.ConsumerSecret,
-		Endpoint:   srv.Endpoint,
-		Callback:   "oob", // no web server on the client side: the provider shows a PIN
-		HTTPClient: srv.Client(),
-	}
+	// The client: the provider's client credentials, Endpoint and an
+	// HTTPClient that reaches it.
+	cfg := srv.Config()
+	cfg.Callback = "oob" // no web server on the client side: the provider shows a PIN
 
 	fmt.Fprintln(out, "1. Temporary credentials (RFC 5849 §2.1)")
-	temp, _, err := cfg.RequestToken(ctx)
+	res, err := cfg.RequestToken(ctx)
 	if err != nil {
 		return err
 	}
+	temp := res.Credentials // the token and secret; res.Values holds the rest of the answer
 	fmt.Fprintf(out, "   POST %s\n", srv.Endpoint.RequestTokenURL)
 	fmt.Fprintf(out, "   signature base string:\n     %s\n", srv.LastBaseString())
 	fmt.Fprintf(out, "   temporary credentials: %v\n\n", *temp)
@@ -68,10 +67,11 @@ func run(out io.Writer) error {
 	fmt.Fprintf(out, "   the provider shows PIN %s; typed in automatically\n\n", pin)
 
 	fmt.Fprintln(out, "3. Token credentials (§2.3)")
-	tok, _, err := cfg.AccessToken(ctx, temp, pin)
+	res, err = cfg.AccessToken(ctx, temp, pin)
 	if err != nil {
 		return err
 	}
+	tok := res.Credentials
 	fmt.Fprintf(out, "   token credentials: %v\n\n", *tok) // Credentials redact their secret
 
 	fmt.Fprintln(out, "4. A signed API call through oauth1.Transport")

@@ -167,12 +167,13 @@ func newApp(cfg *oauth1.Config) http.Handler {
 }
 
 func (a *app) login(w http.ResponseWriter, r *http.Request) {
-	temp, _, err := a.cfg.RequestToken(r.Context())
+	res, err := a.cfg.RequestToken(r.Context())
 	if err != nil {
 		log.Printf("request token: %v", err)
 		http.Error(w, "the provider refused the temporary credential request: "+err.Error(), http.StatusBadGateway)
 		return
 	}
+	temp := res.Credentials
 	a.mu.Lock()
 	now := time.Now()
 	for tok, p := range a.pending {
@@ -220,12 +221,13 @@ func (a *app) callback(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	tok, values, err := a.cfg.AccessToken(r.Context(), p.temp, code)
+	res, err := a.cfg.AccessToken(r.Context(), p.temp, code)
 	if err != nil {
 		log.Printf("access token: %v", err)
 		http.Error(w, "the provider refused the token request: "+err.Error(), http.StatusBadGateway)
 		return
 	}
+	tok, values := res.Credentials, res.Values
 	var extra []string
 	for k, vs := range values { // the extra values hold neither token nor secret
 		for _, v := range vs {

@@ -10,13 +10,13 @@
 //
 // A client test runs the whole flow against it:
 //
-//	srv := oauth1test.NewServer(oauth1.Credentials{Token: "key", Secret: "secret"})
+//	srv := oauth1test.NewServer("key", "secret") // or NewTLSServer
 //	defer srv.Close()
-//	cfg := &oauth1.Config{ConsumerKey: srv.ConsumerKey, ConsumerSecret: srv.ConsumerSecret, Endpoint: srv.Endpoint}
-//	temp, _, err := cfg.RequestToken(ctx)
-//	code, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp))
-//	tok, _, err := cfg.AccessToken(ctx, temp, code)
-//	resp, err := cfg.Client(tok).Get(srv.ResourceURL)
+//	cfg := srv.Config()
+//	temp, err := cfg.RequestToken(ctx)
+//	code, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp.Credentials))
+//	tok, err := cfg.AccessToken(ctx, temp.Credentials, code)
+//	resp, err := cfg.Client(tok.Credentials).Get(srv.ResourceURL)
 package oauth1test
 
 import (
@@ -60,14 +60,16 @@ type Record struct {
 	Err        error // nil if the request was accepted
 }
 
-// Server is a fake provider built on [server.Provider]. It knows one
-// client, ConsumerKey, issues random temporary and token credentials, approves
-// every authorization at once in the name of User, and serves ResourcePath
-// to requests signed with token credentials it issued. Handle mounts a
-// test's own handlers behind the same verification. Its methods are safe
-// for concurrent use.
+// Server is a fake provider built on [server.Provider], listening on a
+// loopback address. It knows one client, ConsumerKey, issues random
+// temporary and token credentials, approves every authorization at once in
+// the name of User, and serves ResourcePath to requests signed with token
+// credentials it issued. Handle mounts a test's own handlers behind the
+// same verification. Its methods are safe for concurrent use.
 type Server struct {
-	*httptest.Server
+	// URL is the base URL of the Server, of the form http://ipaddr:port
+	// (https:// for a [NewTLSServer]) with no trailing slash.
+	URL string
 
 	// ConsumerKey and ConsumerSecret are the client credentials the
 	// Server accepts.
@@ -99,15 +101,28 @@ type Server struct {
 	// sets it to "user". Change it only between flows.
 	User string
 
+	srv     *httptest.Server
 	mux     *http.ServeMux
 	mu      sync.Mutex
 	records []Record
 }
 
-// NewServer starts and returns a Server that accepts the client credentials
-// consumer. The caller should call Close when finished.
-func NewServer(consumer oauth1.Credentials) *Server {
-	s := &Server{ConsumerKey: consumer.Token, ConsumerSecret: consumer.Secret, User: "user", mux: http.NewServeMux()}
+// NewServer starts and returns a Server on plain HTTP that accepts the
+// client credentials consumerKey and consumerSecret (which may be empty
+// for a client that signs with RSA: set PublicKey). The caller should call
+// Close when finished.
+func NewServer(consumerKey, consumerSecret string) *Server {
+	return newServer(consumerKey, consumerSecret, httptest.NewServer)
+}
+
+// NewTLSServer is [NewServer] on HTTPS, with a certificate that only the
+// clients from [Server.Client] and [Server.Config] trust.
+func NewTLSServer(consumerKey, consumerSecret string) *Server {
+	return newServer(consumerKey, consumerSecret, httptest.NewTLSServer)
+}
+
+func newServer(consumerKey, consumerSecret string, start func(http.Handler) *httptest.Server) *Server {
+	s := &Server{ConsumerKey: consumerKey, ConsumerSecret: consumerSecret, User: "user", mux: http.NewServeMux()}
 	s.Provider = &server.Provider{
 		Consumers: consumerFunc(s.consumer),
 		Tokens:    &server.MemoryTokenStore{Now: s.now},
@@ -119,7 +134,8 @@ func NewServer(consumer oauth1.Credentials) *Server {
 	s.mux.HandleFunc(AuthorizePath, s.authorize)
 	s.mux.Handle(AccessTokenPath, s.Provider.AccessTokenHandler())
 	s.Handle(ResourcePath, http.HandlerFunc(s.resource))
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.srv = start(http.HandlerFunc(s.serve))
+	s.URL = s.srv.URL
 	s.Endpoint = oauth1.Endpoint{
 		RequestTokenURL: s.URL + RequestTokenPath,
 		AuthorizeURL:    s.URL + AuthorizePath,
@@ -128,6 +144,28 @@ func NewServer(consumer oauth1.Credentials) *Server {
 	s.ResourceURL = s.URL + ResourcePath
 	return s
 }
+
+// Client returns an HTTP client that reaches the Server: for a
+// [NewTLSServer], one that trusts its certificate. It is the same client at
+// every call; Close closes its idle connections.
+func (s *Server) Client() *http.Client { return s.srv.Client() }
+
+// Config returns a new Config for a client of the Server: its client
+// credentials, its Endpoint and, as HTTPClient, [Server.Client]. Callback
+// is empty, which the flow sends as "oob"; set it, or the other fields, as
+// the test needs.
+func (s *Server) Config() *oauth1.Config {
+	return &oauth1.Config{
+		ConsumerKey:    s.ConsumerKey,
+		ConsumerSecret: s.ConsumerSecret,
+		Endpoint:       s.Endpoint,
+		HTTPClient:     s.Client(),
+	}
+}
+
+// Close shuts the Server down and blocks until all its requests have
+// finished. Calling it again does nothing.
+func (s *Server) Close() { s.srv.Close() }
 
 // Handle mounts h at pattern (a [http.ServeMux] pattern) behind the
 // Server's verification: h gets only the requests Verifier accepts,

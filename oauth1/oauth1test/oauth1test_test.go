@@ -2,12 +2,14 @@ package oauth1test_test
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -21,45 +23,61 @@ import (
 
 var client = oauth1.Credentials{Token: "dpf43f3p2l4k3l03", Secret: "kd94hf93k423kf44"}
 
+// TestFlow runs the three-legged flow and a signed call, on HTTP and on
+// HTTPS, with the Config the Server returns.
 func TestFlow(t *testing.T) {
+	for _, tc := range []struct {
+		scheme string
+		start  func(key, secret string) *oauth1test.Server
+	}{{"http", oauth1test.NewServer}, {"https", oauth1test.NewTLSServer}} {
+		t.Run(tc.scheme, func(t *testing.T) { testFlow(t, tc.scheme, tc.start) })
+	}
+}
+
+func testFlow(t *testing.T, scheme string, start func(key, secret string) *oauth1test.Server) {
 	for _, callback := range []string{"", "oob", "https://client.example/cb?state=1"} {
-		srv := oauth1test.NewServer(client)
+		srv := start(client.Token, client.Secret)
 		ctx := context.Background()
-		cfg := &oauth1.Config{ConsumerKey: srv.ConsumerKey, ConsumerSecret: srv.ConsumerSecret, Endpoint: srv.Endpoint, Callback: callback, HTTPClient: srv.Client()}
-		temp, _, err := cfg.RequestToken(ctx)
+		cfg := srv.Config()
+		cfg.Callback = callback
+		if !strings.HasPrefix(srv.URL, scheme+"://127.0.0.1:") || !strings.HasPrefix(cfg.Endpoint.RequestTokenURL, srv.URL+"/") {
+			t.Fatalf("URL %q, Endpoint %+v; want %s on loopback", srv.URL, cfg.Endpoint, scheme)
+		}
+		res, err := cfg.RequestToken(ctx)
 		if err != nil {
 			t.Fatalf("callback %q: RequestToken: %v", callback, err)
 		}
+		temp := res.Credentials
 		verifier, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp))
 		if err != nil || verifier == "" {
 			t.Fatalf("callback %q: Authorize = %q, %v", callback, verifier, err)
 		}
-		tok, _, err := cfg.AccessToken(ctx, temp, verifier)
+		res, err = cfg.AccessToken(ctx, temp, verifier)
 		if err != nil {
 			t.Fatalf("callback %q: AccessToken: %v", callback, err)
 		}
-		if _, _, err := cfg.AccessToken(ctx, temp, verifier); err == nil {
+		tok := res.Credentials
+		if _, err := cfg.AccessToken(ctx, temp, verifier); err == nil {
 			t.Errorf("callback %q: temporary credentials exchanged twice", callback)
 		}
 		// A wrong verifier uses temporary credentials up: one guess only.
-		temp2, _, err := cfg.RequestToken(ctx)
+		res, err = cfg.RequestToken(ctx)
 		if err != nil {
 			t.Fatalf("callback %q: RequestToken: %v", callback, err)
 		}
+		temp2 := res.Credentials
 		verifier2, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp2))
 		if err != nil {
 			t.Fatalf("callback %q: Authorize: %v", callback, err)
 		}
 		var re *oauth1.ResponseError
-		if _, _, err := cfg.AccessToken(ctx, temp2, "wrong"); !errors.As(err, &re) || re.Problem != oauth1.ProblemParameterRejected {
+		if _, err := cfg.AccessToken(ctx, temp2, "wrong"); !errors.As(err, &re) || re.Problem != oauth1.ProblemParameterRejected {
 			t.Errorf("callback %q: AccessToken with a wrong verifier = %v, want parameter_rejected", callback, err)
 		}
-		if _, _, err := cfg.AccessToken(ctx, temp2, verifier2); !errors.As(err, &re) || re.Problem != oauth1.ProblemTokenUsed {
+		if _, err := cfg.AccessToken(ctx, temp2, verifier2); !errors.As(err, &re) || re.Problem != oauth1.ProblemTokenUsed {
 			t.Errorf("callback %q: AccessToken after a wrong verifier = %v, want token_used", callback, err)
 		}
-		c := cfg.Client(tok)
-		c.Transport.(*oauth1.Transport).Base = srv.Client().Transport
-		resp, err := c.Post(srv.ResourceURL+"?a=1", "application/x-www-form-urlencoded", strings.NewReader("b=2+3"))
+		resp, err := cfg.Client(tok).Post(srv.ResourceURL+"?a=1", "application/x-www-form-urlencoded", strings.NewReader("b=2+3"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +90,7 @@ func TestFlow(t *testing.T) {
 		recs := srv.Records()
 		last := recs[len(recs)-1]
 		// b=2+3 is form-encoded: the space is signed as %20, encoded again.
-		if last.Err != nil || !strings.HasPrefix(last.BaseString, "POST&http%3A%2F%2F127.0.0.1%3A") ||
+		if last.Err != nil || !strings.HasPrefix(last.BaseString, "POST&"+scheme+"%3A%2F%2F127.0.0.1%3A") ||
 			!strings.Contains(last.BaseString, "&a%3D1%26b%3D2%25203%26oauth_consumer_key") {
 			t.Errorf("callback %q: last record %+v", callback, last)
 		}
@@ -86,10 +104,10 @@ func TestFlow(t *testing.T) {
 // TestRefusal checks that a refused request is recorded with the base
 // string the Server computed, and that the client sees the problem.
 func TestRefusal(t *testing.T) {
-	srv := oauth1test.NewServer(client)
+	srv := oauth1test.NewServer(client.Token, client.Secret)
 	defer srv.Close()
 	bad := &oauth1.Config{ConsumerKey: client.Token, ConsumerSecret: "wrong", Endpoint: srv.Endpoint}
-	_, _, err := bad.RequestToken(context.Background())
+	_, err := bad.RequestToken(context.Background())
 	var re *oauth1.ResponseError
 	if !errors.As(err, &re) || re.StatusCode != 401 || re.Problem != "signature_invalid" {
 		t.Fatalf("RequestToken with a wrong secret = %v, want a 401 signature_invalid", err)
@@ -123,7 +141,7 @@ func TestRefusal(t *testing.T) {
 }
 
 func TestIssueTokenAndClock(t *testing.T) {
-	srv := oauth1test.NewServer(client)
+	srv := oauth1test.NewServer(client.Token, client.Secret)
 	defer srv.Close()
 	clock := oauth1test.NewClock(time.Unix(1318622958, 0))
 	srv.Verifier.Now = clock.Now
@@ -165,23 +183,25 @@ func TestSequentialNonces(t *testing.T) {
 // ExampleServer runs the three-legged flow against the fake provider and
 // calls the protected resource.
 func ExampleServer() {
-	srv := oauth1test.NewServer(oauth1.Credentials{Token: "key", Secret: "secret"})
+	srv := oauth1test.NewServer("key", "secret")
 	defer srv.Close()
 	ctx := context.Background()
-	cfg := &oauth1.Config{ConsumerKey: srv.ConsumerKey, ConsumerSecret: srv.ConsumerSecret, Endpoint: srv.Endpoint, Callback: "oob"}
+	cfg := srv.Config() // the client credentials, Endpoint and HTTPClient
 
-	temp, _, err := cfg.RequestToken(ctx)
+	res, err := cfg.RequestToken(ctx)
 	if err != nil {
 		panic(err)
 	}
+	temp := res.Credentials
 	pin, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp))
 	if err != nil {
 		panic(err)
 	}
-	tok, _, err := cfg.AccessToken(ctx, temp, pin)
+	res, err = cfg.AccessToken(ctx, temp, pin)
 	if err != nil {
 		panic(err)
 	}
+	tok := res.Credentials
 	resp, err := cfg.Client(tok).Get(srv.ResourceURL)
 	if err != nil {
 		panic(err)
@@ -200,7 +220,7 @@ func TestRSA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := oauth1test.NewServer(oauth1.Credentials{Token: "jira-consumer"})
+	srv := oauth1test.NewServer("jira-consumer", "")
 	defer srv.Close()
 	srv.PublicKey = &key.PublicKey
 	tok := srv.IssueToken()
@@ -228,7 +248,7 @@ func TestRSA(t *testing.T) {
 
 // TestHandle mounts a test's handler behind the Server's verification.
 func TestHandle(t *testing.T) {
-	srv := oauth1test.NewServer(client)
+	srv := oauth1test.NewServer(client.Token, client.Secret)
 	defer srv.Close()
 	calls := 0
 	srv.Handle("POST /mine", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -238,14 +258,12 @@ func TestHandle(t *testing.T) {
 		fmt.Fprintf(w, "%v token=%q %s", ok, v.Token, body)
 	}))
 	tok := srv.IssueToken()
-	cfg := &oauth1.Config{ConsumerKey: client.Token, ConsumerSecret: client.Secret}
+	cfg := srv.Config()
 	for _, tc := range []struct {
 		tok  *oauth1.Credentials
 		want string
 	}{{&tok, `true token="` + tok.Token + `" x=1`}, {nil, `true token="" x=1`}} {
-		c := cfg.Client(tc.tok)
-		c.Transport.(*oauth1.Transport).Base = srv.Client().Transport
-		resp, err := c.Post(srv.URL+"/mine", "application/x-www-form-urlencoded", strings.NewReader("x=1"))
+		resp, err := cfg.Client(tc.tok).Post(srv.URL+"/mine", "application/x-www-form-urlencoded", strings.NewReader("x=1"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -269,25 +287,26 @@ func TestHandle(t *testing.T) {
 // TestTokenValues adds values to the access token answer through the
 // Server's Provider.
 func TestTokenValues(t *testing.T) {
-	srv := oauth1test.NewServer(client)
+	srv := oauth1test.NewServer(client.Token, client.Secret)
 	defer srv.Close()
 	srv.User = "12345"
 	srv.Provider.TokenValues = func(_ context.Context, tok server.TokenCredentials) (url.Values, error) {
 		return url.Values{"user_id": {tok.User}, "screen_name": {"jack"}}, nil
 	}
 	ctx := context.Background()
-	cfg := &oauth1.Config{ConsumerKey: client.Token, ConsumerSecret: client.Secret, Endpoint: srv.Endpoint, HTTPClient: srv.Client()}
-	temp, _, err := cfg.RequestToken(ctx)
+	cfg := srv.Config()
+	res, err := cfg.RequestToken(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
+	temp := res.Credentials
 	verifier, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, vals, err := cfg.AccessToken(ctx, temp, verifier)
-	if err != nil || vals.Get("user_id") != "12345" || vals.Get("screen_name") != "jack" {
-		t.Errorf("AccessToken values %v, %v; want user_id 12345 and screen_name jack", vals, err)
+	tok, err := cfg.AccessToken(ctx, temp, verifier)
+	if err != nil || tok.Values.Get("user_id") != "12345" || tok.Values.Get("screen_name") != "jack" {
+		t.Fatalf("AccessToken = %+v, %v; want user_id 12345 and screen_name jack", tok, err)
 	}
 	if _, err := srv.Authorize(ctx, cfg.AuthorizationURL(temp)); err == nil || !strings.Contains(err.Error(), "token_used") {
 		t.Errorf("Authorize after the exchange: %v, want a token_used refusal", err)
@@ -297,7 +316,7 @@ func TestTokenValues(t *testing.T) {
 // TestBaseStringHeader checks that refusals carry the base string the
 // Server computed, at the token endpoints and the resource alike.
 func TestBaseStringHeader(t *testing.T) {
-	srv := oauth1test.NewServer(client)
+	srv := oauth1test.NewServer(client.Token, client.Secret)
 	defer srv.Close()
 	bad := &oauth1.Config{ConsumerKey: client.Token, ConsumerSecret: "wrong"}
 	for _, u := range []string{srv.Endpoint.RequestTokenURL, srv.Endpoint.AccessTokenURL, srv.ResourceURL} {
@@ -322,5 +341,66 @@ func TestBaseStringHeader(t *testing.T) {
 	resp.Body.Close()
 	if got := resp.Header.Get(oauth1test.BaseStringHeader); got != "" {
 		t.Errorf("unsigned request: %s %q, want none", oauth1test.BaseStringHeader, got)
+	}
+}
+
+// TestServerWrapsHTTPTest: the Server wraps its httptest.Server instead of
+// embedding it, so httptest's Start and StartTLS, which panic on a started
+// server, and its Config field (an *http.Server) are not part of it.
+func TestServerWrapsHTTPTest(t *testing.T) {
+	typ := reflect.TypeFor[*oauth1test.Server]()
+	for _, name := range []string{"Start", "StartTLS", "EnableHTTP2", "CloseClientConnections"} {
+		if _, ok := typ.MethodByName(name); ok {
+			t.Errorf("*oauth1test.Server has the method %s of httptest.Server", name)
+		}
+	}
+	for _, name := range []string{"Server", "Listener", "TLS", "EnableHTTP2"} {
+		if _, ok := typ.Elem().FieldByName(name); ok {
+			t.Errorf("oauth1test.Server has the field %s of httptest.Server", name)
+		}
+	}
+	if m, ok := typ.MethodByName("Config"); !ok || m.Type.Out(0) != reflect.TypeFor[*oauth1.Config]() {
+		t.Errorf("Server.Config is %v, want a method returning *oauth1.Config", m.Type)
+	}
+}
+
+// TestServerConfig: Config holds what a client of the Server needs, and a
+// new Config at each call.
+func TestServerConfig(t *testing.T) {
+	srv := oauth1test.NewTLSServer("key", "secret")
+	defer srv.Close()
+	cfg := srv.Config()
+	if cfg.ConsumerKey != "key" || cfg.ConsumerSecret != "secret" || cfg.Endpoint != srv.Endpoint || cfg.HTTPClient != srv.Client() || cfg.Callback != "" {
+		t.Errorf("Config() = %+v", cfg)
+	}
+	if srv.Config() == cfg {
+		t.Error("Config() returned the same *Config twice")
+	}
+}
+
+// TestTLSServer: the HTTPS Server is trusted only by its own client, and
+// Close may be called twice.
+func TestTLSServer(t *testing.T) {
+	srv := oauth1test.NewTLSServer("key", "secret")
+	tok := srv.IssueToken()
+	cfg := srv.Config()
+	cfg.HTTPClient = &http.Client{} // the default roots: the test certificate is not among them
+	_, err := cfg.Client(&tok).Get(srv.ResourceURL)
+	var unknown x509.UnknownAuthorityError
+	if !errors.As(err, &unknown) {
+		t.Errorf("a client without the test certificate: %v, want x509.UnknownAuthorityError", err)
+	}
+	resp, err := srv.Config().Client(&tok).Get(srv.ResourceURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.TLS == nil {
+		t.Errorf("signed call over TLS: %s, TLS %v; want 200 over TLS", resp.Status, resp.TLS != nil)
+	}
+	srv.Close()
+	srv.Close()
+	if _, err := srv.Client().Get(srv.ResourceURL); err == nil {
+		t.Error("the Server answers after Close")
 	}
 }

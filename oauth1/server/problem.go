@@ -51,9 +51,9 @@ type ProblemError struct {
 	StatusCode int
 
 	// Err is the underlying error, if any: why the Verifier refused
-	// (a malformed Authorization header, a wrong verification code, the
-	// error of CheckCallback, ...) or what a store said. It is for the
-	// operator: WriteError never sends it.
+	// (a malformed Authorization header, a *oauth1.AuthHeaderError; a wrong
+	// verification code, the error of CheckCallback, ...) or what a store
+	// said. It is for the operator: WriteError never sends it.
 	Err error
 }
 

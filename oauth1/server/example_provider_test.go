@@ -1,4 +1,4 @@
-package oauth1_test
+package server_test
 
 import (
 	"context"
@@ -67,13 +67,13 @@ func ExampleProvider() {
 			AccessTokenURL:  srv.URL + "/oauth/access_token",
 		},
 	}
-	temp, _, err := cfg.RequestToken(ctx)
+	temp, err := cfg.RequestToken(ctx)
 	if err != nil {
 		panic(err)
 	}
 	// The user opens the authorization URL and types the PIN it shows
 	// into the client.
-	resp, err := http.Get(cfg.AuthorizationURL(temp))
+	resp, err := http.Get(cfg.AuthorizationURL(temp.Credentials))
 	if err != nil {
 		panic(err)
 	}
@@ -81,12 +81,12 @@ func ExampleProvider() {
 	resp.Body.Close()
 	_, pin, _ := strings.Cut(string(page), "PIN in the application: ")
 
-	tok, values, err := cfg.AccessToken(ctx, temp, pin)
+	tok, err := cfg.AccessToken(ctx, temp.Credentials, pin)
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println("user_id:", values.Get("user_id"))
-	resp, err = cfg.Client(tok).Get(srv.URL + "/photos")
+	fmt.Println("user_id:", tok.Values.Get("user_id"))
+	resp, err = cfg.Client(tok.Credentials).Get(srv.URL + "/photos")
 	if err != nil {
 		panic(err)
 	}
@@ -95,7 +95,7 @@ func ExampleProvider() {
 	fmt.Println(string(body))
 
 	// The temporary credentials were good for one exchange.
-	_, _, err = cfg.AccessToken(ctx, temp, pin)
+	_, err = cfg.AccessToken(ctx, temp.Credentials, pin)
 	fmt.Println(strings.Replace(err.Error(), srv.URL, "https://photos.example", 1))
 	// Output:
 	// user_id: alice

@@ -1,4 +1,4 @@
-package oauth1_test
+package server_test
 
 import (
 	"context"

@@ -1,0 +1,47 @@
+package oauth1_test
+
+import (
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/server"
+	"github.com/countersign/countersign/percent"
+)
+
+// TestAuthHeaderErrorNameable: a caller outside the package names the error
+// of a malformed header, from ParseAuthHeader and from the Verifier's
+// refusal, and finds where parsing failed.
+func TestAuthHeaderErrorNameable(t *testing.T) {
+	// `OAuth a="b"x`: the value's closing quote is at offset 10, and the
+	// "x" after it, at offset 11, is neither "," nor the end.
+	_, err := oauth1.ParseAuthHeader(`OAuth a="b"x`)
+	var he *oauth1.AuthHeaderError
+	require.ErrorAs(t, err, &he)
+	assert.Equal(t, 11, he.Offset)
+	assert.NotEmpty(t, he.Reason)
+	assert.Nil(t, he.Err)
+
+	// A bad escape: the value starts at offset 8, and the error wraps the
+	// *percent.EscapeError, whose offset is within the value.
+	_, err = oauth1.ParseAuthHeader(`OAuth a="%zz"`)
+	require.ErrorAs(t, err, &he)
+	assert.Equal(t, 8, he.Offset)
+	var ee *percent.EscapeError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, percent.EscapeError{Offset: 0, Escape: "%zz"}, *ee)
+	assert.Same(t, he.Err, error(ee))
+
+	// The Verifier refuses the same header with a ProblemError that wraps it.
+	v := &server.Verifier{Store: server.Consumers{"key": {Secret: "secret"}}}
+	r := httptest.NewRequest("GET", "http://example.com/", nil)
+	r.Header.Set("Authorization", `OAuth oauth_consumer_key="key"x`)
+	_, err = v.Verify(r)
+	var pe *server.ProblemError
+	require.ErrorAs(t, err, &pe)
+	require.ErrorAs(t, err, &he, "the ProblemError wraps the *oauth1.AuthHeaderError")
+	assert.Equal(t, 30, he.Offset)
+}
