@@ -23,8 +23,9 @@ func TestProviderMisconfigured(t *testing.T) {
 		p     *Provider
 		field string
 	}{
-		{"no Consumers", &Provider{Tokens: new(MemoryTokenStore)}, "Provider.Consumers is nil"},
-		{"no Tokens", &Provider{Consumers: Consumers{"key": {Secret: "secret"}}}, "Provider.Tokens is nil"},
+		{"no Consumers", &Provider{Temporary: new(MemoryTemporaryStore), Tokens: new(MemoryTokenStore)}, "Provider.Consumers is nil"},
+		{"no Temporary", &Provider{Consumers: Consumers{"key": {Secret: "secret"}}, Tokens: new(MemoryTokenStore)}, "Provider.Temporary is nil"},
+		{"no Tokens", &Provider{Consumers: Consumers{"key": {Secret: "secret"}}, Temporary: new(MemoryTemporaryStore)}, "Provider.Tokens is nil"},
 		{"neither", &Provider{}, "Provider.Consumers is nil"},
 	} {
 		p := tt.p
