@@ -289,7 +289,8 @@ func (p *Provider) checkCallback(ctx context.Context, v *Verification) error {
 // code, then eight digits, for the user to type into the client.
 //
 // The consent page finds who is asking in p.Temporary.Temporary(ctx,
-// token, now) (the ConsumerKey), and must make sure that the approval comes from the
+// token, now) (the ConsumerKey; now is time.Now(), or the clock of
+// p.Verifier if it has one), and must make sure that the approval comes from the
 // signed-in user: a form protected against cross-site request forgery,
 // never a plain link, or any site could approve in their name. An unknown
 // or expired token is an error wrapping [ErrNotFound]; one already
