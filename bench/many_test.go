@@ -79,8 +79,8 @@ func (manyStore) Consumer(_ context.Context, key string) (server.Registration, e
 	return server.Registration{Secret: consumerSecret + strings.TrimPrefix(key, "k")}, nil
 }
 
-func (manyStore) TokenSecret(context.Context, string, string) (string, error) {
-	return tokenSecret, nil
+func (manyStore) TokenCredentials(_ context.Context, key, token string) (server.TokenCredentials, error) {
+	return server.TokenCredentials{Token: token, Secret: tokenSecret, ConsumerKey: key}, nil
 }
 
 func BenchmarkVerifyManyClients(b *testing.B) {

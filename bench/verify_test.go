@@ -23,8 +23,8 @@ func (xStore) Consumer(context.Context, string) (server.Registration, error) {
 	return server.Registration{Secret: consumerSecret}, nil
 }
 
-func (xStore) TokenSecret(context.Context, string, string) (string, error) {
-	return tokenSecret, nil
+func (xStore) TokenCredentials(_ context.Context, key, token string) (server.TokenCredentials, error) {
+	return server.TokenCredentials{Token: token, Secret: tokenSecret, ConsumerKey: key}, nil
 }
 
 // freshNonces accepts every nonce, so that one signed request can be

@@ -97,7 +97,7 @@
 // exported names (types, functions, methods, variables and constants), of
 // which [Problem] and its fourteen codes, [ProblemReport], [Param],
 // [ParseAuthHeader] and [AuthHeaderError] are the vocabulary both sides share. Package
-// [github.com/countersign/countersign/oauth1/server] (48 names) verifies
+// [github.com/countersign/countersign/oauth1/server] (54 names) verifies
 // incoming requests with the same base string code and issues credentials;
 // it imports this package, never the reverse, so a program that only signs
 // does not link it. Package

@@ -82,11 +82,11 @@ func (s exampleStore) Consumer(_ context.Context, key string) (server.Registrati
 	return server.Registration{Secret: s.consumer.Secret}, nil
 }
 
-func (s exampleStore) TokenSecret(_ context.Context, _, token string) (string, error) {
+func (s exampleStore) TokenCredentials(_ context.Context, key, token string) (server.TokenCredentials, error) {
 	if secret, ok := s.tokens[token]; ok {
-		return secret, nil
+		return server.TokenCredentials{Token: token, Secret: secret, ConsumerKey: key}, nil
 	}
-	return "", server.ErrNotFound
+	return server.TokenCredentials{}, server.ErrNotFound
 }
 
 // exampleProvider verifies every request before handing it to answer.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/server"
@@ -37,12 +38,13 @@ type sandbox struct {
 func newSandbox(t *testing.T, tlsFront bool, rewrite func(*httputil.ProxyRequest)) *sandbox {
 	t.Helper()
 	tokens := new(server.MemoryTokenStore)
-	if err := tokens.PutToken(context.Background(), server.TokenCredentials{Token: "sb-token", Secret: sbTokenSecret, ConsumerKey: "sb-key"}); err != nil {
+	if err := tokens.PutToken(context.Background(), server.TokenCredentials{Token: "sb-token", Secret: sbTokenSecret, ConsumerKey: "sb-key"}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	sb := new(sandbox)
 	p := &server.Provider{
 		Consumers: server.Consumers{"sb-key": {Secret: sbConsumerSecret}},
+		Temporary: new(server.MemoryTemporaryStore),
 		Tokens:    tokens,
 		Verifier:  &server.Verifier{SendBaseString: true},
 		Observe: func(_ *http.Request, _ *server.Verification, err error) {

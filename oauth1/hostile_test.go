@@ -74,8 +74,8 @@ func (acceptAll) Consumer(context.Context, string) (server.Registration, error) 
 	return server.Registration{Secret: xConsumer.Secret}, nil
 }
 
-func (acceptAll) TokenSecret(context.Context, string, string) (string, error) {
-	return xToken.Secret, nil
+func (acceptAll) TokenCredentials(_ context.Context, key, token string) (server.TokenCredentials, error) {
+	return server.TokenCredentials{Token: token, Secret: xToken.Secret, ConsumerKey: key}, nil
 }
 
 // An error returned by SignAt must not change when the next request is

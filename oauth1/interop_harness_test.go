@@ -215,14 +215,14 @@ func (s interopStore) Consumer(_ context.Context, key string) (server.Registrati
 	return server.Registration{}, server.ErrNotFound
 }
 
-func (s interopStore) TokenSecret(_ context.Context, key, token string) (string, error) {
+func (s interopStore) TokenCredentials(_ context.Context, key, token string) (server.TokenCredentials, error) {
 	switch {
 	case key == interopClient.Token && token == interopToken.Token:
-		return interopToken.Secret, nil
+		return server.TokenCredentials{Token: token, Secret: interopToken.Secret, ConsumerKey: key}, nil
 	case key == trickyClient.Token && token == trickyToken.Token:
-		return trickyToken.Secret, nil
+		return server.TokenCredentials{Token: token, Secret: trickyToken.Secret, ConsumerKey: key}, nil
 	}
-	return "", server.ErrNotFound
+	return server.TokenCredentials{}, server.ErrNotFound
 }
 
 // serverRequest turns w into the request a server reads off the wire: the

@@ -27,9 +27,9 @@ type countingTokens struct {
 	issued atomic.Int64
 }
 
-func (c *countingTokens) PutToken(ctx context.Context, t server.TokenCredentials) error {
+func (c *countingTokens) PutToken(ctx context.Context, t server.TokenCredentials, now time.Time) error {
 	c.issued.Add(1)
-	return c.TokenStore.PutToken(ctx, t)
+	return c.TokenStore.PutToken(ctx, t, now)
 }
 
 // testProvider is a provider on a loopback server: the Provider's
@@ -49,12 +49,13 @@ func (tp *testProvider) now() time.Time { return time.Now().Add(time.Duration(tp
 
 func newTestProvider(t *testing.T) *testProvider {
 	tp := &testProvider{}
-	tp.tokens = &countingTokens{TokenStore: &server.MemoryTokenStore{Now: tp.now}}
+	tp.tokens = &countingTokens{TokenStore: new(server.MemoryTokenStore)}
 	tp.Provider = &server.Provider{
 		Consumers: server.Consumers{
 			"key":   {Secret: "secret", CallbackSchemes: []string{"com.example.app"}},
 			"other": {Secret: "other-secret"},
 		},
+		Temporary:    new(server.MemoryTemporaryStore),
 		Tokens:       tp.tokens,
 		TemporaryTTL: time.Minute,
 		TokenValues: func(_ context.Context, t server.TokenCredentials) (url.Values, error) {
@@ -93,12 +94,11 @@ func newTestProvider(t *testing.T) *testProvider {
 	})
 	mux.Handle("/api/", tp.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v, _ := server.FromContext(r.Context())
-		tok, err := tp.Tokens.Token(r.Context(), v.Token)
-		if err != nil {
+		if v.Token == "" {
 			http.Error(w, "no token", http.StatusUnauthorized)
 			return
 		}
-		fmt.Fprintf(w, "hello %s via %s", tok.User, v.ConsumerKey)
+		fmt.Fprintf(w, "hello %s via %s", v.User, v.ConsumerKey)
 	})))
 	tp.srv = httptest.NewServer(mux)
 	t.Cleanup(tp.srv.Close)
@@ -172,7 +172,7 @@ func TestProviderFlow(t *testing.T) {
 			res, err := cfg.RequestToken(ctx)
 			require.NoError(t, err, "RequestToken")
 			temp, vals := res.Credentials, res.Values
-			stored, err := tp.Tokens.Temporary(ctx, temp.Token)
+			stored, err := tp.Temporary.Temporary(ctx, temp.Token, tp.now())
 			if err != nil || stored.Secret != temp.Secret || stored.ConsumerKey != "key" || stored.Callback != callback ||
 				stored.Expires.Sub(tp.now()) > time.Minute || stored.Expires.Sub(tp.now()) < 50*time.Second {
 				t.Errorf("stored temporary credentials %v, %v; response %v", stored, err, vals)
@@ -258,7 +258,7 @@ func TestProviderRequestTokenRefusals(t *testing.T) {
 	}
 	cfg := tp.config("key", "secret", "")
 	issued := oauth1.Credentials{Token: "issued-token", Secret: "issued-secret"}
-	require.NoError(t, tp.Tokens.PutToken(context.Background(), server.TokenCredentials{Token: issued.Token, Secret: issued.Secret, ConsumerKey: "key"}))
+	require.NoError(t, tp.Tokens.PutToken(context.Background(), server.TokenCredentials{Token: issued.Token, Secret: issued.Secret, ConsumerKey: "key"}, tp.now()))
 	for _, tc := range []struct {
 		name   string
 		tok    *oauth1.Credentials
@@ -464,8 +464,8 @@ func TestCredentialHelpers(t *testing.T) {
 	if _, err := c.Consumer(ctx, "nobody"); !errors.Is(err, server.ErrNotFound) {
 		t.Errorf("Consumers.Consumer(nobody): %v, want ErrNotFound", err)
 	}
-	if _, err := c.TokenSecret(ctx, "key", "tok"); !errors.Is(err, server.ErrNotFound) {
-		t.Errorf("Consumers.TokenSecret: %v, want ErrNotFound", err)
+	if _, err := c.TokenCredentials(ctx, "key", "tok"); !errors.Is(err, server.ErrNotFound) {
+		t.Errorf("Consumers.TokenCredentials: %v, want ErrNotFound", err)
 	}
 
 	// A two-legged request verifies against Consumers; one with a token is
@@ -496,52 +496,88 @@ func TestProviderMisconfigured(t *testing.T) {
 	}
 }
 
-// failingTokens fails the methods named in fail, as a store whose server
-// went away does.
+// failingTemporary fails the methods named in fail with err, as a store
+// that went wrong or away does.
+type failingTemporary struct {
+	server.MemoryTemporaryStore
+	fail string
+	err  error
+}
+
+// failingTokens fails Token with err.
 type failingTokens struct {
 	server.MemoryTokenStore
-	fail string
+	err error
 }
 
-var errStoreDown = errors.New("store down")
+func (f *failingTokens) Token(context.Context, string, time.Time) (server.TokenCredentials, error) {
+	return server.TokenCredentials{}, f.err
+}
 
-func (f *failingTokens) PutTemporary(ctx context.Context, t server.TemporaryCredentials) error {
+var (
+	errStoreBroken = errors.New("store broken")
+	errStoreDown   = fmt.Errorf("%w: dial tcp: connection refused", server.ErrStoreUnavailable)
+)
+
+func (f *failingTemporary) PutTemporary(ctx context.Context, t server.TemporaryCredentials, now time.Time) error {
 	if f.fail == "PutTemporary" {
-		return errStoreDown
+		return f.err
 	}
-	return f.MemoryTokenStore.PutTemporary(ctx, t)
+	return f.MemoryTemporaryStore.PutTemporary(ctx, t, now)
 }
 
-func (f *failingTokens) TakeTemporary(ctx context.Context, token string) (server.TemporaryCredentials, error) {
+func (f *failingTemporary) TakeTemporary(ctx context.Context, token string, now time.Time) (server.TemporaryCredentials, error) {
 	if f.fail == "TakeTemporary" {
-		return server.TemporaryCredentials{}, errStoreDown
+		return server.TemporaryCredentials{}, f.err
 	}
-	return f.MemoryTokenStore.TakeTemporary(ctx, token)
+	return f.MemoryTemporaryStore.TakeTemporary(ctx, token, now)
 }
 
 // TestProviderStoreFailure checks that a failing store fails the request
-// closed, with 500 and no detail, and that Observe sees why.
+// closed, with no detail: 503 with Retry-After when the store is
+// unavailable, 500 for any other error; and that Observe sees why.
 func TestProviderStoreFailure(t *testing.T) {
-	for _, method := range []string{"PutTemporary", "TakeTemporary"} {
-		tp := newTestProvider(t)
-		store := new(failingTokens)
-		tp.Tokens = store
-		cfg := tp.config("key", "secret", "oob")
-		var err error
-		if method == "PutTemporary" {
-			store.fail = method
-			_, err = cfg.RequestToken(context.Background())
-		} else {
-			temp, verifier := tp.approve(t, cfg)
-			store.fail = method
-			_, err = cfg.AccessToken(context.Background(), temp, verifier)
+	for _, storeErr := range []error{errStoreBroken, errStoreDown} {
+		status := 500
+		if storeErr == errStoreDown {
+			status = 503
 		}
-		wantProblem(t, method+" failing", err, 500, "internal_error")
-		tp.mu.Lock()
-		last := tp.observed[len(tp.observed)-1]
-		tp.mu.Unlock()
-		if !errors.Is(last, errStoreDown) {
-			t.Errorf("%s failing: Observe saw %v, want the store's error", method, last)
+		for _, method := range []string{"PutTemporary", "TakeTemporary", "Token"} {
+			tp := newTestProvider(t)
+			store := &failingTemporary{err: storeErr}
+			tp.Temporary = store
+			cfg := tp.config("key", "secret", "oob")
+			var err error
+			switch method {
+			case "PutTemporary":
+				store.fail = method
+				_, err = cfg.RequestToken(context.Background())
+			case "TakeTemporary":
+				temp, verifier := tp.approve(t, cfg)
+				store.fail = method
+				_, err = cfg.AccessToken(context.Background(), temp, verifier)
+			case "Token":
+				tp.Tokens = &failingTokens{err: storeErr}
+				var resp *http.Response
+				resp, err = cfg.Client(&oauth1.Credentials{Token: "t", Secret: "s"}).Get(tp.srv.URL + "/api/photos")
+				if err == nil {
+					resp.Body.Close()
+					if resp.StatusCode != status || (status == 503) != (resp.Header.Get("Retry-After") != "") {
+						t.Errorf("%v: Token failing: %s, Retry-After %q; want %d, with Retry-After for 503 only", storeErr, resp.Status, resp.Header.Get("Retry-After"), status)
+					}
+				}
+			}
+			if method != "Token" {
+				wantProblem(t, method+" failing", err, status, "internal_error")
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			tp.mu.Lock()
+			last := tp.observed[len(tp.observed)-1]
+			tp.mu.Unlock()
+			if !errors.Is(last, storeErr) {
+				t.Errorf("%s failing: Observe saw %v, want the store's error", method, last)
+			}
 		}
 	}
 }
@@ -549,10 +585,66 @@ func TestProviderStoreFailure(t *testing.T) {
 // TestProviderStoreFull checks that a full store is answered 503.
 func TestProviderStoreFull(t *testing.T) {
 	tp := newTestProvider(t)
-	tp.Tokens = &server.MemoryTokenStore{MaxTemporary: 1}
+	tp.Temporary = &server.MemoryTemporaryStore{MaxTemporary: 1}
 	cfg := tp.config("key", "secret", "oob")
 	_, err := cfg.RequestToken(context.Background())
 	require.NoError(t, err)
 	_, err = cfg.RequestToken(context.Background())
 	wantProblem(t, "RequestToken into a full store", err, 503, "internal_error")
+}
+
+// TestProviderRevoke checks that Revoke and RevokeGrant refuse the tokens
+// they revoke at once, with token_rejected, and leave the others alone:
+// another grant of the same user, and the grant of another user.
+func TestProviderRevoke(t *testing.T) {
+	tp := newTestProvider(t)
+	ctx := context.Background()
+	get := func(cfg *oauth1.Config, tok *oauth1.Credentials) (int, string) {
+		t.Helper()
+		resp, err := cfg.Client(tok).Get(tp.srv.URL + "/api/photos")
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, string(body)
+	}
+	issue := func(cfg *oauth1.Config) *oauth1.Credentials {
+		t.Helper()
+		temp, verifier := tp.approve(t, cfg)
+		res, err := cfg.AccessToken(ctx, temp, verifier)
+		require.NoError(t, err)
+		return res.Credentials
+	}
+	cfg, other := tp.config("key", "secret", "oob"), tp.config("other", "other-secret", "oob")
+	leaked, first, second, elsewhere := issue(cfg), issue(cfg), issue(cfg), issue(other)
+	for _, tok := range []*oauth1.Credentials{leaked, first, second} {
+		if code, body := get(cfg, tok); code != 200 || body != "hello alice via key" {
+			t.Fatalf("API before revocation: %d %q", code, body)
+		}
+	}
+
+	require.NoError(t, tp.Revoke(ctx, leaked.Token))
+	if code, body := get(cfg, leaked); code != 401 || !strings.Contains(body, "oauth_problem=token_rejected") {
+		t.Errorf("API with a revoked token: %d %q, want 401 token_rejected", code, body)
+	}
+	if code, _ := get(cfg, first); code != 200 {
+		t.Errorf("API with another token after Revoke: %d, want 200", code)
+	}
+	if err := tp.Revoke(ctx, leaked.Token); !errors.Is(err, server.ErrNotFound) {
+		t.Errorf("Revoke of a revoked token: %v, want ErrNotFound", err)
+	}
+
+	// alice withdraws the grant of "key": its two other tokens go, and
+	// her grant to "other" stays.
+	n, err := tp.RevokeGrant(ctx, "key", "alice")
+	if n != 2 || err != nil {
+		t.Errorf("RevokeGrant = %d, %v; want 2, nil", n, err)
+	}
+	for _, tok := range []*oauth1.Credentials{first, second} {
+		if code, body := get(cfg, tok); code != 401 || !strings.Contains(body, "oauth_problem=token_rejected") {
+			t.Errorf("API with a token of a withdrawn grant: %d %q, want 401 token_rejected", code, body)
+		}
+	}
+	if code, body := get(other, elsewhere); code != 200 || body != "hello alice via other" {
+		t.Errorf("API with alice's grant to another client: %d %q, want 200", code, body)
+	}
 }

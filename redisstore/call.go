@@ -2,8 +2,15 @@ package redisstore
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"syscall"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/countersign/countersign/oauth1/server"
 )
 
 // honoursDeadlines reports whether client bounds its calls by their
@@ -55,4 +62,28 @@ func bounded[T any](ctx context.Context, honours bool, f func(context.Context) (
 		var zero T
 		return zero, ctx.Err()
 	}
+}
+
+// storeError wraps err, from a call to Redis, in what the store was doing:
+// with [server.ErrStoreUnavailable] too when Redis could not be reached,
+// did not answer in time, or refused the command (an error reply, such as
+// OOM from a full Redis, LOADING, READONLY or CLUSTERDOWN), so that the
+// Verifier answers 503 with Retry-After. A reply of the wrong shape is not
+// an outage: it is wrapped in what the store was doing only.
+func storeError(doing string, err error) error {
+	if unavailable(err) {
+		return fmt.Errorf("redisstore: %s: %w: %w", doing, server.ErrStoreUnavailable, err)
+	}
+	return fmt.Errorf("redisstore: %s: %w", doing, err)
+}
+
+// unavailable reports whether err says that Redis could not answer.
+func unavailable(err error) bool {
+	var ne net.Error
+	var re redis.Error
+	return errors.As(err, &ne) || errors.As(err, &re) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, redis.ErrClosed) || errors.Is(err, redis.ErrPoolTimeout) || errors.Is(err, redis.ErrPoolExhausted)
 }

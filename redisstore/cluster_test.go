@@ -227,6 +227,14 @@ func TestCluster(t *testing.T) {
 		prefix := testPrefix(t)
 		oauth1test.TestTokenStore(t, func() server.TokenStore { return redisstore.NewTokenStore(newClient(), prefix) })
 	})
+	t.Run("TemporaryStore", func(t *testing.T) {
+		prefix := testPrefix(t)
+		oauth1test.TestTemporaryStore(t, func() server.TemporaryStore { return redisstore.NewTemporaryStore(newClient(), prefix) })
+	})
+	t.Run("NonceStore", func(t *testing.T) {
+		prefix := testPrefix(t)
+		oauth1test.TestNonceStore(t, func() server.NonceStore { return redisstore.NewNonceStore(newClient(), prefix) })
+	})
 	t.Run("Check", func(t *testing.T) {
 		if err := redisstore.Check(context.Background(), newClient()); err != nil {
 			t.Error(err)

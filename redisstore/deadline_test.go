@@ -34,7 +34,7 @@ func TestDeadline(t *testing.T) {
 		rdb := redis.NewClient(&redis.Options{Addr: srv.addr(), ContextTimeoutEnabled: ctxTimeout})
 		t.Cleanup(func() { rdb.Close() })
 		prefix := testPrefix(t)
-		nonces, tokens := redisstore.NewNonceStore(rdb, prefix), redisstore.NewTokenStore(rdb, prefix)
+		nonces, temps, tokens := redisstore.NewNonceStore(rdb, prefix), redisstore.NewTemporaryStore(rdb, prefix), redisstore.NewTokenStore(rdb, prefix)
 		require.NoError(t, rdb.Ping(context.Background()).Err())
 		if tc.mode == "killed" {
 			srv.stop()
@@ -43,7 +43,7 @@ func TestDeadline(t *testing.T) {
 			continue
 		}
 
-		calls := storeCalls(nonces, tokens)
+		calls := storeCalls(nonces, temps, tokens)
 		// The calls run at once, each timed on its own, to keep the test short.
 		var wg sync.WaitGroup
 		for name, call := range calls {
@@ -53,7 +53,7 @@ func TestDeadline(t *testing.T) {
 				start := time.Now()
 				err := call(ctx)
 				took := time.Since(start)
-				assert.Error(t, err, "%s with Redis %s (ContextTimeoutEnabled %v)", name, tc.mode, ctxTimeout)
+				assert.ErrorIs(t, err, server.ErrStoreUnavailable, "%s with Redis %s (ContextTimeoutEnabled %v)", name, tc.mode, ctxTimeout)
 				assert.Less(t, took, deadline+margin, "%s with Redis %s and a %v deadline (ContextTimeoutEnabled %v)", name, tc.mode, deadline, ctxTimeout)
 				t.Logf("Redis %s, ContextTimeoutEnabled %v: %s returned after %v: %v", tc.mode, ctxTimeout, name, took.Round(time.Millisecond), err)
 			})

@@ -17,7 +17,7 @@ import (
 
 // storeCalls returns every method of the stores, each returning its error,
 // on the token and nonce "t".
-func storeCalls(nonces *redisstore.NonceStore, tokens *redisstore.TokenStore) map[string]func(context.Context) error {
+func storeCalls(nonces *redisstore.NonceStore, temps *redisstore.TemporaryStore, tokens *redisstore.TokenStore) map[string]func(context.Context) error {
 	now := time.Now()
 	return map[string]func(context.Context) error{
 		"Use": func(ctx context.Context) error {
@@ -28,22 +28,30 @@ func storeCalls(nonces *redisstore.NonceStore, tokens *redisstore.TokenStore) ma
 			return err
 		},
 		"PutTemporary": func(ctx context.Context) error {
-			return tokens.PutTemporary(ctx, server.TemporaryCredentials{Token: "t", Secret: "s", ConsumerKey: "c", Callback: "oob", Expires: now.Add(time.Minute)})
+			return temps.PutTemporary(ctx, server.TemporaryCredentials{Token: "t", Secret: "s", ConsumerKey: "c", Callback: "oob", Expires: now.Add(time.Minute)}, now)
 		},
 		"Temporary": func(ctx context.Context) error {
-			_, err := tokens.Temporary(ctx, "t")
+			_, err := temps.Temporary(ctx, "t", now)
 			return err
 		},
-		"Authorize": func(ctx context.Context) error { return tokens.Authorize(ctx, "t", "u", "v") },
+		"Authorize": func(ctx context.Context) error { return temps.Authorize(ctx, "t", "u", "v", now) },
 		"TakeTemporary": func(ctx context.Context) error {
-			_, err := tokens.TakeTemporary(ctx, "t")
+			_, err := temps.TakeTemporary(ctx, "t", now)
 			return err
 		},
 		"PutToken": func(ctx context.Context) error {
-			return tokens.PutToken(ctx, server.TokenCredentials{Token: "t", Secret: "s", ConsumerKey: "c", User: "u"})
+			return tokens.PutToken(ctx, server.TokenCredentials{Token: "t", Secret: "s", ConsumerKey: "c", User: "u"}, now)
 		},
 		"Token": func(ctx context.Context) error {
-			_, err := tokens.Token(ctx, "t")
+			_, err := tokens.Token(ctx, "t", now)
+			return err
+		},
+		"Revoke": func(ctx context.Context) error { return tokens.Revoke(ctx, "t", now) },
+		"RevokeGrant": func(ctx context.Context) error {
+			n, err := tokens.RevokeGrant(ctx, "c", "u", now)
+			if err == nil && n == 0 {
+				return errors.New("nothing revoked") // as good as an error here
+			}
 			return err
 		},
 	}
@@ -106,7 +114,7 @@ func TestMalformedReply(t *testing.T) {
 		t.Cleanup(func() { rdb.Close() })
 		rdb.AddHook(fakeReply{reply})
 		prefix := testPrefix(t)
-		for name, call := range storeCalls(redisstore.NewNonceStore(rdb, prefix), redisstore.NewTokenStore(rdb, prefix)) {
+		for name, call := range storeCalls(redisstore.NewNonceStore(rdb, prefix), redisstore.NewTemporaryStore(rdb, prefix), redisstore.NewTokenStore(rdb, prefix)) {
 			var err error
 			func() {
 				defer func() {
@@ -132,12 +140,13 @@ func TestMalformedRecord(t *testing.T) {
 	rdb := newClient(t, sharedAddr(t))
 	ctx := context.Background()
 	prefix := testPrefix(t)
-	s := redisstore.NewTokenStore(rdb, prefix)
+	s, tokens := redisstore.NewTemporaryStore(rdb, prefix), redisstore.NewTokenStore(rdb, prefix)
 
 	// The keys of the token "t", found by storing it once.
-	exp := time.Now().Add(time.Minute)
-	require.NoError(t, s.PutTemporary(ctx, server.TemporaryCredentials{Token: "t", Secret: "s", ConsumerKey: "c", Callback: "oob", Expires: exp}))
-	require.NoError(t, s.PutToken(ctx, server.TokenCredentials{Token: "t", Secret: "s", ConsumerKey: "c", User: "u"}))
+	now := time.Now()
+	exp := now.Add(time.Minute)
+	require.NoError(t, s.PutTemporary(ctx, server.TemporaryCredentials{Token: "t", Secret: "s", ConsumerKey: "c", Callback: "oob", Expires: exp}, now))
+	require.NoError(t, tokens.PutToken(ctx, server.TokenCredentials{Token: "t", Secret: "s", ConsumerKey: "c", User: "u"}, now))
 	var tempKey, tokenKey string
 	for _, prefixed := range []struct {
 		kind string
@@ -185,8 +194,8 @@ func TestMalformedRecord(t *testing.T) {
 			}()
 			assert.Error(t, err, "%s of malformed record %d", name, i)
 		}
-		check("Temporary", func() error { _, err := s.Temporary(ctx, "t"); return err })
-		check("Token", func() error { _, err := s.Token(ctx, "t"); return err })
-		check("TakeTemporary", func() error { _, err := s.TakeTemporary(ctx, "t"); return err })
+		check("Temporary", func() error { _, err := s.Temporary(ctx, "t", now); return err })
+		check("Token", func() error { _, err := tokens.Token(ctx, "t", now); return err })
+		check("TakeTemporary", func() error { _, err := s.TakeTemporary(ctx, "t", now); return err })
 	}
 }

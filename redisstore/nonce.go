@@ -35,7 +35,8 @@ func NewNonceStore(client redis.UniversalClient, prefix string) *NonceStore {
 // Use records n until expires and reports whether it was fresh, with one
 // SET key 1 NX PX ttl: of any number of concurrent calls for the same nonce,
 // from any number of processes, exactly one reports true. An error from
-// Redis is returned wrapped; the Verifier then refuses the request.
+// Redis is returned wrapped, with [server.ErrStoreUnavailable] when Redis
+// could not answer; the Verifier then refuses the request, with 503.
 //
 // The time to live is expires − now, measured from the moment Redis
 // executes the SET, on Redis's clock. An absolute PXAT expires would trust
@@ -52,7 +53,7 @@ func (s *NonceStore) Use(ctx context.Context, n server.Nonce, now, expires time.
 	case errors.Is(err, redis.Nil):
 		return false, nil // the key exists: a replay
 	case err != nil:
-		return false, fmt.Errorf("redisstore: recording a nonce: %w", err)
+		return false, storeError("recording a nonce", err)
 	case res != "OK":
 		return false, fmt.Errorf("redisstore: recording a nonce: unexpected reply %v", res)
 	}

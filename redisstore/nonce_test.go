@@ -35,11 +35,11 @@ func (credentials) Consumer(_ context.Context, key string) (server.Registration,
 	return server.Registration{Secret: consumerSecret}, nil
 }
 
-func (credentials) TokenSecret(_ context.Context, key, tok string) (string, error) {
+func (credentials) TokenCredentials(_ context.Context, key, tok string) (server.TokenCredentials, error) {
 	if key != consumerKey || tok != token {
-		return "", server.ErrNotFound
+		return server.TokenCredentials{}, server.ErrNotFound
 	}
-	return tokenSecret, nil
+	return server.TokenCredentials{Token: tok, Secret: tokenSecret, ConsumerKey: key}, nil
 }
 
 var client = &oauth1.Config{ConsumerKey: consumerKey, ConsumerSecret: consumerSecret}

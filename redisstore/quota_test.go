@@ -46,6 +46,7 @@ func TestTemporaryFlood(t *testing.T) {
 	prefix := testPrefix(t)
 	p := &server.Provider{
 		Consumers: consumers,
+		Temporary: redisstore.NewTemporaryStore(rdb, prefix),
 		Tokens:    redisstore.NewTokenStore(rdb, prefix),
 		Verifier:  &server.Verifier{Nonces: redisstore.NewNonceStore(rdb, prefix)},
 	}
@@ -76,7 +77,7 @@ func TestTemporaryFlood(t *testing.T) {
 
 // TestTemporaryQuota checks the per-client quota: exact under concurrency
 // across instances, per client, freed as credentials expire, reported with
-// an error that wraps server.ErrTokenStoreFull and names the client, and
+// an error that wraps server.ErrTemporaryStoreFull and names the client, and
 // kept in a key that expires with the last of them.
 func TestTemporaryQuota(t *testing.T) {
 	addr := sharedAddr(t)
@@ -89,17 +90,18 @@ func testTemporaryQuota(t *testing.T, newClient func() redis.UniversalClient) {
 	prefix := testPrefix(t)
 	ctx := context.Background()
 	const quota = 10
-	var stores [4]*redisstore.TokenStore
+	var stores [4]*redisstore.TemporaryStore
 	for i := range stores {
-		stores[i] = redisstore.NewTokenStore(newClient(), prefix)
+		stores[i] = redisstore.NewTemporaryStore(newClient(), prefix)
 		stores[i].MaxTemporaryPerClient = quota
 	}
 	var seq atomic.Int64
-	put := func(s *redisstore.TokenStore, client string, ttl time.Duration) error {
+	put := func(s *redisstore.TemporaryStore, client string, ttl time.Duration) error {
+		now := time.Now()
 		return s.PutTemporary(ctx, server.TemporaryCredentials{
 			Token: fmt.Sprint("tok-", seq.Add(1)), Secret: "s", ConsumerKey: client, Callback: "oob",
-			Expires: time.Now().Add(ttl),
-		})
+			Expires: now.Add(ttl),
+		}, now)
 	}
 
 	// 64 at once across four instances: exactly quota are stored.
@@ -112,7 +114,7 @@ func testTemporaryQuota(t *testing.T, newClient func() redis.UniversalClient) {
 			switch {
 			case err == nil:
 				ok.Add(1)
-			case assert.ErrorIs(t, err, server.ErrTokenStoreFull):
+			case assert.ErrorIs(t, err, server.ErrTemporaryStoreFull):
 				full.Add(1)
 				assert.Contains(t, err.Error(), `"flooder"`, "the error names the client")
 			}
@@ -141,21 +143,21 @@ func testTemporaryQuota(t *testing.T, newClient func() redis.UniversalClient) {
 	for i := range quota {
 		require.NoError(t, put(stores[i%len(stores)], "flooder", time.Minute), "put %d after expiry", i)
 	}
-	assert.ErrorIs(t, put(stores[0], "flooder", time.Minute), server.ErrTokenStoreFull)
+	assert.ErrorIs(t, put(stores[0], "flooder", time.Minute), server.ErrTemporaryStoreFull)
 
-	// Exchanged credentials count until they expire, as MemoryTokenStore's.
-	_, err := stores[0].TakeTemporary(ctx, fmt.Sprint("tok-", seq.Load()-1))
+	// Exchanged credentials count until they expire, as MemoryTemporaryStore's.
+	_, err := stores[0].TakeTemporary(ctx, fmt.Sprint("tok-", seq.Load()-1), time.Now())
 	require.NoError(t, err)
-	assert.ErrorIs(t, put(stores[0], "flooder", time.Minute), server.ErrTokenStoreFull)
+	assert.ErrorIs(t, put(stores[0], "flooder", time.Minute), server.ErrTemporaryStoreFull)
 
 	// A token stored twice does not count twice, nor leaves the quota short.
 	dup := server.TemporaryCredentials{Token: "dup", Secret: "s", ConsumerKey: "dup-client", Callback: "oob", Expires: time.Now().Add(time.Minute)}
-	require.NoError(t, stores[0].PutTemporary(ctx, dup))
+	require.NoError(t, stores[0].PutTemporary(ctx, dup, time.Now()))
 	for range quota {
-		assert.Error(t, stores[1].PutTemporary(ctx, dup))
+		assert.Error(t, stores[1].PutTemporary(ctx, dup, time.Now()))
 	}
 	for i := range quota - 1 {
 		require.NoError(t, put(stores[0], "dup-client", time.Minute), "put %d after a duplicate", i)
 	}
-	assert.ErrorIs(t, put(stores[0], "dup-client", time.Minute), server.ErrTokenStoreFull)
+	assert.ErrorIs(t, put(stores[0], "dup-client", time.Minute), server.ErrTemporaryStoreFull)
 }

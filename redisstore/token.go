@@ -3,10 +3,10 @@ package redisstore
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -14,31 +14,20 @@ import (
 	"github.com/countersign/countersign/oauth1/server"
 )
 
-// TokenStore is an [server.TokenStore] kept in Redis, shared by every
+// TokenStore is a [server.TokenStore] kept in Redis, shared by every
 // [server.Provider] that uses the same Redis and prefix: credentials issued
-// by one instance are known to all, and temporary credentials are exchanged
-// once whichever instances the attempts reach. It is safe for concurrent
-// use.
+// by one instance are known to all, and a revocation on one holds on all
+// from the moment it returns. It is safe for concurrent use.
 //
-// Each record is a hash under one key, the prefix, "temp:" or "token:", and
-// the hex SHA-256 of the token (so that a client's token cannot make a
-// large key). The steps that read and then write (PutTemporary, Authorize,
-// TakeTemporary, PutToken) are Lua scripts, which Redis runs atomically.
-// Temporary credentials expire by Redis TTL, PEXPIREAT Expires: Redis's
-// clock decides, so it must agree with the Provider's. Token credentials do
-// not expire.
-//
-// Every reply is checked for its shape, and every record read for all its
-// fields and its token: a short or malformed reply (from a proxy, say) or
-// a record that something else wrote under the prefix is an error, never
-// credentials with a field missing.
+// Each record is a hash under one key, the prefix, "token:" and the hex
+// SHA-256 of the token; token credentials do not expire. The tokens of a
+// grant (a client and a user) are listed, by the hashes of their tokens,
+// in a set under the prefix, "grant:" and the hex SHA-256 of the consumer
+// key and user, for RevokeGrant. Each command and script touches one key,
+// so that the store works on a Redis Cluster: RevokeGrant removes the
+// tokens of the set one at a time, each only if its record still names
+// the grant.
 type TokenStore struct {
-	// MaxTemporaryPerClient bounds the unexpired temporary credentials
-	// kept for one client (consumer key), exchanged ones included until
-	// they expire; zero means DefaultMaxTemporaryPerClient. Set it before
-	// the store is first used.
-	MaxTemporaryPerClient int
-
 	client  redis.UniversalClient
 	prefix  string
 	honours bool // client bounds calls by their context's deadline
@@ -46,69 +35,13 @@ type TokenStore struct {
 
 var _ server.TokenStore = (*TokenStore)(nil)
 
-// DefaultMaxTemporaryPerClient is the quota of a TokenStore whose
-// MaxTemporaryPerClient is zero: with a Provider's default ten-minute
-// TemporaryTTL, a sustained 1.6 flows a second per client, and at most
-// about 3 MB of Redis per client when every callback is as long as a
-// Provider allows.
-const DefaultMaxTemporaryPerClient = 1000
-
 // NewTokenStore returns a TokenStore that keeps its records in client under
 // keys that start with prefix (such as "myapp:oauth:").
 func NewTokenStore(client redis.UniversalClient, prefix string) *TokenStore {
 	return &TokenStore{client: client, prefix: prefix, honours: honoursDeadlines(client)}
 }
 
-// The fields of a temporary record: t token, s secret, c consumer key, cb
-// callback, e expiry (Unix milliseconds), u user, v verification code, a present
-// once authorized, x present once exchanged (TakeTemporary then drops
-// everything but t and e). A token record has t, s, c and u.
-
-var putTemporary = redis.NewScript(`
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 't', ARGV[1], 's', ARGV[2], 'c', ARGV[3], 'cb', ARGV[4], 'e', ARGV[5], 'u', ARGV[6], 'v', ARGV[7])
-redis.call('PEXPIREAT', KEYS[1], ARGV[5])
-return 1
-`)
-
-var authorize = redis.NewScript(`
-local f = redis.call('HMGET', KEYS[1], 'e', 'x', 'a')
-if not f[1] then return 'notfound' end
-if f[2] or f[3] then return 'used' end
-redis.call('HSET', KEYS[1], 'u', ARGV[1], 'v', ARGV[2], 'a', '1')
-return 'ok'
-`)
-
-var takeTemporary = redis.NewScript(`
-local f = redis.call('HMGET', KEYS[1], 'e', 'x', 't', 's', 'c', 'cb', 'u', 'v')
-if not f[1] then return {'notfound'} end
-if f[2] then return {'used'} end
-redis.call('HDEL', KEYS[1], 's', 'c', 'cb', 'u', 'v', 'a')
-redis.call('HSET', KEYS[1], 'x', '1')
-return {'ok', f[3], f[4], f[5], f[6], f[1], f[7], f[8]}
-`)
-
-// reserve counts temporary credentials against their client's quota:
-// KEYS[1] is the client's sorted set of the hashes of its tokens, scored
-// by their expiry (Unix milliseconds); ARGV[1] is the new token's hash,
-// ARGV[2] its expiry and ARGV[3] the quota. It drops the expired members
-// (by Redis's clock, which also expires the records), then adds the new one
-// unless the quota is reached, and keeps the set until its last member
-// expires. It returns 1 once added, 2 if the token was there already, and
-// 0 when the quota is reached. Each call costs O(log n) in the set's size,
-// plus the members it drops, each once.
-var reserve = redis.NewScript(`
-if redis.replicate_commands then redis.replicate_commands() end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 2 end
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
-local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
-redis.call('PEXPIREAT', KEYS[1], last[2])
-return 1
-`)
+// A token record has t token, s secret, c consumer key and u user.
 
 var putToken = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -116,9 +49,23 @@ redis.call('HSET', KEYS[1], 't', ARGV[1], 's', ARGV[2], 'c', ARGV[3], 'u', ARGV[
 return 1
 `)
 
-func (s *TokenStore) key(kind, token string) string {
-	return s.prefix + kind + hash(token)
-}
+// revoke deletes the record KEYS[1] and returns its t, c and u, or
+// 'notfound'.
+var revoke = redis.NewScript(`
+local f = redis.call('HMGET', KEYS[1], 't', 'c', 'u')
+if not f[1] then return {'notfound'} end
+redis.call('DEL', KEYS[1])
+return {'ok', f[1], f[2], f[3]}
+`)
+
+// revokeIf deletes the record KEYS[1] if its c and u are ARGV[1] and
+// ARGV[2], and returns 1 if it did.
+var revokeIf = redis.NewScript(`
+local f = redis.call('HMGET', KEYS[1], 'c', 'u')
+if f[1] ~= ARGV[1] or f[2] ~= ARGV[2] then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
+`)
 
 // hash returns the hex SHA-256 of s.
 func hash(s string) string {
@@ -126,203 +73,54 @@ func hash(s string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// PutTemporary stores t until t.Expires. It fails if t.Token is empty, if
-// t.Expires is zero, or if the token is already stored; and, with an error
-// wrapping [server.ErrTokenStoreFull] that names the client, when
-// t.ConsumerKey already has MaxTemporaryPerClient unexpired temporary
-// credentials.
-//
-// The quota is kept per client in a sorted set of the client's tokens'
-// hashes scored by expiry, under the prefix, "quota:" and the hex SHA-256
-// of the consumer key; a Lua script drops the expired members, counts and
-// adds, atomically, before the record is stored. Credentials that cannot
-// be stored after all (Redis failed in between, or the token is already
-// stored) may count until they would have expired.
-func (s *TokenStore) PutTemporary(ctx context.Context, t server.TemporaryCredentials) error {
-	if t.Token == "" || t.Expires.IsZero() {
-		return errors.New("redisstore: PutTemporary: empty token or zero Expires")
-	}
-	ms := t.Expires.UnixMilli()
-	if ms <= 0 {
-		return errors.New("redisstore: PutTemporary: Expires is not after 1970")
-	}
-	quota := s.MaxTemporaryPerClient
-	if quota <= 0 {
-		quota = DefaultMaxTemporaryPerClient
-	}
-	quotaKey, member := s.prefix+"quota:"+hash(t.ConsumerKey), hash(t.Token)
-	r, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
-		return reserve.Run(ctx, s.client, []string{quotaKey}, member, ms, quota).Int()
-	})
-	switch {
-	case err != nil:
-		return fmt.Errorf("redisstore: counting temporary credentials: %w", err)
-	case r == 0:
-		return fmt.Errorf("redisstore: client %q has %d unexpired temporary credentials, its quota: %w",
-			t.ConsumerKey, quota, server.ErrTokenStoreFull)
-	case r != 1 && r != 2:
-		return fmt.Errorf("redisstore: PutTemporary: unexpected reply %d", r)
-	}
-
-	key := s.key("temp:", t.Token)
-	n, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
-		return putTemporary.Run(ctx, s.client, []string{key},
-			t.Token, t.Secret, t.ConsumerKey, t.Callback, ms, t.User, t.VerificationCode).Int()
-	})
-	if n != 1 && r == 1 {
-		// Not stored after all: give the place back, if Redis answers.
-		bounded(ctx, s.honours, func(ctx context.Context) (int64, error) {
-			return s.client.ZRem(ctx, quotaKey, member).Result()
-		})
-	}
-	if err != nil {
-		return fmt.Errorf("redisstore: storing temporary credentials: %w", err)
-	}
-	switch n {
-	case 1:
-		return nil
-	case 0:
-		return errors.New("redisstore: PutTemporary: the token is already stored")
-	}
-	return fmt.Errorf("redisstore: PutTemporary: unexpected reply %d", n)
+// grantKey returns the key of the set of the tokens of consumerKey and
+// user: the length prefix keeps ("ab", "c") and ("a", "bc") apart.
+func (s *TokenStore) grantKey(consumerKey, user string) string {
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(consumerKey)))
+	return s.prefix + "grant:" + hash(string(n[:])+consumerKey+user)
 }
 
-// Temporary returns the temporary credentials for token.
-func (s *TokenStore) Temporary(ctx context.Context, token string) (server.TemporaryCredentials, error) {
-	key := s.key("temp:", token)
-	f, err := bounded(ctx, s.honours, func(ctx context.Context) ([]any, error) {
-		return s.client.HMGet(ctx, key, "e", "x", "t", "s", "c", "cb", "u", "v").Result()
-	})
-	if err != nil {
-		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: reading temporary credentials: %w", err)
-	}
-	switch {
-	case len(f) != 8:
-		return server.TemporaryCredentials{}, errMalformedTemporary
-	case f[0] == nil:
-		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials: %w", server.ErrNotFound)
-	case f[1] != nil:
-		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials were exchanged: %w", server.ErrTokenUsed)
-	}
-	return temporary(token, f[0], f[2:])
-}
-
-// errMalformedTemporary and errMalformedToken report a reply of the wrong
-// shape (a short array, a value of the wrong type: from a proxy, say) or a
-// record with fields missing or of another token (written by something
-// other than this package): the store fails closed rather than return
-// credentials with, say, an empty secret.
-var (
-	errMalformedTemporary = errors.New("redisstore: malformed reply or record of temporary credentials")
-	errMalformedToken     = errors.New("redisstore: malformed reply or record of token credentials")
-)
-
-// strs returns vals as strings, or false if any is not a string (a missing
-// field is nil).
-func strs(vals []any) ([]string, bool) {
-	out := make([]string, len(vals))
-	for i, v := range vals {
-		s, ok := v.(string)
-		if !ok {
-			return nil, false
-		}
-		out[i] = s
-	}
-	return out, true
-}
-
-// temporary makes the record of token from the values of e and of t, s, c,
-// cb, u, v, which must all be present, with t equal to token.
-func temporary(token string, e any, f []any) (server.TemporaryCredentials, error) {
-	es, ok := e.(string)
-	if !ok || len(f) != 6 {
-		return server.TemporaryCredentials{}, errMalformedTemporary
-	}
-	ms, err := strconv.ParseInt(es, 10, 64)
-	v, ok := strs(f)
-	if err != nil || ms <= 0 || !ok || v[0] != token {
-		return server.TemporaryCredentials{}, errMalformedTemporary
-	}
-	return server.TemporaryCredentials{
-		Token: v[0], Secret: v[1], ConsumerKey: v[2], Callback: v[3],
-		Expires: time.UnixMilli(ms), User: v[4], VerificationCode: v[5],
-	}, nil
-}
-
-// Authorize records user and the verification code for token, once.
-func (s *TokenStore) Authorize(ctx context.Context, token, user, code string) error {
-	if code == "" {
-		return errors.New("redisstore: Authorize: empty verification code")
-	}
-	key := s.key("temp:", token)
-	res, err := bounded(ctx, s.honours, func(ctx context.Context) (string, error) {
-		return authorize.Run(ctx, s.client, []string{key}, user, code).Text()
-	})
-	if err != nil {
-		return fmt.Errorf("redisstore: authorizing temporary credentials: %w", err)
-	}
-	switch res {
-	case "ok":
-		return nil
-	case "notfound":
-		return fmt.Errorf("redisstore: temporary credentials: %w", server.ErrNotFound)
-	case "used":
-		return fmt.Errorf("redisstore: temporary credentials already authorized or exchanged: %w", server.ErrTokenUsed)
-	}
-	return fmt.Errorf("redisstore: Authorize: unexpected reply %q", res)
-}
-
-// TakeTemporary removes and returns the temporary credentials for token.
-// Their token and expiry stay until then, to answer [server.ErrTokenUsed].
-func (s *TokenStore) TakeTemporary(ctx context.Context, token string) (server.TemporaryCredentials, error) {
-	key := s.key("temp:", token)
-	f, err := bounded(ctx, s.honours, func(ctx context.Context) ([]any, error) {
-		return takeTemporary.Run(ctx, s.client, []string{key}).Slice()
-	})
-	if err != nil {
-		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: taking temporary credentials: %w", err)
-	}
-	switch {
-	case len(f) == 1 && f[0] == "notfound":
-		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials: %w", server.ErrNotFound)
-	case len(f) == 1 && f[0] == "used":
-		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials were exchanged: %w", server.ErrTokenUsed)
-	case len(f) == 8 && f[0] == "ok":
-		// t, s, c, cb, then e, then u, v
-		return temporary(token, f[5], []any{f[1], f[2], f[3], f[4], f[6], f[7]})
-	}
-	return server.TemporaryCredentials{}, errMalformedTemporary
-}
-
-// PutToken stores t. It fails if t.Token is empty or already stored.
-func (s *TokenStore) PutToken(ctx context.Context, t server.TokenCredentials) error {
+// PutToken stores t. It fails if t.Token is empty or already stored. The
+// token is added to its grant's set first, so that a RevokeGrant that
+// finds the set after PutToken returned finds the token.
+func (s *TokenStore) PutToken(ctx context.Context, t server.TokenCredentials, _ time.Time) error {
 	if t.Token == "" {
 		return errors.New("redisstore: PutToken: empty token")
 	}
-	key := s.key("token:", t.Token)
+	member := hash(t.Token)
+	grant := s.grantKey(t.ConsumerKey, t.User)
+	if _, err := bounded(ctx, s.honours, func(ctx context.Context) (int64, error) {
+		return s.client.SAdd(ctx, grant, member).Result()
+	}); err != nil {
+		return storeError("listing token credentials", err)
+	}
+	key := s.prefix + "token:" + member
 	n, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
 		return putToken.Run(ctx, s.client, []string{key}, t.Token, t.Secret, t.ConsumerKey, t.User).Int()
 	})
 	if err != nil {
-		return fmt.Errorf("redisstore: storing token credentials: %w", err)
+		return storeError("storing token credentials", err)
 	}
 	switch n {
 	case 1:
 		return nil
 	case 0:
+		// The set may now list a token of another grant: RevokeGrant
+		// checks each record before it deletes it.
 		return errors.New("redisstore: PutToken: the token is already stored")
 	}
 	return fmt.Errorf("redisstore: PutToken: unexpected reply %d", n)
 }
 
 // Token returns the token credentials for token.
-func (s *TokenStore) Token(ctx context.Context, token string) (server.TokenCredentials, error) {
-	key := s.key("token:", token)
+func (s *TokenStore) Token(ctx context.Context, token string, _ time.Time) (server.TokenCredentials, error) {
+	key := s.prefix + "token:" + hash(token)
 	f, err := bounded(ctx, s.honours, func(ctx context.Context) ([]any, error) {
 		return s.client.HMGet(ctx, key, "t", "s", "c", "u").Result()
 	})
 	if err != nil {
-		return server.TokenCredentials{}, fmt.Errorf("redisstore: reading token credentials: %w", err)
+		return server.TokenCredentials{}, storeError("reading token credentials", err)
 	}
 	if len(f) != 4 {
 		return server.TokenCredentials{}, errMalformedToken
@@ -335,4 +133,61 @@ func (s *TokenStore) Token(ctx context.Context, token string) (server.TokenCrede
 		return server.TokenCredentials{}, errMalformedToken
 	}
 	return server.TokenCredentials{Token: v[0], Secret: v[1], ConsumerKey: v[2], User: v[3]}, nil
+}
+
+// Revoke removes the token credentials for token, then the token from its
+// grant's set.
+func (s *TokenStore) Revoke(ctx context.Context, token string, _ time.Time) error {
+	member := hash(token)
+	f, err := bounded(ctx, s.honours, func(ctx context.Context) ([]any, error) {
+		return revoke.Run(ctx, s.client, []string{s.prefix + "token:" + member}).Slice()
+	})
+	if err != nil {
+		return storeError("revoking token credentials", err)
+	}
+	if len(f) == 1 && f[0] == "notfound" {
+		return fmt.Errorf("redisstore: token credentials: %w", server.ErrNotFound)
+	}
+	v, ok := strs(f)
+	if !ok || len(v) != 4 || v[0] != "ok" || v[1] != token {
+		return errMalformedToken // the record is gone all the same
+	}
+	// The token is revoked: a set that still lists it costs a little
+	// memory, and a RevokeGrant that finds no record for it.
+	bounded(ctx, s.honours, func(ctx context.Context) (int64, error) {
+		return s.client.SRem(ctx, s.grantKey(v[2], v[3]), member).Result()
+	})
+	return nil
+}
+
+// RevokeGrant removes the token credentials of user for the client
+// consumerKey, listed in the grant's set, and returns how many it removed.
+func (s *TokenStore) RevokeGrant(ctx context.Context, consumerKey, user string, _ time.Time) (int, error) {
+	grant := s.grantKey(consumerKey, user)
+	members, err := bounded(ctx, s.honours, func(ctx context.Context) ([]string, error) {
+		return s.client.SMembers(ctx, grant).Result()
+	})
+	if err != nil {
+		return 0, storeError("listing token credentials", err)
+	}
+	revoked := 0
+	for _, m := range members {
+		n, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
+			return revokeIf.Run(ctx, s.client, []string{s.prefix + "token:" + m}, consumerKey, user).Int()
+		})
+		if err != nil {
+			return revoked, storeError("revoking token credentials", err)
+		}
+		if n != 0 && n != 1 {
+			return revoked, fmt.Errorf("redisstore: RevokeGrant: unexpected reply %d", n)
+		}
+		revoked += n
+		// Only the members read: a token added meanwhile stays listed.
+		if _, err := bounded(ctx, s.honours, func(ctx context.Context) (int64, error) {
+			return s.client.SRem(ctx, grant, m).Result()
+		}); err != nil {
+			return revoked, storeError("revoking token credentials", err)
+		}
+	}
+	return revoked, nil
 }

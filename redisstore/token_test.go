@@ -21,61 +21,75 @@ import (
 	"github.com/countersign/countersign/redisstore"
 )
 
+// Every subtest of the conformance tests gets a store with its own client
+// on the same keys, as another instance would.
+
 func TestTokenStore(t *testing.T) {
 	addr, prefix := sharedAddr(t), testPrefix(t)
-	// Every subtest gets a store with its own client on the same keys, as
-	// another instance would.
 	oauth1test.TestTokenStore(t, func() server.TokenStore {
 		return redisstore.NewTokenStore(newClient(t, addr), prefix)
 	})
 }
 
-// TestTokenStoreKeys checks that records live under the prefix, at keys of
+func TestTemporaryStore(t *testing.T) {
+	addr, prefix := sharedAddr(t), testPrefix(t)
+	oauth1test.TestTemporaryStore(t, func() server.TemporaryStore {
+		return redisstore.NewTemporaryStore(newClient(t, addr), prefix)
+	})
+}
+
+func TestNonceStore(t *testing.T) {
+	addr, prefix := sharedAddr(t), testPrefix(t)
+	oauth1test.TestNonceStore(t, func() server.NonceStore {
+		return redisstore.NewNonceStore(newClient(t, addr), prefix)
+	})
+}
+
+// TestStoreKeys checks that records live under the prefix, at keys of
 // fixed length whatever the token, and that temporary credentials, and
-// their client's quota, carry their expiry as a Redis TTL.
-func TestTokenStoreKeys(t *testing.T) {
+// their client's quota, carry their time to live, Expires − now on the
+// clock the calls are passed (here 2011), as a Redis TTL.
+func TestStoreKeys(t *testing.T) {
 	rdb := newClient(t, sharedAddr(t))
 	prefix := testPrefix(t)
-	s := redisstore.NewTokenStore(rdb, prefix)
+	s, tokens := redisstore.NewTemporaryStore(rdb, prefix), redisstore.NewTokenStore(rdb, prefix)
 	ctx := context.Background()
+	now := time.Unix(1_300_000_000, 0)
 
 	huge := strings.Repeat("t", 1<<20)
-	_, err := s.Temporary(ctx, huge)
+	_, err := s.Temporary(ctx, huge, now)
 	assert.ErrorIs(t, err, server.ErrNotFound)
 	require.NoError(t, s.PutTemporary(ctx, server.TemporaryCredentials{
-		Token: huge, Secret: "s", ConsumerKey: "c", Callback: "oob", Expires: time.Now().Add(time.Minute),
-	}))
-	require.NoError(t, s.PutToken(ctx, server.TokenCredentials{Token: huge, Secret: "s", ConsumerKey: "c", User: "u"}))
-	got, err := s.Temporary(ctx, huge)
+		Token: huge, Secret: "s", ConsumerKey: "c", Callback: "oob", Expires: now.Add(time.Minute),
+	}, now))
+	require.NoError(t, tokens.PutToken(ctx, server.TokenCredentials{Token: huge, Secret: "s", ConsumerKey: "c", User: "u"}, now))
+	got, err := s.Temporary(ctx, huge, now)
 	require.NoError(t, err)
 	assert.Equal(t, huge, got.Token)
 
 	keys, err := rdb.Keys(ctx, prefix+"*").Result()
 	require.NoError(t, err)
-	require.Len(t, keys, 3)
+	require.Len(t, keys, 4)
 	for _, k := range keys {
-		switch {
-		case strings.HasPrefix(k, prefix+"temp:"), strings.HasPrefix(k, prefix+"quota:"):
-			kind, _, _ := strings.Cut(k[len(prefix):], ":")
-			assert.Len(t, k, len(prefix)+len(kind)+1+64)
-			ttl, err := rdb.PTTL(ctx, k).Result()
-			require.NoError(t, err)
+		kind, _, _ := strings.Cut(k[len(prefix):], ":")
+		assert.Len(t, k, len(prefix)+len(kind)+1+64)
+		ttl, err := rdb.PTTL(ctx, k).Result()
+		require.NoError(t, err)
+		switch kind {
+		case "temp", "quota":
 			assert.InDelta(t, time.Minute, ttl, float64(5*time.Second), "PTTL of %s", k)
-		case strings.HasPrefix(k, prefix+"token:"):
-			assert.Len(t, k, len(prefix)+len("token:")+64)
-			ttl, err := rdb.PTTL(ctx, k).Result()
-			require.NoError(t, err)
+		case "token", "grant":
 			assert.Equal(t, time.Duration(-1), ttl, "token credentials have no TTL")
 		default:
 			t.Errorf("unexpected key %q", k)
 		}
 	}
 
-	// Refusals that never reach Redis, as MemoryTokenStore's.
-	assert.Error(t, s.PutTemporary(ctx, server.TemporaryCredentials{Token: "", Expires: time.Now().Add(time.Minute)}))
-	assert.Error(t, s.PutTemporary(ctx, server.TemporaryCredentials{Token: "x"}))
-	assert.Error(t, s.Authorize(ctx, "x", "u", ""))
-	assert.Error(t, s.PutToken(ctx, server.TokenCredentials{}))
+	// Refusals that never reach Redis, as the memory stores'.
+	assert.Error(t, s.PutTemporary(ctx, server.TemporaryCredentials{Token: "", Expires: now.Add(time.Minute)}, now))
+	assert.Error(t, s.PutTemporary(ctx, server.TemporaryCredentials{Token: "x"}, now))
+	assert.Error(t, s.Authorize(ctx, "x", "u", "", now))
+	assert.Error(t, tokens.PutToken(ctx, server.TokenCredentials{}, now))
 }
 
 // allKeys returns the keys that match pattern, on every master of a
@@ -108,6 +122,7 @@ var consumers = server.Consumers{consumerKey: {Secret: consumerSecret}}
 func newProvider(rdb redis.UniversalClient, prefix string) *server.Provider {
 	return &server.Provider{
 		Consumers: consumers,
+		Temporary: redisstore.NewTemporaryStore(rdb, prefix),
 		Tokens:    redisstore.NewTokenStore(rdb, prefix),
 		Verifier:  &server.Verifier{Nonces: redisstore.NewNonceStore(rdb, prefix)},
 	}
@@ -127,7 +142,8 @@ func post(t *testing.T, h http.Handler, url string, tok *oauth1.Credentials, ext
 // sharing one Redis, and sends 64 token requests for the same temporary
 // credentials (each signed afresh, so that no nonce is replayed) to all of
 // them at once: exactly one instance issues token credentials, the others
-// answer token_used, and the token credentials work on every instance.
+// answer token_used, and the token credentials work on every instance,
+// until one instance revokes them.
 func TestExchangeAcrossProviders(t *testing.T) {
 	addr := sharedAddr(t)
 	testExchangeAcrossProviders(t, func() redis.UniversalClient { return newClient(t, addr) })
@@ -188,13 +204,22 @@ func testExchangeAcrossProviders(t *testing.T, newClient func() redis.UniversalC
 		var user string
 		api := p.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			v, _ := server.FromContext(r.Context())
-			tc, err := p.Tokens.Token(r.Context(), v.Token)
-			assert.NoError(t, err)
-			user = tc.User
+			user = v.User
 		}))
 		rec := post(t, api, "http://provider.example/api", tok)
 		assert.Equal(t, http.StatusOK, rec.Code, "instance %d: %s", i, rec.Body)
 		assert.Equal(t, "alice", user, "instance %d", i)
+	}
+
+	// alice withdraws her grant on one instance: every instance refuses
+	// the token at once.
+	n, err := ps[3].RevokeGrant(ctx, consumerKey, "alice")
+	assert.NoError(t, err)
+	assert.Equal(t, 1, n, "tokens revoked")
+	for i, p := range ps {
+		rec := post(t, p.Middleware(http.NotFoundHandler()), "http://provider.example/api", tok)
+		assert.Equal(t, http.StatusUnauthorized, rec.Code, "instance %d after revocation: %s", i, rec.Body)
+		assert.Equal(t, "oauth_problem=token_rejected", rec.Body.String(), "instance %d after revocation", i)
 	}
 }
 
@@ -206,12 +231,12 @@ func TestDenyApproved(t *testing.T) {
 	approver, denier := newProvider(newClient(t, addr), prefix), newProvider(newClient(t, addr), prefix)
 	ctx := context.Background()
 	temp := server.TemporaryCredentials{Token: "temp", Secret: "s", ConsumerKey: consumerKey, Callback: "oob", Expires: time.Now().Add(time.Minute)}
-	require.NoError(t, approver.Tokens.PutTemporary(ctx, temp))
+	require.NoError(t, approver.Temporary.PutTemporary(ctx, temp, time.Now()))
 	_, code, err := approver.Authorize(ctx, "temp", "alice")
 	require.NoError(t, err)
 	_, err = denier.Deny(ctx, "temp")
 	assert.ErrorIs(t, err, server.ErrTokenUsed, "Deny of approved temporary credentials")
-	got, err := approver.Tokens.TakeTemporary(ctx, "temp")
+	got, err := approver.Temporary.TakeTemporary(ctx, "temp", time.Now())
 	require.NoError(t, err)
 	assert.Equal(t, code, got.VerificationCode)
 	assert.Equal(t, "alice", got.User)

@@ -330,11 +330,11 @@ func (s credStore) Consumer(_ context.Context, key string) (server.Registration,
 	return server.Registration{Secret: s.secret, PublicKey: s.pub}, nil
 }
 
-func (s credStore) TokenSecret(_ context.Context, _, token string) (string, error) {
+func (s credStore) TokenCredentials(_ context.Context, key, token string) (server.TokenCredentials, error) {
 	if s.token != "" && token != s.token {
-		return "", server.ErrNotFound
+		return server.TokenCredentials{}, server.ErrNotFound
 	}
-	return s.tokenSecret, nil
+	return server.TokenCredentials{Token: token, Secret: s.tokenSecret, ConsumerKey: key}, nil
 }
 
 // publicKey reads an RSA public key with rsakey.ParsePublic, or takes

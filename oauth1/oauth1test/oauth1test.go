@@ -92,7 +92,8 @@ type Server struct {
 	Verifier *server.Verifier
 
 	// Provider issues the credentials, verifying with Verifier, and keeps
-	// them in an [server.MemoryTokenStore] on Verifier's clock. Set its
+	// them in a [server.MemoryTemporaryStore] and a
+	// [server.MemoryTokenStore], on Verifier's clock. Set its
 	// fields, such as TokenValues to add user_id to the access token
 	// answer, before the first request.
 	Provider *server.Provider
@@ -125,7 +126,8 @@ func newServer(consumerKey, consumerSecret string, start func(http.Handler) *htt
 	s := &Server{ConsumerKey: consumerKey, ConsumerSecret: consumerSecret, User: "user", mux: http.NewServeMux()}
 	s.Provider = &server.Provider{
 		Consumers: consumerFunc(s.consumer),
-		Tokens:    &server.MemoryTokenStore{Now: s.now},
+		Temporary: new(server.MemoryTemporaryStore),
+		Tokens:    new(server.MemoryTokenStore),
 		Observe:   s.record,
 	}
 	s.Verifier = &server.Verifier{Nonces: new(server.MemoryNonceStore), Realm: "oauth1test"}
@@ -261,7 +263,7 @@ func (s *Server) LastBaseString() string {
 // signed requests that do not need the flow.
 func (s *Server) IssueToken() oauth1.Credentials {
 	tok := server.TokenCredentials{Token: rand.Text(), Secret: rand.Text(), ConsumerKey: s.ConsumerKey, User: s.User}
-	if err := s.Provider.Tokens.PutToken(context.Background(), tok); err != nil {
+	if err := s.Provider.Tokens.PutToken(context.Background(), tok, s.now()); err != nil {
 		panic("oauth1test: IssueToken: " + err.Error()) // a MemoryTokenStore fails only on a duplicate
 	}
 	return oauth1.Credentials{Token: tok.Token, Secret: tok.Secret}

@@ -3,244 +3,150 @@ package oauth1test
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/countersign/countersign/oauth1/server"
 )
 
 // TestTokenStore checks that the stores newStore returns keep the
-// [server.TokenStore] contract: round trips, ErrNotFound for unknown and
-// expired tokens, Authorize once, TakeTemporary once (also among 64
-// concurrent calls), ErrTokenUsed after the exchange and until expiry, and
-// separate name spaces for temporary and token credentials. Every subtest
-// uses fresh random tokens, so newStore may return the same shared store
-// each time. It takes about a second, waiting for credentials to expire on
-// the real clock.
+// [server.TokenStore] contract: round trips, ErrNotFound for unknown
+// tokens, a token stored once, Revoke of one token and RevokeGrant of the
+// tokens of one user for one client, each refusing them from the moment
+// it returns and leaving every other token alone, and concurrent use.
+// Every call is passed a test clock in 2011. Every subtest uses fresh
+// random tokens, consumer keys and users, so newStore may return the same
+// shared store each time.
 func TestTokenStore(t *testing.T, newStore func() server.TokenStore) {
 	ctx := context.Background()
-	temp := func(ttl time.Duration) server.TemporaryCredentials {
-		return server.TemporaryCredentials{
-			Token: rand.Text(), Secret: rand.Text(), ConsumerKey: "consumer-" + rand.Text()[:6],
-			Callback: "https://client.example/cb?state=a%20b&x=1",
-			// Millisecond precision: a store may keep no more.
-			Expires: time.Now().Add(ttl).Truncate(time.Millisecond),
+	now := storeEpoch
+	token := func(client, user string) server.TokenCredentials {
+		return server.TokenCredentials{Token: rand.Text(), Secret: rand.Text(), ConsumerKey: client, User: user}
+	}
+	put := func(t *testing.T, s server.TokenStore, tok server.TokenCredentials) {
+		t.Helper()
+		if err := s.PutToken(ctx, tok, now); err != nil {
+			t.Fatalf("PutToken: %v", err)
 		}
 	}
-	put := func(t *testing.T, s server.TokenStore, ttl time.Duration) server.TemporaryCredentials {
+	known := func(t *testing.T, s server.TokenStore, want server.TokenCredentials) {
 		t.Helper()
-		tc := temp(ttl)
-		if err := s.PutTemporary(ctx, tc); err != nil {
-			t.Fatalf("PutTemporary: %v", err)
-		}
-		return tc
-	}
-	wantErr := func(t *testing.T, what string, err, target error) {
-		t.Helper()
-		if !errors.Is(err, target) {
-			t.Errorf("%s: error %v, want one wrapping %v", what, err, target)
+		got, err := s.Token(ctx, want.Token, now)
+		if err != nil || got != want {
+			t.Errorf("Token = %#v, %v; want %#v (secrets not shown)", got, err, want)
 		}
 	}
-	// allUnknown checks every temporary-credential method for token.
-	allFail := func(t *testing.T, s server.TokenStore, token string, target error) {
+	unknown := func(t *testing.T, s server.TokenStore, token string) {
 		t.Helper()
-		_, err := s.Temporary(ctx, token)
-		wantErr(t, "Temporary", err, target)
-		wantErr(t, "Authorize", s.Authorize(ctx, token, "mallory", "v"), target)
-		_, err = s.TakeTemporary(ctx, token)
-		wantErr(t, "TakeTemporary", err, target)
+		_, err := s.Token(ctx, token, now)
+		wantErr(t, "Token", err, server.ErrNotFound)
 	}
+	name := func(what string) string { return what + "-" + rand.Text()[:8] }
 
 	t.Run("Unknown", func(t *testing.T) {
 		s := newStore()
-		allFail(t, s, rand.Text(), server.ErrNotFound)
-		_, err := s.Token(ctx, rand.Text())
-		wantErr(t, "Token", err, server.ErrNotFound)
-	})
-
-	t.Run("TemporaryRoundTrip", func(t *testing.T) {
-		s := newStore()
-		want := put(t, s, time.Minute)
-		got, err := s.Temporary(ctx, want.Token)
-		if err != nil {
-			t.Fatalf("Temporary: %v", err)
-		}
-		checkTemporary(t, "Temporary", got, want)
-	})
-
-	t.Run("AuthorizeOnce", func(t *testing.T) {
-		s := newStore()
-		want := put(t, s, time.Minute)
-		if err := s.Authorize(ctx, want.Token, "alice", "verifier-1"); err != nil {
-			t.Fatalf("Authorize: %v", err)
-		}
-		wantErr(t, "second Authorize", s.Authorize(ctx, want.Token, "mallory", "verifier-2"), server.ErrTokenUsed)
-		want.User, want.VerificationCode = "alice", "verifier-1"
-		got, err := s.Temporary(ctx, want.Token)
-		if err != nil {
-			t.Fatalf("Temporary: %v", err)
-		}
-		checkTemporary(t, "Temporary after Authorize", got, want)
-	})
-
-	t.Run("AuthorizeConcurrently", func(t *testing.T) {
-		s := newStore()
-		tc := put(t, s, time.Minute)
-		users := make([]string, 64)
-		for i := range users {
-			users[i] = rand.Text()
-		}
-		var ok []string
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		for _, u := range users {
-			wg.Go(func() {
-				err := s.Authorize(ctx, tc.Token, u, "v-"+u)
-				mu.Lock()
-				defer mu.Unlock()
-				if err == nil {
-					ok = append(ok, u)
-				} else if !errors.Is(err, server.ErrTokenUsed) {
-					t.Errorf("Authorize: %v, want nil or ErrTokenUsed", err)
-				}
-			})
-		}
-		wg.Wait()
-		if len(ok) != 1 {
-			t.Fatalf("%d of 64 concurrent Authorize calls succeeded, want 1", len(ok))
-		}
-		got, err := s.Temporary(ctx, tc.Token)
-		if err != nil || got.User != ok[0] || got.VerificationCode != "v-"+ok[0] {
-			t.Errorf("Temporary = %v, %v; want the user %q who won and their verification code", got, err, ok[0])
+		unknown(t, s, rand.Text())
+		wantErr(t, "Revoke", s.Revoke(ctx, rand.Text(), now), server.ErrNotFound)
+		if n, err := s.RevokeGrant(ctx, name("client"), name("user"), now); n != 0 || err != nil {
+			t.Errorf("RevokeGrant of a grant that has no tokens = %d, %v; want 0, nil", n, err)
 		}
 	})
 
-	t.Run("TakeOnce", func(t *testing.T) {
+	t.Run("RoundTrip", func(t *testing.T) {
 		s := newStore()
-		want := put(t, s, time.Minute)
-		if err := s.Authorize(ctx, want.Token, "alice", "v"); err != nil {
-			t.Fatalf("Authorize: %v", err)
-		}
-		want.User, want.VerificationCode = "alice", "v"
-		got, err := s.TakeTemporary(ctx, want.Token)
-		if err != nil {
-			t.Fatalf("TakeTemporary: %v", err)
-		}
-		checkTemporary(t, "TakeTemporary", got, want)
-		allFail(t, s, want.Token, server.ErrTokenUsed)
+		want := token(name("client"), "alice")
+		put(t, s, want)
+		known(t, s, want)
+		// A record with fields of any content, empty ones included.
+		odd := server.TokenCredentials{Token: rand.Text(), Secret: "s p&a=c%e\x00", ConsumerKey: "k:ey", User: ""}
+		put(t, s, odd)
+		known(t, s, odd)
 	})
 
-	t.Run("TakeConcurrently", func(t *testing.T) {
+	t.Run("PutTwice", func(t *testing.T) {
 		s := newStore()
-		tc := put(t, s, time.Minute)
-		var won, used int
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		for range 64 {
-			wg.Go(func() {
-				got, err := s.TakeTemporary(ctx, tc.Token)
-				mu.Lock()
-				defer mu.Unlock()
-				switch {
-				case err == nil:
-					won++
-					if got.Secret != tc.Secret {
-						t.Errorf("TakeTemporary returned another record: %v", got)
-					}
-				case errors.Is(err, server.ErrTokenUsed):
-					used++
-				default:
-					t.Errorf("TakeTemporary: %v, want nil or ErrTokenUsed", err)
-				}
-			})
+		tok := token(name("client"), "alice")
+		put(t, s, tok)
+		other := tok
+		other.Secret = rand.Text()
+		if err := s.PutToken(ctx, other, now); err == nil {
+			t.Error("PutToken of a token already stored succeeded")
 		}
-		wg.Wait()
-		if won != 1 || used != 63 {
-			t.Errorf("64 concurrent TakeTemporary calls: %d succeeded and %d got ErrTokenUsed, want 1 and 63", won, used)
-		}
+		known(t, s, tok)
 	})
 
-	t.Run("Expiry", func(t *testing.T) {
+	t.Run("Revoke", func(t *testing.T) {
 		s := newStore()
-		const ttl = 400 * time.Millisecond
-		fresh, taken := put(t, s, ttl), put(t, s, ttl)
-		if _, err := s.TakeTemporary(ctx, taken.Token); err != nil {
-			t.Fatalf("TakeTemporary: %v", err)
+		client := name("client")
+		revoked, kept := token(client, "alice"), token(client, "alice")
+		put(t, s, revoked)
+		put(t, s, kept)
+		if err := s.Revoke(ctx, revoked.Token, now); err != nil {
+			t.Fatalf("Revoke: %v", err)
 		}
-		if _, err := s.Temporary(ctx, fresh.Token); err != nil {
-			t.Fatalf("Temporary before expiry: %v", err)
+		unknown(t, s, revoked.Token)
+		known(t, s, kept)
+		wantErr(t, "second Revoke", s.Revoke(ctx, revoked.Token, now), server.ErrNotFound)
+		// The grant still holds the token kept, and only it.
+		if n, err := s.RevokeGrant(ctx, client, "alice", now); n != 1 || err != nil {
+			t.Errorf("RevokeGrant after Revoke of one of two tokens = %d, %v; want 1, nil", n, err)
 		}
-		time.Sleep(time.Until(fresh.Expires) + 150*time.Millisecond)
-		allFail(t, s, fresh.Token, server.ErrNotFound)
-		allFail(t, s, taken.Token, server.ErrNotFound)
-		// Expiry came after another record was stored, too.
-		_ = put(t, s, time.Minute)
-		allFail(t, s, fresh.Token, server.ErrNotFound)
+		unknown(t, s, kept.Token)
 	})
 
-	t.Run("TokenRoundTrip", func(t *testing.T) {
+	t.Run("RevokeGrant", func(t *testing.T) {
 		s := newStore()
-		want := server.TokenCredentials{Token: rand.Text(), Secret: rand.Text(), ConsumerKey: "c", User: "alice"}
-		if err := s.PutToken(ctx, want); err != nil {
-			t.Fatalf("PutToken: %v", err)
+		client, other, alice, bob := name("client"), name("other"), name("alice"), name("bob")
+		var grant []server.TokenCredentials
+		for range 3 {
+			tok := token(client, alice)
+			put(t, s, tok)
+			grant = append(grant, tok)
 		}
-		got, err := s.Token(ctx, want.Token)
-		if err != nil || got != want {
-			t.Errorf("Token = %#v, %v; want %#v", got, err, want)
+		// The same user for another client, another user for the same
+		// client, and names that run together differently.
+		keep := []server.TokenCredentials{token(other, alice), token(client, bob), token(client+alice, ""), token("", client+alice)}
+		for _, tok := range keep {
+			put(t, s, tok)
 		}
+		n, err := s.RevokeGrant(ctx, client, alice, now)
+		if n != len(grant) || err != nil {
+			t.Errorf("RevokeGrant = %d, %v; want %d, nil", n, err, len(grant))
+		}
+		for _, tok := range grant {
+			unknown(t, s, tok.Token)
+		}
+		for _, tok := range keep {
+			known(t, s, tok)
+		}
+		if n, err := s.RevokeGrant(ctx, client, alice, now); n != 0 || err != nil {
+			t.Errorf("second RevokeGrant = %d, %v; want 0, nil", n, err)
+		}
+		// A new token for the grant is not revoked by the past call.
+		fresh := token(client, alice)
+		put(t, s, fresh)
+		known(t, s, fresh)
 	})
 
-	t.Run("SeparateNames", func(t *testing.T) {
+	t.Run("Concurrent", func(t *testing.T) {
 		s := newStore()
-		tc := put(t, s, time.Minute)
-		tok := server.TokenCredentials{Token: rand.Text(), Secret: rand.Text(), ConsumerKey: "c", User: "u"}
-		if err := s.PutToken(ctx, tok); err != nil {
-			t.Fatalf("PutToken: %v", err)
-		}
-		_, err := s.Token(ctx, tc.Token)
-		wantErr(t, "Token(temporary token)", err, server.ErrNotFound)
-		allFail(t, s, tok.Token, server.ErrNotFound)
-	})
-
-	t.Run("ConcurrentDistinct", func(t *testing.T) {
-		s := newStore()
+		client, user := name("client"), name("user")
 		var wg sync.WaitGroup
 		for range 16 {
 			wg.Go(func() {
-				tc := temp(time.Minute)
-				tok := server.TokenCredentials{Token: rand.Text(), Secret: rand.Text(), ConsumerKey: "c", User: "u"}
-				if err := s.PutTemporary(ctx, tc); err != nil {
-					t.Errorf("PutTemporary: %v", err)
-					return
-				}
-				if err := s.PutToken(ctx, tok); err != nil {
+				tok := token(client, user)
+				if err := s.PutToken(ctx, tok, now); err != nil {
 					t.Errorf("PutToken: %v", err)
 					return
 				}
-				if err := s.Authorize(ctx, tc.Token, "u", "v"); err != nil {
-					t.Errorf("Authorize: %v", err)
-				}
-				if got, err := s.TakeTemporary(ctx, tc.Token); err != nil || got.Secret != tc.Secret || got.VerificationCode != "v" {
-					t.Errorf("TakeTemporary = %v, %v", got, err)
-				}
-				if got, err := s.Token(ctx, tok.Token); err != nil || got != tok {
+				if got, err := s.Token(ctx, tok.Token, now); err != nil || got != tok {
 					t.Errorf("Token = %v, %v", got, err)
 				}
 			})
 		}
 		wg.Wait()
+		if n, err := s.RevokeGrant(ctx, client, user, now); n != 16 || err != nil {
+			t.Errorf("RevokeGrant of 16 tokens stored concurrently = %d, %v; want 16, nil", n, err)
+		}
 	})
-}
-
-// checkTemporary compares two records, Expires to the millisecond.
-func checkTemporary(t *testing.T, what string, got, want server.TemporaryCredentials) {
-	t.Helper()
-	d := got.Expires.Sub(want.Expires)
-	gotE, wantE := got, want
-	gotE.Expires, wantE.Expires = time.Time{}, time.Time{}
-	if gotE != wantE || d < -time.Millisecond || d > time.Millisecond {
-		t.Errorf("%s = %#v, want %#v (secrets not shown; Expires %v, want %v)", what, got, want, got.Expires, want.Expires)
-	}
 }

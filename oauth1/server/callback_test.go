@@ -73,7 +73,7 @@ func TestCallbackDefaultPolicy(t *testing.T) {
 		{"/cb", false},
 		{"https://good.example/" + strings.Repeat("a", 2048), false},
 	} {
-		p := &Provider{Consumers: Consumers{"key": {Secret: "secret"}}, Tokens: new(MemoryTokenStore)}
+		p := &Provider{Consumers: Consumers{"key": {Secret: "secret"}}, Temporary: new(MemoryTemporaryStore), Tokens: new(MemoryTokenStore)}
 		code, body := requestWithCallback(t, p, tt.cb)
 		if accepted := code == http.StatusOK; accepted != tt.accept {
 			t.Errorf("oauth_callback %q: %d %s; want accepted %v", tt.cb, code, body, tt.accept)
@@ -105,7 +105,7 @@ func TestCallbackRegisteredSchemes(t *testing.T) {
 		{"ms-msdt:/id PCWDiagnostic", false},
 		{"intent://scan/", false},
 	} {
-		p := &Provider{Consumers: Consumers{"key": reg}, Tokens: new(MemoryTokenStore)}
+		p := &Provider{Consumers: Consumers{"key": reg}, Temporary: new(MemoryTemporaryStore), Tokens: new(MemoryTokenStore)}
 		code, body := requestWithCallback(t, p, tt.cb)
 		if accepted := code == http.StatusOK; accepted != tt.accept {
 			t.Errorf("oauth_callback %q, schemes %q: %d %s; want accepted %v", tt.cb, reg.CallbackSchemes, code, body, tt.accept)

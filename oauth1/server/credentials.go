@@ -13,6 +13,15 @@ import (
 // is an internal error.
 var ErrNotFound = errors.New("oauth1: credentials not found")
 
+// ErrStoreUnavailable is how every store of this package (a
+// [CredentialStore], [ConsumerStore], [NonceStore], [TemporaryStore] or
+// [TokenStore]) says it cannot answer now: a database or Redis that cannot
+// be reached, times out or refuses writes. A store returns an error that
+// wraps it and, for the operator, the cause. The request is refused, and
+// [Verifier.WriteError] answers 503 Service Unavailable with Retry-After,
+// so that clients try again; any other error from a store is answered 500.
+var ErrStoreUnavailable = errors.New("oauth1: store unavailable")
+
 // A Registration is what a provider registered for a client (RFC 5849
 // §1.1, "client credentials"): the shared secret for
 // the HMAC and PLAINTEXT methods, and the public key for the RSA methods
@@ -39,15 +48,17 @@ type ConsumerStore interface {
 
 // A CredentialStore looks up the credentials a [Verifier] needs, by consumer
 // key and by token. Both methods return an error wrapping [ErrNotFound] for
-// an unknown key or token; the token lookup gets the consumer key too, so
-// that a store can refuse a token issued to another client. TokenSecret
-// returns the token's shared secret; a Verifier that checks requests to
-// protected resources must know access tokens only (a [Provider] does
-// that for the tokens it issues). Implementations must be safe for
-// concurrent use.
+// an unknown key or token, and one wrapping [ErrStoreUnavailable] when the
+// store cannot be reached. TokenCredentials returns the record of token,
+// its Secret and ConsumerKey filled in: the Verifier refuses a token whose
+// ConsumerKey is not the request's, a token issued to another client, and
+// passes the record's User on in [Verification].User. A Verifier that
+// checks requests to protected resources must know access tokens only (a
+// [Provider] does that for the tokens it issues). Implementations must be
+// safe for concurrent use.
 type CredentialStore interface {
 	ConsumerStore
-	TokenSecret(ctx context.Context, consumerKey, token string) (string, error)
+	TokenCredentials(ctx context.Context, consumerKey, token string) (TokenCredentials, error)
 }
 
 // Consumers is a [ConsumerStore] for [Provider.Consumers], and a
@@ -68,8 +79,8 @@ func (c Consumers) Consumer(_ context.Context, consumerKey string) (Registration
 	return r, nil
 }
 
-// TokenSecret knows no token: it always returns an error wrapping
+// TokenCredentials knows no token: it always returns an error wrapping
 // [ErrNotFound].
-func (c Consumers) TokenSecret(_ context.Context, _, token string) (string, error) {
-	return "", fmt.Errorf("%w: token %q (this store has no tokens)", ErrNotFound, token)
+func (c Consumers) TokenCredentials(_ context.Context, _, token string) (TokenCredentials, error) {
+	return TokenCredentials{}, fmt.Errorf("%w: token %q (this store has no tokens)", ErrNotFound, token)
 }

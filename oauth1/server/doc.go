@@ -31,14 +31,20 @@
 // for the provider's own consent page. It verifies with Verifiers of its
 // own, built from the settings in Provider.Verifier (whose Store and
 // Observe, which the Provider has of its own, must be nil), and keeps
-// temporary and token credentials in a [TokenStore]: [MemoryTokenStore]
-// for one process, or a shared store, such as the Redis one of module
+// temporary credentials in a [TemporaryStore] and token credentials, until
+// they are revoked ([Provider.Revoke], [Provider.RevokeGrant]), in a
+// [TokenStore]: [MemoryTemporaryStore] and [MemoryTokenStore] for one
+// process, or shared stores, such as the Redis ones of module
 // github.com/countersign/countersign/redisstore, for several instances,
-// which also need a shared NonceStore.
+// which also need a shared NonceStore. Every store call is passed the
+// Provider's clock, and a store that cannot be reached says so with
+// [ErrStoreUnavailable], which is answered 503 with Retry-After; package
+// [github.com/countersign/countersign/oauth1/oauth1test] checks a store
+// against its interface's contract.
 //
 // # Who uses what
 //
-// A provider reads this package (48 exported names: types, functions,
+// A provider reads this package (54 exported names: types, functions,
 // methods, variables and constants) and the vocabulary it shares with
 // clients in package oauth1: [oauth1.Param], [oauth1.Problem] and its codes,
 // [oauth1.ProblemReport], [oauth1.ParseAuthHeader]. A client reads only package oauth1 (64).

@@ -21,6 +21,7 @@ import (
 func ExampleProvider() {
 	p := &server.Provider{
 		Consumers: server.Consumers{"dpf43f3p2l4k3l03": {Secret: "kd94hf93k423kf44"}},
+		Temporary: new(server.MemoryTemporaryStore),
 		Tokens:    new(server.MemoryTokenStore),
 		TokenValues: func(_ context.Context, t server.TokenCredentials) (url.Values, error) {
 			return url.Values{"user_id": {t.User}}, nil
@@ -31,7 +32,7 @@ func ExampleProvider() {
 	mux.Handle("POST /oauth/access_token", p.AccessTokenHandler())
 	mux.HandleFunc("GET /oauth/authorize", func(w http.ResponseWriter, r *http.Request) {
 		// A real consent page signs the user in, shows which client asks
-		// (p.Tokens.Temporary has its ConsumerKey) and approves on a POST
+		// (p.Temporary.Temporary has its ConsumerKey) and approves on a POST
 		// protected against cross-site request forgery. This one approves
 		// at once for alice.
 		redirect, pin, err := p.Authorize(r.Context(), r.FormValue("oauth_token"), "alice")
@@ -46,12 +47,11 @@ func ExampleProvider() {
 	})
 	mux.Handle("/photos", p.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v, _ := server.FromContext(r.Context())
-		tok, err := p.Tokens.Token(r.Context(), v.Token)
-		if err != nil { // a two-legged request: no user
+		if v.User == "" { // a two-legged request: no user
 			http.Error(w, "sign in first", http.StatusForbidden)
 			return
 		}
-		fmt.Fprintf(w, "the photos of %s", tok.User)
+		fmt.Fprintf(w, "the photos of %s", v.User)
 	})))
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
@@ -107,12 +107,12 @@ func ExampleProvider() {
 // query (RFC 5849 §2.2); the consent page redirects there.
 func ExampleProvider_Authorize() {
 	ctx := context.Background()
-	p := &server.Provider{Tokens: new(server.MemoryTokenStore)}
+	p := &server.Provider{Temporary: new(server.MemoryTemporaryStore)}
 	// What the temporary credential request stored (RFC 5849 §1.2).
-	err := p.Tokens.PutTemporary(ctx, server.TemporaryCredentials{
+	err := p.Temporary.PutTemporary(ctx, server.TemporaryCredentials{
 		Token: "hh5s93j4hdidpola", Secret: "hdhd0244k9j7ao03", ConsumerKey: "dpf43f3p2l4k3l03",
 		Callback: "http://printer.example.com/ready?job=42", Expires: time.Now().Add(time.Minute),
-	})
+	}, time.Now())
 	if err != nil {
 		panic(err)
 	}
@@ -132,11 +132,11 @@ func ExampleProvider_Authorize() {
 // its callback, that the user refused.
 func ExampleProvider_Deny() {
 	ctx := context.Background()
-	p := &server.Provider{Tokens: new(server.MemoryTokenStore)}
-	err := p.Tokens.PutTemporary(ctx, server.TemporaryCredentials{
+	p := &server.Provider{Temporary: new(server.MemoryTemporaryStore)}
+	err := p.Temporary.PutTemporary(ctx, server.TemporaryCredentials{
 		Token: "hh5s93j4hdidpola", ConsumerKey: "dpf43f3p2l4k3l03",
 		Callback: "http://printer.example.com/ready", Expires: time.Now().Add(time.Minute),
-	})
+	}, time.Now())
 	if err != nil {
 		panic(err)
 	}

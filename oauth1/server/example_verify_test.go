@@ -28,12 +28,12 @@ func (c clients) Consumer(ctx context.Context, key string) (server.Registration,
 	return server.Registration{Secret: secret}, nil
 }
 
-func (c clients) TokenSecret(ctx context.Context, key, token string) (string, error) {
+func (c clients) TokenCredentials(ctx context.Context, key, token string) (server.TokenCredentials, error) {
 	secret, ok := c.tokens[token]
 	if !ok {
-		return "", server.ErrNotFound
+		return server.TokenCredentials{}, server.ErrNotFound
 	}
-	return secret, nil
+	return server.TokenCredentials{Token: token, Secret: secret, ConsumerKey: key}, nil
 }
 
 // A provider protects its API with the Verifier's middleware; the handler

@@ -229,12 +229,13 @@ func TestVerifierDiagnoseKeys(t *testing.T) {
 func TestProviderDiagnoseKeys(t *testing.T) {
 	now := time.Unix(1700000000, 0)
 	obs := new(observed)
-	tokens := &MemoryTokenStore{Now: func() time.Time { return now }}
-	if err := tokens.PutToken(context.Background(), TokenCredentials{Token: kmToken, Secret: kmTokenSecret, ConsumerKey: kmConsumerKey}); err != nil {
+	tokens := new(MemoryTokenStore)
+	if err := tokens.PutToken(context.Background(), TokenCredentials{Token: kmToken, Secret: kmTokenSecret, ConsumerKey: kmConsumerKey}, now); err != nil {
 		t.Fatal(err)
 	}
 	p := &Provider{
 		Consumers: Consumers{kmConsumerKey: {Secret: kmConsumerSecret}},
+		Temporary: new(MemoryTemporaryStore),
 		Tokens:    tokens,
 		Verifier:  &Verifier{Now: func() time.Time { return now }, Nonces: new(MemoryNonceStore), DiagnoseKeys: true},
 		Observe:   obs.observe,
@@ -260,12 +261,12 @@ func TestProviderDiagnoseKeys(t *testing.T) {
 func TestSendBaseString(t *testing.T) {
 	now := time.Unix(1700000000, 0)
 	obs := new(observed)
-	tokens := &MemoryTokenStore{Now: func() time.Time { return now }}
-	if err := tokens.PutToken(context.Background(), TokenCredentials{Token: kmToken, Secret: kmTokenSecret, ConsumerKey: kmConsumerKey}); err != nil {
+	tokens := new(MemoryTokenStore)
+	if err := tokens.PutToken(context.Background(), TokenCredentials{Token: kmToken, Secret: kmTokenSecret, ConsumerKey: kmConsumerKey}, now); err != nil {
 		t.Fatal(err)
 	}
 	settings := &Verifier{Now: func() time.Time { return now }, Nonces: new(MemoryNonceStore), SendBaseString: true, DiagnoseKeys: true}
-	p := &Provider{Consumers: Consumers{kmConsumerKey: {Secret: kmConsumerSecret}}, Tokens: tokens, Verifier: settings, Observe: obs.observe}
+	p := &Provider{Consumers: Consumers{kmConsumerKey: {Secret: kmConsumerSecret}}, Temporary: new(MemoryTemporaryStore), Tokens: tokens, Verifier: settings, Observe: obs.observe}
 	srv := httptest.NewServer(p.Middleware(http.NotFoundHandler()))
 	defer srv.Close()
 

@@ -44,9 +44,10 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 // oauth_problem_advice; oauth_acceptable_versions for version_rejected; and
 // with v.SendBaseString the oauth_signature_base_string of a
 // signature_invalid problem; never its KeyMistake or its Err); a body too
-// large gets 413, a nonce store that failed ([ErrNonceStoreUnavailable],
-// [ErrNonceStoreFull]) or a full token store ([ErrTokenStoreFull], from a
-// [Provider]) 503 with Retry-After, and any other error 500, with no
+// large gets 413, a store that cannot be reached ([ErrStoreUnavailable]),
+// a full nonce store ([ErrNonceStoreFull]) or a full temporary credential
+// store ([ErrTemporaryStoreFull], from a [Provider]) 503 with Retry-After,
+// and any other error 500, with no
 // detail: both with the [oauth1.ProblemInternalError] code.
 func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
 	var pe *ProblemError
@@ -60,10 +61,10 @@ func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
 		w.Header().Set("WWW-Authenticate", string(wire.AppendQuoted([]byte("OAuth realm="), v.Realm)))
 	case errors.Is(err, oauth1.ErrBodyTooLarge):
 		status, body = http.StatusRequestEntityTooLarge, "oauth_problem=parameter_rejected"
-	case errors.Is(err, ErrNonceStoreUnavailable), errors.Is(err, ErrNonceStoreFull):
+	case errors.Is(err, ErrStoreUnavailable), errors.Is(err, ErrNonceStoreFull):
 		status = http.StatusServiceUnavailable
 		w.Header().Set("Retry-After", "5") // seconds; a store outage or a burst is transient
-	case errors.Is(err, ErrTokenStoreFull):
+	case errors.Is(err, ErrTemporaryStoreFull):
 		// Temporary credentials are freed as they expire, in minutes.
 		status = http.StatusServiceUnavailable
 		w.Header().Set("Retry-After", "60")

@@ -23,8 +23,9 @@ func TestProviderMisconfigured(t *testing.T) {
 		p     *Provider
 		field string
 	}{
-		{"no Consumers", &Provider{Tokens: new(MemoryTokenStore)}, "Provider.Consumers is nil"},
-		{"no Tokens", &Provider{Consumers: Consumers{"key": {Secret: "secret"}}}, "Provider.Tokens is nil"},
+		{"no Consumers", &Provider{Temporary: new(MemoryTemporaryStore), Tokens: new(MemoryTokenStore)}, "Provider.Consumers is nil"},
+		{"no Temporary", &Provider{Consumers: Consumers{"key": {Secret: "secret"}}, Tokens: new(MemoryTokenStore)}, "Provider.Temporary is nil"},
+		{"no Tokens", &Provider{Consumers: Consumers{"key": {Secret: "secret"}}, Temporary: new(MemoryTemporaryStore)}, "Provider.Tokens is nil"},
 		{"neither", &Provider{}, "Provider.Consumers is nil"},
 	} {
 		p := tt.p
@@ -71,7 +72,7 @@ func TestProviderIgnoredSettings(t *testing.T) {
 		{"Observe", &Verifier{Observe: func(*http.Request, *Verification, error) {}}, "Provider.Verifier.Observe is set"},
 	} {
 		tt.v.Now, tt.v.Nonces = clock, new(MemoryNonceStore)
-		p := &Provider{Consumers: Consumers{"key": {Secret: "secret"}}, Tokens: new(MemoryTokenStore), Verifier: tt.v}
+		p := &Provider{Consumers: Consumers{"key": {Secret: "secret"}}, Temporary: new(MemoryTemporaryStore), Tokens: new(MemoryTokenStore), Verifier: tt.v}
 		var observed []error
 		p.Observe = func(_ *http.Request, _ *Verification, err error) { observed = append(observed, err) }
 		tok := &oauth1.Credentials{Token: "t", Secret: "s"}
@@ -98,7 +99,7 @@ func TestProviderIgnoredSettings(t *testing.T) {
 
 	// The settings the Provider uses are no error: a two-legged request
 	// to a resource is accepted, with the Verifier's clock.
-	p := &Provider{Consumers: Consumers{"key": {Secret: "secret"}}, Tokens: new(MemoryTokenStore),
+	p := &Provider{Consumers: Consumers{"key": {Secret: "secret"}}, Temporary: new(MemoryTemporaryStore), Tokens: new(MemoryTokenStore),
 		Verifier: &Verifier{Now: clock, Nonces: new(MemoryNonceStore), Realm: "r", Window: time.Minute}}
 	w := httptest.NewRecorder()
 	p.Middleware(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})).ServeHTTP(w, providerRequest(t, "http://p.example/api", nil, clock()))

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"hash/maphash"
 	"math"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 )
 
 // A Nonce identifies one signed request for replay protection: RFC 5849
@@ -31,10 +33,12 @@ type Nonce struct {
 // would trust the database's clock to agree with now, which a fixed test
 // clock does not). Use must be safe for concurrent use.
 //
-// An error from Use fails the verification: [Verifier.Verify] returns it
-// wrapped in [ErrNonceStoreUnavailable], and [Verifier.Middleware] answers
-// 503 Service Unavailable. A store that cannot tell whether a nonce is
-// fresh must return an error, never true.
+// An error from Use fails the verification: a store that cannot be reached
+// returns one wrapping [ErrStoreUnavailable], which [Verifier.Middleware]
+// answers with 503 Service Unavailable. A store that cannot tell whether a
+// nonce is fresh must return an error, never true. Package
+// [github.com/countersign/countersign/oauth1/oauth1test] has a conformance
+// test, TestNonceStore, for implementations.
 type NonceStore interface {
 	Use(ctx context.Context, n Nonce, now, expires time.Time) (fresh bool, err error)
 }
@@ -43,12 +47,6 @@ type NonceStore interface {
 // holds its maximum number of unexpired nonces. The store then refuses new
 // requests rather than forgetting nonces that could be replayed.
 var ErrNonceStoreFull = errors.New("oauth1: nonce store is full")
-
-// ErrNonceStoreUnavailable wraps every error from a [NonceStore], such as a
-// shared store that cannot be reached: the request is refused, since its
-// nonce could not be recorded, and [Verifier.WriteError] answers 503 with
-// Retry-After. errors.Is still finds the store's own error.
-var ErrNonceStoreUnavailable = errors.New("oauth1: nonce store unavailable")
 
 // defaultMaxNonces is the capacity of a [MemoryNonceStore] whose MaxNonces
 // is zero: about 60 MB when full (57 bytes per nonce measured with a million
@@ -266,4 +264,23 @@ func (s *nonceShard) purge(now int64, count *atomic.Int64) {
 		s.order = s.order[:n]
 		s.head = 0
 	}
+}
+
+// ownNonces holds the MemoryNonceStore of each Verifier whose Nonces is
+// nil, by the Verifier's address: a copy of a Verifier is another
+// Verifier, with a store of its own. An entry goes when its Verifier is
+// collected.
+var ownNonces sync.Map // weak.Pointer[Verifier] → *MemoryNonceStore
+
+// defaultNonces returns v's own MemoryNonceStore, made on first use.
+func defaultNonces(v *Verifier) *MemoryNonceStore {
+	k := weak.Make(v)
+	if s, ok := ownNonces.Load(k); ok {
+		return s.(*MemoryNonceStore)
+	}
+	s, loaded := ownNonces.LoadOrStore(k, new(MemoryNonceStore))
+	if !loaded {
+		runtime.AddCleanup(v, func(k weak.Pointer[Verifier]) { ownNonces.Delete(k) }, k)
+	}
+	return s.(*MemoryNonceStore)
 }

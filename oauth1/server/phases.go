@@ -40,6 +40,7 @@ type found struct {
 
 	consumer    Registration
 	tokenSecret string
+	user        string // of the token, as its record says
 	base        []byte // the verified base string; pooled, in s
 	baseStr     string // a copy of base, once made
 }
@@ -183,12 +184,21 @@ func (v *Verifier) lookup(q *found) error {
 		return fmt.Errorf("oauth1: looking up the consumer key: %w", err)
 	}
 	if token := q.token; token != "" {
-		q.tokenSecret, err = v.Store.TokenSecret(ctx, consumerKey, token)
+		var t TokenCredentials
+		if ps, ok := v.Store.(providerStore); ok {
+			t, err = ps.tokenAt(ctx, token, q.now) // on the clock read once
+		} else {
+			t, err = v.Store.TokenCredentials(ctx, consumerKey, token)
+		}
 		if errors.Is(err, ErrNotFound) {
 			return problem(oauth1.ProblemTokenRejected, err)
 		} else if err != nil {
 			return fmt.Errorf("oauth1: looking up the token: %w", err)
 		}
+		if t.ConsumerKey != consumerKey {
+			return problem(oauth1.ProblemTokenRejected, errors.New("a token issued to another client"))
+		}
+		q.tokenSecret, q.user = t.Secret, t.User
 	}
 	return nil
 }
@@ -263,7 +273,7 @@ func (v *Verifier) useNonce(q *found) error {
 	n := Nonce{ConsumerKey: q.consumerKey, Token: q.token, Value: q.nonce, Timestamp: q.ts}
 	fresh, err := v.nonceStore().Use(q.r.Context(), n, q.now, time.Unix(q.ts, 0).Add(v.window()+time.Second))
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrNonceStoreUnavailable, err)
+		return fmt.Errorf("oauth1: recording the nonce: %w", err)
 	}
 	if !fresh {
 		pe := problem(oauth1.ProblemNonceUsed, nil)
@@ -317,7 +327,7 @@ func (q *found) verification() *Verification {
 	} else {
 		out = &Verification{Params: make([]oauth1.Param, 0, n)}
 	}
-	out.ConsumerKey, out.Token = q.consumerKey, q.token
+	out.ConsumerKey, out.Token, out.User = q.consumerKey, q.token, q.user
 	out.SignatureMethod, out.BaseString = q.method, q.baseString()
 	for _, p := range q.s.proto { // the values are the request's, not pooled
 		if p.Name != "oauth_signature" && p.Name != "realm" {

@@ -44,9 +44,9 @@ func TestWrittenProblemsAreNamed(t *testing.T) {
 	named := namedProblems(t)
 	for _, err := range []error{
 		errors.New("a store failed"),
-		fmt.Errorf("%w: down", ErrNonceStoreUnavailable),
+		fmt.Errorf("%w: down", ErrStoreUnavailable),
 		ErrNonceStoreFull,
-		fmt.Errorf("oauth1: storing temporary credentials: %w", ErrTokenStoreFull),
+		fmt.Errorf("oauth1: storing temporary credentials: %w", ErrTemporaryStoreFull),
 		fmt.Errorf("%w: limit", oauth1.ErrBodyTooLarge),
 		problem(oauth1.ProblemNonceUsed, nil),
 	} {

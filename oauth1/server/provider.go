@@ -28,10 +28,15 @@ const defaultTemporaryTTL = 10 * time.Minute
 // request (RFC 5849 §2.1) and the token request (§2.3) as HTTP handlers,
 // and the steps of the resource owner authorization (§2.2) that the
 // provider's own consent page calls, [Provider.Authorize] and
-// [Provider.Deny]. Consumers supplies the client registrations and Tokens
-// keeps the credentials it issues:
+// [Provider.Deny]. Consumers supplies the client registrations, Temporary
+// keeps the temporary credentials it issues and Tokens the token
+// credentials:
 //
-//	p := &server.Provider{Consumers: consumers, Tokens: new(server.MemoryTokenStore)}
+//	p := &server.Provider{
+//		Consumers: consumers,
+//		Temporary: new(server.MemoryTemporaryStore),
+//		Tokens:    new(server.MemoryTokenStore),
+//	}
 //	mux.Handle("POST /oauth/request_token", p.RequestTokenHandler())
 //	mux.Handle("POST /oauth/access_token", p.AccessTokenHandler())
 //	mux.HandleFunc("/oauth/authorize", consentPage) // calls p.Authorize or p.Deny
@@ -40,15 +45,19 @@ const defaultTemporaryTTL = 10 * time.Minute
 // The Provider verifies requests itself, with the settings of Verifier:
 // consumer keys are looked up in Consumers and tokens in Tokens, token
 // credentials only, except for the token request, which is signed with
-// temporary credentials. So a request to a protected resource signed with
-// temporary credentials is refused (token_rejected; the error Observe sees
-// says why).
+// temporary credentials, looked up in Temporary. So a request to a
+// protected resource signed with temporary credentials is refused
+// (token_rejected; the error Observe sees says why). The
+// [Verification] of a request signed with token credentials names their
+// User. [Provider.Revoke] and [Provider.RevokeGrant] revoke token
+// credentials, at once: a request signed with them is then refused with
+// token_rejected.
 //
 // Each setting has one place: the Provider's own fields, and the
 // verification settings in Verifier. A Verifier field that the Provider
 // would ignore (Store, Observe) is an error: a Provider whose Verifier sets
 // one answers every request with 500, and Observe sees an error naming the
-// field, as it does for a missing Consumers or Tokens.
+// field, as it does for a missing Consumers, Temporary or Tokens.
 //
 // Temporary credentials are exchanged once. The token request takes them
 // from the store before it compares the verification code, so a wrong code
@@ -66,21 +75,26 @@ type Provider struct {
 	// [Consumers] is a map that is one.
 	Consumers ConsumerStore
 
-	// Tokens keeps temporary and token credentials. It is required; a
-	// service with several instances needs a shared store.
+	// Temporary keeps temporary credentials, and Tokens token
+	// credentials. Both are required; a service with several instances
+	// needs shared stores. The Provider passes every call its clock, its
+	// Verifier's Now.
 	//
-	// A Provider without Consumers or Tokens answers every request with
-	// 500, and Observe sees an error naming the field.
-	Tokens TokenStore
+	// A Provider without Consumers, Temporary or Tokens answers every
+	// request with 500, and Observe sees an error naming the field.
+	Temporary TemporaryStore
+	Tokens    TokenStore
 
 	// Verifier holds the settings the Provider verifies requests with:
 	// the clock, window, signature methods, nonce store, realm and the
 	// rest; nil means a Verifier with the defaults. Its Store and Observe
-	// must be nil: the Provider looks credentials up in Consumers and
-	// Tokens, and calls its own Observe. Either set is an error at first
-	// use (see above). Its RequireToken applies to Middleware only. Its
-	// clock, Now, also dates the temporary credentials: a TokenStore must
-	// decide expiry on a clock that agrees.
+	// must be nil: the Provider looks credentials up in Consumers,
+	// Temporary and Tokens, and calls its own Observe. Either set is an
+	// error at first use (see above). Its RequireToken applies to
+	// Middleware only. Its clock, Now, also dates the temporary
+	// credentials, and is passed to the stores. With Nonces nil, the
+	// Provider's endpoints share one MemoryNonceStore of the Provider's
+	// own.
 	//
 	// The Provider copies *Verifier on first use, as it reads its other
 	// fields then: like them, it must not be changed afterwards.
@@ -138,53 +152,17 @@ func (p *Provider) verifiers() {
 			p.forResources = *p.Verifier
 		}
 		p.forResources.Store = providerStore{p: p}
+		if p.forResources.Nonces == nil {
+			// One store for the three: a nonce used at one endpoint is
+			// used at all.
+			p.forResources.Nonces = new(MemoryNonceStore)
+		}
 		p.forIssue = p.forResources
 		p.forIssue.RequireToken = false // the temporary credential request has no token
 		p.forExchange = p.forIssue
 		p.forExchange.Store = providerStore{p: p, temporary: true}
 		p.forResources.Store = resourceStore{p.forResources.Store, p}
 	})
-}
-
-// providerStore is the CredentialStore of a Provider's Verifiers. It looks
-// consumer keys up in Consumers, and tokens in Tokens: those of token
-// credentials, or, for the token request, of temporary credentials.
-type providerStore struct {
-	p         *Provider
-	temporary bool
-}
-
-func (s providerStore) Consumer(ctx context.Context, consumerKey string) (Registration, error) {
-	if s.p.Consumers == nil {
-		return Registration{}, errNoConsumers
-	}
-	return s.p.Consumers.Consumer(ctx, consumerKey)
-}
-
-// TokenSecret returns the secret of token if it was issued to consumerKey.
-func (s providerStore) TokenSecret(ctx context.Context, consumerKey, token string) (string, error) {
-	tokens := s.p.Tokens
-	if tokens == nil {
-		return "", errNoTokens
-	}
-	var secret, owner string
-	if s.temporary {
-		t, err := tokens.Temporary(ctx, token)
-		if err != nil {
-			return "", err
-		}
-		secret, owner = t.Secret, t.ConsumerKey
-	} else {
-		t, err := tokens.Token(ctx, token)
-		if err != nil {
-			return "", err
-		}
-		secret, owner = t.Secret, t.ConsumerKey
-	}
-	if owner != consumerKey {
-		return "", fmt.Errorf("%w: token %q was issued to another client", ErrNotFound, token)
-	}
-	return secret, nil
 }
 
 // misconfigured names a required field that is not set: a Provider
@@ -194,6 +172,8 @@ func (p *Provider) misconfigured() error {
 	switch {
 	case p.Consumers == nil:
 		return errNoConsumers
+	case p.Temporary == nil:
+		return errNoTemporary
 	case p.Tokens == nil:
 		return errNoTokens
 	}
@@ -202,6 +182,7 @@ func (p *Provider) misconfigured() error {
 
 var (
 	errNoConsumers = errors.New("oauth1: Provider.Consumers is nil")
+	errNoTemporary = errors.New("oauth1: Provider.Temporary is nil")
 	errNoTokens    = errors.New("oauth1: Provider.Tokens is nil")
 )
 
@@ -248,18 +229,19 @@ func (p *Provider) issueTemporary(ctx context.Context, v *Verification) (Tempora
 	if err := p.checkCallback(ctx, v); err != nil {
 		return TemporaryCredentials{}, err
 	}
-	if p.Tokens == nil {
-		return TemporaryCredentials{}, errNoTokens
+	if p.Temporary == nil {
+		return TemporaryCredentials{}, errNoTemporary
 	}
 	ttl := p.TemporaryTTL
 	if ttl <= 0 {
 		ttl = defaultTemporaryTTL
 	}
+	now := p.forIssue.now()
 	t := TemporaryCredentials{
 		Token: rand.Text(), Secret: rand.Text(), ConsumerKey: v.ConsumerKey,
-		Callback: v.Get("oauth_callback"), Expires: p.forIssue.now().Add(ttl),
+		Callback: v.Get("oauth_callback"), Expires: now.Add(ttl),
 	}
-	if err := p.Tokens.PutTemporary(ctx, t); err != nil {
+	if err := p.Temporary.PutTemporary(ctx, t, now); err != nil {
 		return TemporaryCredentials{}, fmt.Errorf("oauth1: storing temporary credentials: %w", err)
 	}
 	return t, nil
@@ -297,17 +279,19 @@ func (p *Provider) checkCallback(ctx context.Context, v *Verification) error {
 // When the callback is "oob", redirect is empty and the page shows the
 // code, then eight digits, for the user to type into the client.
 //
-// The consent page finds who is asking in p.Tokens.Temporary(ctx, token)
-// (the ConsumerKey), and must make sure that the approval comes from the
+// The consent page finds who is asking in p.Temporary.Temporary(ctx,
+// token, now) (the ConsumerKey; now is time.Now(), or the clock of
+// p.Verifier if it has one), and must make sure that the approval comes from the
 // signed-in user: a form protected against cross-site request forgery,
 // never a plain link, or any site could approve in their name. An unknown
 // or expired token is an error wrapping [ErrNotFound]; one already
 // approved or exchanged, [ErrTokenUsed].
 func (p *Provider) Authorize(ctx context.Context, token, user string) (redirect, code string, err error) {
-	if p.Tokens == nil {
-		return "", "", errNoTokens
+	if p.Temporary == nil {
+		return "", "", errNoTemporary
 	}
-	t, err := p.Tokens.Temporary(ctx, token)
+	now := p.now()
+	t, err := p.Temporary.Temporary(ctx, token, now)
 	if err != nil {
 		return "", "", err
 	}
@@ -316,7 +300,7 @@ func (p *Provider) Authorize(ctx context.Context, token, user string) (redirect,
 	} else {
 		code = rand.Text()
 	}
-	if err := p.Tokens.Authorize(ctx, token, user, code); err != nil {
+	if err := p.Temporary.Authorize(ctx, token, user, code, now); err != nil {
 		return "", "", err
 	}
 	if t.Callback == "oob" {
@@ -334,16 +318,17 @@ func (p *Provider) Authorize(ctx context.Context, token, user string) (redirect,
 // the client's, so that whoever reaches the consent page's deny action
 // with the token cannot cancel a flow the owner approved.
 func (p *Provider) Deny(ctx context.Context, token string) (redirect string, err error) {
-	if p.Tokens == nil {
-		return "", errNoTokens
+	if p.Temporary == nil {
+		return "", errNoTemporary
 	}
 	// Approving with a code nobody holds takes the one approval the store
-	// allows, atomically, in every TokenStore: it fails with ErrTokenUsed
+	// allows, atomically, in every TemporaryStore: it fails with ErrTokenUsed
 	// on credentials already approved, and no exchange can succeed after it.
-	if err := p.Tokens.Authorize(ctx, token, "", rand.Text()); err != nil {
+	now := p.now()
+	if err := p.Temporary.Authorize(ctx, token, "", rand.Text(), now); err != nil {
 		return "", err
 	}
-	t, err := p.Tokens.TakeTemporary(ctx, token)
+	t, err := p.Temporary.TakeTemporary(ctx, token, now)
 	if err != nil {
 		return "", err
 	}
@@ -440,10 +425,11 @@ func (p *Provider) exchange(ctx context.Context, v *Verification) (TokenCredenti
 	if len(absent) > 0 {
 		return TokenCredentials{}, nil, problem(oauth1.ProblemParameterAbsent, nil, absent...)
 	}
-	if p.Tokens == nil {
-		return TokenCredentials{}, nil, errNoTokens
+	if p.Temporary == nil || p.Tokens == nil {
+		return TokenCredentials{}, nil, p.misconfigured()
 	}
-	t, err := p.Tokens.TakeTemporary(ctx, v.Token)
+	now := p.now()
+	t, err := p.Temporary.TakeTemporary(ctx, v.Token, now)
 	switch {
 	case errors.Is(err, ErrTokenUsed):
 		return TokenCredentials{}, nil, problem(oauth1.ProblemTokenUsed, err)
@@ -468,7 +454,7 @@ func (p *Provider) exchange(ctx context.Context, v *Verification) (TokenCredenti
 			return TokenCredentials{}, nil, errors.New("oauth1: Provider.TokenValues returned oauth_token or oauth_token_secret")
 		}
 	}
-	if err := p.Tokens.PutToken(ctx, tok); err != nil {
+	if err := p.Tokens.PutToken(ctx, tok, now); err != nil {
 		return TokenCredentials{}, nil, fmt.Errorf("oauth1: storing token credentials: %w", err)
 	}
 	return tok, extra, nil

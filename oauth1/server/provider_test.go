@@ -13,13 +13,14 @@ import (
 	"github.com/countersign/countersign/oauth1"
 )
 
-// TestWriteErrorTokenStoreFull checks that a full token store is answered
-// by the Verifier's one error writer: 503 with Retry-After.
-func TestWriteErrorTokenStoreFull(t *testing.T) {
+// TestWriteErrorTemporaryStoreFull checks that a full temporary
+// credential store is answered by the Verifier's one error writer: 503
+// with Retry-After.
+func TestWriteErrorTemporaryStoreFull(t *testing.T) {
 	w := httptest.NewRecorder()
-	new(Verifier).WriteError(w, fmt.Errorf("oauth1: storing temporary credentials: %w", ErrTokenStoreFull))
+	new(Verifier).WriteError(w, fmt.Errorf("oauth1: storing temporary credentials: %w", ErrTemporaryStoreFull))
 	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" || w.Body.String() != "oauth_problem=internal_error" {
-		t.Errorf("WriteError(ErrTokenStoreFull) = %d, Retry-After %q, %q; want 503, a Retry-After, oauth_problem=internal_error",
+		t.Errorf("WriteError(ErrTemporaryStoreFull) = %d, Retry-After %q, %q; want 503, a Retry-After, oauth_problem=internal_error",
 			w.Code, w.Header().Get("Retry-After"), w.Body.String())
 	}
 }
@@ -50,7 +51,8 @@ func TestProviderOwnsVerification(t *testing.T) {
 	var observed error
 	p := &Provider{
 		Consumers: Consumers{"key": {Secret: "secret"}},
-		Tokens:    &MemoryTokenStore{Now: clock},
+		Temporary: new(MemoryTemporaryStore),
+		Tokens:    new(MemoryTokenStore),
 		Verifier:  settings,
 		Observe:   func(_ *http.Request, _ *Verification, err error) { observed = err },
 	}
@@ -130,10 +132,10 @@ func parseCredentials(t *testing.T, body string) *oauth1.Credentials {
 func TestDenyApproved(t *testing.T) {
 	ctx := context.Background()
 	for _, callback := range []string{"oob", "https://client.example/cb"} {
-		tokens := new(MemoryTokenStore)
-		p := &Provider{Consumers: Consumers{"key": {Secret: "secret"}}, Tokens: tokens}
+		tokens := new(MemoryTemporaryStore)
+		p := &Provider{Consumers: Consumers{"key": {Secret: "secret"}}, Temporary: tokens, Tokens: new(MemoryTokenStore)}
 		temp := TemporaryCredentials{Token: "temp", Secret: "s", ConsumerKey: "key", Callback: callback, Expires: time.Now().Add(time.Minute)}
-		if err := tokens.PutTemporary(ctx, temp); err != nil {
+		if err := tokens.PutTemporary(ctx, temp, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		_, code, err := p.Authorize(ctx, "temp", "alice")
@@ -143,7 +145,7 @@ func TestDenyApproved(t *testing.T) {
 		if redirect, err := p.Deny(ctx, "temp"); !errors.Is(err, ErrTokenUsed) {
 			t.Errorf("callback %s: Deny(approved) = %q, %v; want ErrTokenUsed", callback, redirect, err)
 		}
-		got, err := tokens.TakeTemporary(ctx, "temp")
+		got, err := tokens.TakeTemporary(ctx, "temp", time.Now())
 		if err != nil || got.VerificationCode != code || got.User != "alice" {
 			t.Errorf("callback %s: after Deny(approved), TakeTemporary = %v, %v; want the approval of alice", callback, got, err)
 		}
@@ -154,10 +156,10 @@ func TestDenyApproved(t *testing.T) {
 // so that neither an approval nor an exchange follows.
 func TestDeny(t *testing.T) {
 	ctx := context.Background()
-	tokens := new(MemoryTokenStore)
-	p := &Provider{Consumers: Consumers{"key": {Secret: "secret"}}, Tokens: tokens}
+	tokens := new(MemoryTemporaryStore)
+	p := &Provider{Consumers: Consumers{"key": {Secret: "secret"}}, Temporary: tokens, Tokens: new(MemoryTokenStore)}
 	temp := TemporaryCredentials{Token: "temp", Secret: "s", ConsumerKey: "key", Callback: "https://client.example/cb?x=1", Expires: time.Now().Add(time.Minute)}
-	if err := tokens.PutTemporary(ctx, temp); err != nil {
+	if err := tokens.PutTemporary(ctx, temp, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	redirect, err := p.Deny(ctx, "temp")
@@ -167,7 +169,7 @@ func TestDeny(t *testing.T) {
 	if _, _, err := p.Authorize(ctx, "temp", "alice"); !errors.Is(err, ErrTokenUsed) {
 		t.Errorf("Authorize after Deny: %v, want ErrTokenUsed", err)
 	}
-	if _, err := tokens.TakeTemporary(ctx, "temp"); !errors.Is(err, ErrTokenUsed) {
+	if _, err := tokens.TakeTemporary(ctx, "temp", time.Now()); !errors.Is(err, ErrTokenUsed) {
 		t.Errorf("TakeTemporary after Deny: %v, want ErrTokenUsed", err)
 	}
 	if _, err := p.Deny(ctx, "temp"); !errors.Is(err, ErrTokenUsed) {
@@ -175,5 +177,28 @@ func TestDeny(t *testing.T) {
 	}
 	if _, err := p.Deny(ctx, "unknown"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Deny(unknown): %v, want ErrNotFound", err)
+	}
+}
+
+// TestProviderTestClock checks that a Provider on a test clock, with
+// default memory stores, issues temporary credentials that live for
+// TemporaryTTL on that clock: the stores decide expiry on the Provider's
+// clock, having none of their own.
+func TestProviderTestClock(t *testing.T) {
+	now := time.Unix(1_300_000_000, 0) // 2011: long before the real clock
+	p := &Provider{
+		Consumers: Consumers{"key": {Secret: "secret"}},
+		Temporary: new(MemoryTemporaryStore),
+		Tokens:    new(MemoryTokenStore),
+		Verifier:  &Verifier{Now: func() time.Time { return now }},
+	}
+	w := httptest.NewRecorder()
+	p.RequestTokenHandler().ServeHTTP(w, providerRequest(t, "http://p.example/request", nil, now, oauth1.Param{Name: "oauth_callback", Value: "oob"}))
+	if w.Code != http.StatusOK {
+		t.Fatalf("temporary credential request: %d %s", w.Code, w.Body)
+	}
+	temp := parseCredentials(t, w.Body.String())
+	if _, _, err := p.Authorize(context.Background(), temp.Token, "alice"); err != nil {
+		t.Fatalf("Authorize of temporary credentials issued a moment ago on the Provider's clock: %v", err)
 	}
 }

@@ -70,12 +70,12 @@ type resourceStore struct {
 	p *Provider
 }
 
-func (s resourceStore) TokenSecret(ctx context.Context, consumerKey, token string) (string, error) {
-	secret, err := s.CredentialStore.TokenSecret(ctx, consumerKey, token)
-	if errors.Is(err, ErrNotFound) && s.p.Tokens != nil {
-		if _, terr := s.p.Tokens.Temporary(ctx, token); terr == nil {
-			return "", errTemporaryOnResource
+func (s resourceStore) TokenCredentials(ctx context.Context, consumerKey, token string) (TokenCredentials, error) {
+	t, err := s.CredentialStore.TokenCredentials(ctx, consumerKey, token)
+	if errors.Is(err, ErrNotFound) && s.p.Temporary != nil {
+		if _, terr := s.p.Temporary.Temporary(ctx, token, s.p.now()); terr == nil {
+			return TokenCredentials{}, errTemporaryOnResource
 		}
 	}
-	return secret, err
+	return t, err
 }

@@ -1,28 +1,12 @@
 package server
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
 	"sync"
 	"time"
 )
-
-// TemporaryCredentials is a provider's record of temporary credentials
-// (RFC 5849 §2.1), from their issue to their exchange for token
-// credentials. fmt and slog print it with Secret and VerificationCode redacted; JSON
-// is its faithful serialization.
-type TemporaryCredentials struct {
-	Token, Secret string    // oauth_token, oauth_token_secret
-	ConsumerKey   string    // the client they were issued to
-	Callback      string    // oauth_callback: an absolute URL or "oob"
-	Expires       time.Time // after this they are unknown
-	User          string    // set by Authorize: the resource owner who approved
-	// VerificationCode is the oauth_verifier value (RFC 5849 §2.2), set
-	// by Authorize.
-	VerificationCode string
-}
 
 // TokenCredentials is a provider's record of token credentials (§2.3): the
 // token a client signs its requests with, on behalf of User. fmt and slog
@@ -33,271 +17,109 @@ type TokenCredentials struct {
 	User          string
 }
 
-// ErrTokenUsed is returned, wrapped, by a [TokenStore] for temporary
-// credentials that were already authorized (by Authorize) or exchanged (by
-// TakeTemporary and every later call). A [Provider] answers it with the
-// token_used problem.
-var ErrTokenUsed = errors.New("oauth1: token already used")
-
-// A TokenStore keeps a provider's temporary and token credentials. Every
-// method is safe for concurrent use, also across processes for a shared
-// store. Unknown or expired tokens are an error wrapping [ErrNotFound].
+// A TokenStore keeps a provider's token credentials (RFC 5849 §2.3), from
+// the exchange that issues them until they are revoked. Every method is
+// safe for concurrent use, also across processes for a shared store.
 //
-// Temporary credentials live until their Expires. Once TakeTemporary has
-// removed them, every method for that token fails with [ErrTokenUsed] until
-// Expires, so that a second exchange is reported as such; after Expires
-// the token is unknown. Package
+// now is the [Provider]'s clock (its Verifier's Now); token credentials
+// do not expire, but a store may use it for records of its own. Unknown
+// and revoked tokens are an error wrapping [ErrNotFound]: once Revoke or
+// RevokeGrant has returned, Token no longer finds the tokens they revoked,
+// in any process, and a request signed with one is refused with
+// token_rejected. A store that cannot be reached returns an error wrapping
+// [ErrStoreUnavailable]. Package
 // [github.com/countersign/countersign/oauth1/oauth1test] has a conformance
 // test, TestTokenStore, for implementations.
 type TokenStore interface {
-	// PutTemporary stores new temporary credentials until t.Expires.
-	PutTemporary(ctx context.Context, t TemporaryCredentials) error
-	// Temporary returns the temporary credentials for token.
-	Temporary(ctx context.Context, token string) (TemporaryCredentials, error)
-	// Authorize records the approving user and the verification code,
-	// once: a second call for the same token fails with an error wrapping
-	// ErrTokenUsed.
-	Authorize(ctx context.Context, token, user, code string) error
-	// TakeTemporary removes and returns the temporary credentials for
-	// token, atomically: of any number of concurrent calls (also from other
-	// processes) exactly one succeeds; the others get an error wrapping
-	// ErrTokenUsed.
-	TakeTemporary(ctx context.Context, token string) (TemporaryCredentials, error)
-	// PutToken stores token credentials (no expiry).
-	PutToken(ctx context.Context, t TokenCredentials) error
+	// PutToken stores token credentials.
+	PutToken(ctx context.Context, t TokenCredentials, now time.Time) error
 	// Token returns the token credentials for token.
-	Token(ctx context.Context, token string) (TokenCredentials, error)
+	Token(ctx context.Context, token string, now time.Time) (TokenCredentials, error)
+	// Revoke removes the token credentials for token; an unknown token is
+	// an error wrapping ErrNotFound.
+	Revoke(ctx context.Context, token string, now time.Time) error
+	// RevokeGrant removes every token credential issued to the client
+	// consumerKey on behalf of user, the grant a resource owner withdraws,
+	// and returns how many it removed: none is no error. Tokens stored
+	// while it runs may survive it.
+	RevokeGrant(ctx context.Context, consumerKey, user string, now time.Time) (int, error)
 }
-
-// defaultMaxTemporary is the capacity of a [MemoryTokenStore] whose
-// MaxTemporary is zero: with the default ten-minute TemporaryTTL, room for
-// a sustained 200 flows a second, and at most about 300 MB when every
-// callback is as long as a Provider allows.
-const defaultMaxTemporary = 1 << 17
-
-// defaultMaxTemporaryPerClient is the share of a [MemoryTokenStore] one
-// client may hold when MaxTemporaryPerClient is zero: with the default
-// ten-minute TemporaryTTL, a sustained 1.7 flows a second, and 1/128 of the
-// default capacity, so that one client cannot take the store.
-const defaultMaxTemporaryPerClient = 1024
-
-// ErrTokenStoreFull is returned, possibly wrapped, by a TokenStore's
-// PutTemporary (MemoryTokenStore's and redisstore's) when the store holds
-// its maximum number of unexpired temporary credentials, or the client its
-// share of them. A [Provider] answers it with 503 Service Unavailable.
-var ErrTokenStoreFull = errors.New("oauth1: token store is full")
 
 // MemoryTokenStore is an in-memory [TokenStore] for a single process. The
 // zero value is ready to use and safe for concurrent use; a
-// MemoryTokenStore must not be copied after first use.
-//
-// Expired temporary credentials are dropped as new ones are stored, at a
-// cost that does not grow with how many are kept. At most MaxTemporary are
-// kept, and at most MaxTemporaryPerClient for one consumer key: past
-// either, PutTemporary fails with [ErrTokenStoreFull] rather than drop
-// any, so that a client flooding the temporary credential request can
-// exhaust neither memory nor the other clients' room. Token credentials
-// are kept until the process ends, under a lock of their own: storing
-// temporary credentials never delays Token, which every request to a
-// protected resource calls.
+// MemoryTokenStore must not be copied after first use. Token credentials
+// are kept until they are revoked or the process ends.
 type MemoryTokenStore struct {
-	// Now is the clock that decides expiry; nil means time.Now.
-	Now func() time.Time
-
-	// MaxTemporary bounds the temporary credentials kept, exchanged ones
-	// included until they expire; zero means 1<<17 (131,072).
-	MaxTemporary int
-
-	// MaxTemporaryPerClient bounds the temporary credentials kept for one
-	// consumer key, counted as MaxTemporary counts them; zero means 1024,
-	// a sustained 1.7 flows a second with the default ten-minute
-	// TemporaryTTL, and a negative value means no bound but MaxTemporary.
-	// Raise it for a client that starts more flows than that.
-	MaxTemporaryPerClient int
-
-	tempMu     sync.Mutex
-	temp       map[string]*tempEntry
-	expiry     expiryHeap     // the entries of temp, soonest Expires first
-	perClient  map[string]int // entries of temp by client; no zero counts
-	expiryWork int            // entries expiry looked at: a test hook
-
-	tokMu  sync.RWMutex
+	mu     sync.RWMutex
 	tokens map[string]TokenCredentials
+	grants map[grant]map[string]struct{} // the tokens of each grant
 }
 
-type tempEntry struct {
-	t          TemporaryCredentials
-	client     string // t.ConsumerKey, kept once TakeTemporary clears t
-	authorized bool
-	used       bool // taken: kept until t.Expires to answer ErrTokenUsed
-}
-
-// expiryHeap is a min-heap of entries by Expires: expiry looks at the
-// expired entries and one more, whatever the number kept.
-type expiryHeap []*tempEntry
-
-func (h expiryHeap) Len() int           { return len(h) }
-func (h expiryHeap) Less(i, j int) bool { return h[i].t.Expires.Before(h[j].t.Expires) }
-func (h expiryHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *expiryHeap) Push(x any)        { *h = append(*h, x.(*tempEntry)) }
-func (h *expiryHeap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	return e
-}
+// grant is a client and the user who approved its tokens.
+type grant struct{ consumerKey, user string }
 
 var _ TokenStore = (*MemoryTokenStore)(nil)
 
-func (m *MemoryTokenStore) now() time.Time {
-	if m.Now != nil {
-		return m.Now()
-	}
-	return time.Now()
-}
-
-// PutTemporary stores t until t.Expires. It fails if t.Token is empty, if
-// t.Expires is zero, if the token is already stored, or with
-// [ErrTokenStoreFull], naming the client when it is the client's share
-// that is full.
-func (m *MemoryTokenStore) PutTemporary(_ context.Context, t TemporaryCredentials) error {
-	if t.Token == "" || t.Expires.IsZero() {
-		return errors.New("oauth1: PutTemporary: empty token or zero Expires")
-	}
-	limit := m.MaxTemporary
-	if limit <= 0 {
-		limit = defaultMaxTemporary
-	}
-	perClient := m.MaxTemporaryPerClient
-	if perClient == 0 {
-		perClient = defaultMaxTemporaryPerClient
-	}
-	now := m.now()
-	m.tempMu.Lock()
-	defer m.tempMu.Unlock()
-	if m.temp == nil {
-		m.temp = make(map[string]*tempEntry)
-		m.perClient = make(map[string]int)
-	}
-	m.expire(now)
-	if _, ok := m.temp[t.Token]; ok {
-		return errors.New("oauth1: PutTemporary: the token is already stored")
-	}
-	if len(m.temp) >= limit {
-		return fmt.Errorf("%w: %d temporary credentials", ErrTokenStoreFull, limit)
-	}
-	if n := m.perClient[t.ConsumerKey]; perClient > 0 && n >= perClient {
-		return fmt.Errorf("%w: client %q holds %d temporary credentials, its share", ErrTokenStoreFull, t.ConsumerKey, n)
-	}
-	e := &tempEntry{t: t, client: t.ConsumerKey}
-	m.temp[t.Token] = e
-	m.perClient[e.client]++
-	heap.Push(&m.expiry, e)
-	return nil
-}
-
-// expire drops the expired entries, soonest first. m.tempMu must be held.
-func (m *MemoryTokenStore) expire(now time.Time) {
-	for len(m.expiry) > 0 {
-		m.expiryWork++
-		e := m.expiry[0]
-		if now.Before(e.t.Expires) {
-			return
-		}
-		heap.Pop(&m.expiry)
-		delete(m.temp, e.t.Token)
-		if m.perClient[e.client]--; m.perClient[e.client] <= 0 {
-			delete(m.perClient, e.client)
-		}
-	}
-}
-
-// live returns the entry for token, or an error wrapping ErrNotFound or
-// ErrTokenUsed. m.tempMu must be held.
-func (m *MemoryTokenStore) live(token string, now time.Time) (*tempEntry, error) {
-	e, ok := m.temp[token]
-	switch {
-	case !ok:
-		return nil, fmt.Errorf("%w: temporary token %q", ErrNotFound, token)
-	case !now.Before(e.t.Expires): // left for expire, which drops it with its count
-		return nil, fmt.Errorf("%w: temporary token %q expired", ErrNotFound, token)
-	case e.used:
-		return nil, fmt.Errorf("%w: temporary token %q was exchanged", ErrTokenUsed, token)
-	}
-	return e, nil
-}
-
-// Temporary returns the temporary credentials for token.
-func (m *MemoryTokenStore) Temporary(_ context.Context, token string) (TemporaryCredentials, error) {
-	now := m.now()
-	m.tempMu.Lock()
-	defer m.tempMu.Unlock()
-	e, err := m.live(token, now)
-	if err != nil {
-		return TemporaryCredentials{}, err
-	}
-	return e.t, nil
-}
-
-// Authorize records user and the verification code for token, once.
-func (m *MemoryTokenStore) Authorize(_ context.Context, token, user, code string) error {
-	if code == "" {
-		return errors.New("oauth1: Authorize: empty verification code")
-	}
-	now := m.now()
-	m.tempMu.Lock()
-	defer m.tempMu.Unlock()
-	e, err := m.live(token, now)
-	if err != nil {
-		return err
-	}
-	if e.authorized {
-		return fmt.Errorf("%w: temporary token %q is already authorized", ErrTokenUsed, token)
-	}
-	e.authorized, e.t.User, e.t.VerificationCode = true, user, code
-	return nil
-}
-
-// TakeTemporary removes and returns the temporary credentials for token.
-func (m *MemoryTokenStore) TakeTemporary(_ context.Context, token string) (TemporaryCredentials, error) {
-	now := m.now()
-	m.tempMu.Lock()
-	defer m.tempMu.Unlock()
-	e, err := m.live(token, now)
-	if err != nil {
-		return TemporaryCredentials{}, err
-	}
-	t := e.t
-	// Only the token and its expiry stay, to answer ErrTokenUsed.
-	e.used, e.t = true, TemporaryCredentials{Token: t.Token, Expires: t.Expires}
-	return t, nil
-}
-
 // PutToken stores t. It fails if t.Token is empty or already stored.
-func (m *MemoryTokenStore) PutToken(_ context.Context, t TokenCredentials) error {
+func (m *MemoryTokenStore) PutToken(_ context.Context, t TokenCredentials, _ time.Time) error {
 	if t.Token == "" {
 		return errors.New("oauth1: PutToken: empty token")
 	}
-	m.tokMu.Lock()
-	defer m.tokMu.Unlock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.tokens == nil {
 		m.tokens = make(map[string]TokenCredentials)
+		m.grants = make(map[grant]map[string]struct{})
 	}
 	if _, ok := m.tokens[t.Token]; ok {
 		return errors.New("oauth1: PutToken: the token is already stored")
 	}
 	m.tokens[t.Token] = t
+	g := grant{t.ConsumerKey, t.User}
+	if m.grants[g] == nil {
+		m.grants[g] = make(map[string]struct{})
+	}
+	m.grants[g][t.Token] = struct{}{}
 	return nil
 }
 
 // Token returns the token credentials for token.
-func (m *MemoryTokenStore) Token(_ context.Context, token string) (TokenCredentials, error) {
-	m.tokMu.RLock()
-	defer m.tokMu.RUnlock()
+func (m *MemoryTokenStore) Token(_ context.Context, token string, _ time.Time) (TokenCredentials, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
 	t, ok := m.tokens[token]
 	if !ok {
 		return TokenCredentials{}, fmt.Errorf("%w: token %q", ErrNotFound, token)
 	}
 	return t, nil
+}
+
+// Revoke removes the token credentials for token.
+func (m *MemoryTokenStore) Revoke(_ context.Context, token string, _ time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, ok := m.tokens[token]
+	if !ok {
+		return fmt.Errorf("%w: token %q", ErrNotFound, token)
+	}
+	delete(m.tokens, token)
+	g := grant{t.ConsumerKey, t.User}
+	if delete(m.grants[g], token); len(m.grants[g]) == 0 {
+		delete(m.grants, g)
+	}
+	return nil
+}
+
+// RevokeGrant removes the token credentials of user for the client
+// consumerKey, and returns how many it removed.
+func (m *MemoryTokenStore) RevokeGrant(_ context.Context, consumerKey, user string, _ time.Time) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	g := grant{consumerKey, user}
+	tokens := m.grants[g]
+	for token := range tokens {
+		delete(m.tokens, token)
+	}
+	delete(m.grants, g)
+	return len(tokens), nil
 }

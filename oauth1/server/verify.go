@@ -15,6 +15,11 @@ type Verification struct {
 	Token           string // oauth_token; empty for two-legged and temporary credential requests
 	SignatureMethod string // oauth_signature_method, such as "HMAC-SHA1"
 
+	// User is the resource owner the token credentials belong to, as the
+	// CredentialStore's record of the token says (for a [Provider], who
+	// approved them); empty for requests without a token.
+	User string
+
 	// Params holds every protocol parameter of the request except
 	// oauth_signature, decoded, wherever it was sent: oauth_callback and
 	// oauth_verifier, for the endpoints of §2, are read from here.
@@ -48,7 +53,8 @@ var defaultMethods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SH
 //
 // Only Store is required. A Verifier is safe for concurrent use and must
 // not be modified after first use; it holds no lock or cache of its own, so
-// copying one, to derive a Verifier with other settings, is fine.
+// copying one, to derive a Verifier with other settings, is fine (see
+// Nonces for what a copy shares).
 //
 // # The base string URI behind a proxy
 //
@@ -83,11 +89,12 @@ type Verifier struct {
 	Store CredentialStore
 
 	// Nonces records nonces for replay protection. Nil means a
-	// MemoryNonceStore with the default MaxNonces, shared by every Verifier of the
-	// process that leaves Nonces nil: nonces are keyed by consumer key,
-	// token and nonce, so sharing refuses only what one Verifier would
-	// refuse anyway (a request replayed to another of them). A service with
-	// several instances needs a shared store.
+	// MemoryNonceStore with the default MaxNonces, the Verifier's own: a
+	// copy of the Verifier, another Verifier at another address, starts
+	// with an empty store of its own, and accepts once more a request that
+	// the original accepted. Verifiers (and copies) that must refuse each
+	// other's replays, such as the instances of a service, share one store:
+	// set Nonces, to a shared store for several processes.
 	Nonces NonceStore
 
 	// SignatureMethods lists the accepted signature methods; nil means every HMAC
@@ -187,9 +194,6 @@ type Verifier struct {
 	Observe func(r *http.Request, v *Verification, err error)
 }
 
-// defaultNonces is the NonceStore of the Verifiers whose Nonces is nil.
-var defaultNonces = new(MemoryNonceStore)
-
 func (v *Verifier) now() time.Time {
 	if v.Now != nil {
 		return v.Now()
@@ -208,7 +212,7 @@ func (v *Verifier) nonceStore() NonceStore {
 	if v.Nonces != nil {
 		return v.Nonces
 	}
-	return defaultNonces
+	return defaultNonces(v)
 }
 
 func (v *Verifier) maxBodyBytes() int64 { return wire.BodyLimit(v.MaxBodyBytes) }

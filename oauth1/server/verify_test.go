@@ -89,12 +89,12 @@ func (m *memCredentials) Consumer(_ context.Context, key string) (Registration, 
 	return c, nil
 }
 
-func (m *memCredentials) TokenSecret(_ context.Context, key, token string) (string, error) {
+func (m *memCredentials) TokenCredentials(_ context.Context, key, token string) (TokenCredentials, error) {
 	s, ok := m.tokens[key+" "+token]
 	if !ok {
-		return "", fmt.Errorf("token %q: %w", token, ErrNotFound)
+		return TokenCredentials{}, fmt.Errorf("token %q: %w", token, ErrNotFound)
 	}
-	return s, nil
+	return TokenCredentials{Token: token, Secret: s, ConsumerKey: key, User: "user of " + token}, nil
 }
 
 var testRSAKey = func() *rsa.PrivateKey {
@@ -142,6 +142,7 @@ func TestVerifyXExample(t *testing.T) {
 		}
 		want := &Verification{
 			ConsumerKey: xConsumerKey, Token: xToken, SignatureMethod: method, BaseString: vec.Get("base-string"),
+			User: "user of " + xToken, // what the store's record says
 			Params: []oauth1.Param{
 				{Name: "oauth_consumer_key", Value: xConsumerKey}, {Name: "oauth_nonce", Value: xNonce},
 				{Name: "oauth_signature_method", Value: method}, {Name: "oauth_timestamp", Value: xVector.Get("timestamp")},
@@ -718,14 +719,22 @@ func (f failingStore) Use(context.Context, Nonce, time.Time, time.Time) (bool, e
 	return false, f.err
 }
 
-type failingCredentials struct{}
+// failingCredentials fails every lookup with err, or an error that is
+// not ErrStoreUnavailable when err is nil.
+type failingCredentials struct{ err error }
 
-func (failingCredentials) Consumer(context.Context, string) (Registration, error) {
+func (f failingCredentials) Consumer(context.Context, string) (Registration, error) {
+	if f.err != nil {
+		return Registration{}, f.err
+	}
 	return Registration{}, errors.New("database is down")
 }
 
-func (failingCredentials) TokenSecret(context.Context, string, string) (string, error) {
-	return "", errors.New("database is down")
+func (f failingCredentials) TokenCredentials(context.Context, string, string) (TokenCredentials, error) {
+	if f.err != nil {
+		return TokenCredentials{}, f.err
+	}
+	return TokenCredentials{}, errors.New("database is down")
 }
 
 // TestMiddlewareErrors checks the answers to errors that are not problems
@@ -739,8 +748,14 @@ func TestMiddlewareErrors(t *testing.T) {
 		retry  string // Retry-After
 	}{
 		{"store full", func(v *Verifier) { v.Nonces = failingStore{ErrNonceStoreFull} }, nil, 503, "5"},
-		{"store down", func(v *Verifier) { v.Nonces = failingStore{errors.New("redis: connection refused")} }, nil, 503, "5"},
-		{"database down", func(v *Verifier) { v.Store = failingCredentials{} }, nil, 500, ""},
+		{"store down", func(v *Verifier) {
+			v.Nonces = failingStore{fmt.Errorf("%w: redis: connection refused", ErrStoreUnavailable)}
+		}, nil, 503, "5"},
+		{"store broken", func(v *Verifier) { v.Nonces = failingStore{errors.New("redis: unexpected reply")} }, nil, 500, ""},
+		{"database broken", func(v *Verifier) { v.Store = failingCredentials{} }, nil, 500, ""},
+		{"database down", func(v *Verifier) {
+			v.Store = failingCredentials{fmt.Errorf("%w: dial tcp: connection refused", ErrStoreUnavailable)}
+		}, nil, 503, "5"},
 		{"body too large", func(v *Verifier) { v.MaxBodyBytes = 10 }, signed(t, xConfig(), "POST", "https://api.example.com/r", "application/x-www-form-urlencoded", "a=1&b=2&c=3&d=4", "e4"), 413, ""},
 	} {
 		v := xVerifier()
@@ -761,16 +776,16 @@ func TestMiddlewareErrors(t *testing.T) {
 }
 
 // TestVerifyNonceStoreDown checks that a nonce store that fails refuses the
-// request, even a correctly signed one, with an error that wraps both
-// ErrNonceStoreUnavailable and the store's own error.
+// request, even a correctly signed one, with an error that wraps the
+// store's own error, ErrStoreUnavailable included.
 func TestVerifyNonceStoreDown(t *testing.T) {
-	down := errors.New("redis: connection refused")
-	for _, storeErr := range []error{down, fmt.Errorf("shared store: %w", context.DeadlineExceeded), ErrNonceStoreFull} {
+	down := fmt.Errorf("%w: redis: connection refused", ErrStoreUnavailable)
+	for _, storeErr := range []error{down, fmt.Errorf("shared store: %w: %w", ErrStoreUnavailable, context.DeadlineExceeded), ErrNonceStoreFull, errors.New("broken")} {
 		v := xVerifier()
 		v.Nonces = failingStore{storeErr}
 		got, err := v.Verify(signed(t, xConfig(), "GET", "https://api.example.com/r", "", "", "down"))
-		if got != nil || !errors.Is(err, ErrNonceStoreUnavailable) || !errors.Is(err, storeErr) {
-			t.Errorf("Verify with a store failing with %q = %+v, %v; want nil and an error wrapping ErrNonceStoreUnavailable and the store's", storeErr, got, err)
+		if got != nil || !errors.Is(err, storeErr) || errors.Is(storeErr, ErrStoreUnavailable) != errors.Is(err, ErrStoreUnavailable) {
+			t.Errorf("Verify with a store failing with %q = %+v, %v; want nil and an error wrapping the store's", storeErr, got, err)
 		}
 		var pe *ProblemError
 		if errors.As(err, &pe) {
@@ -898,5 +913,28 @@ func TestVerifyRefusesHugeRegisteredKey(t *testing.T) {
 	}
 	if pe != nil && !strings.Contains(pe.Error(), "262144 bits") {
 		t.Errorf("error %q does not name the key's size", pe.Error())
+	}
+}
+
+// otherClientCredentials is xCredentials, but its token record names
+// another client, as a store that ignores the consumer key it is given
+// would return.
+type otherClientCredentials struct{ *memCredentials }
+
+func (o otherClientCredentials) TokenCredentials(ctx context.Context, key, token string) (TokenCredentials, error) {
+	t, err := o.memCredentials.TokenCredentials(ctx, key, token)
+	t.ConsumerKey = "another client"
+	return t, err
+}
+
+// TestVerifyTokenOfAnotherClient checks that the Verifier itself refuses a
+// token whose record names another client, whatever the store checked.
+func TestVerifyTokenOfAnotherClient(t *testing.T) {
+	v := xVerifier()
+	v.Store = otherClientCredentials{xCredentials()}
+	got, err := v.Verify(signed(t, xConfig(), "GET", "https://api.example.com/r", "", "", "other client"))
+	var pe *ProblemError
+	if !errors.As(err, &pe) || pe.Problem != oauth1.ProblemTokenRejected {
+		t.Errorf("Verify with the token of another client = %+v, %v; want token_rejected", got, err)
 	}
 }

@@ -20,6 +20,7 @@ func main() {
 	rdb := redis.NewUniversalClient(&redis.UniversalOptions{Addrs: []string{os.Getenv("REDIS_ADDR")}})
 	p := &server.Provider{
 		Consumers: server.Consumers{"consumer-key": {Secret: "consumer-secret"}},
+		Temporary: redisstore.NewTemporaryStore(rdb, "myapp:oauth:"),
 		Tokens:    redisstore.NewTokenStore(rdb, "myapp:oauth:"),
 		Verifier:  &server.Verifier{Nonces: redisstore.NewNonceStore(rdb, "myapp:oauth:")},
 	}

@@ -1,0 +1,309 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/countersign/countersign/oauth1/server"
+)
+
+// TemporaryStore is a [server.TemporaryStore] kept in Redis, shared by
+// every [server.Provider] that uses the same Redis and prefix: temporary
+// credentials issued by one instance are approved on any other, and
+// exchanged once whichever instances the attempts reach. It is safe for
+// concurrent use.
+//
+// Each record is a hash under one key, the prefix, "temp:" and the hex
+// SHA-256 of the token (so that a client's token cannot make a large
+// key). The steps that read and then write (PutTemporary, Authorize,
+// TakeTemporary) are Lua scripts, which Redis runs atomically. Expiry is
+// decided on the now each call is passed, the Provider's clock; Redis also
+// drops a record once Expires − now, measured when it was stored, has
+// passed on its own clock, so that the Provider's and Redis's clocks need
+// not agree.
+//
+// Every reply is checked for its shape, and every record read for all its
+// fields and its token: a short or malformed reply (from a proxy, say) or
+// a record that something else wrote under the prefix is an error, never
+// credentials with a field missing.
+type TemporaryStore struct {
+	// MaxTemporaryPerClient bounds the unexpired temporary credentials
+	// kept for one client (consumer key), exchanged ones included until
+	// they expire; zero means DefaultMaxTemporaryPerClient. Set it before
+	// the store is first used.
+	MaxTemporaryPerClient int
+
+	client  redis.UniversalClient
+	prefix  string
+	honours bool // client bounds calls by their context's deadline
+}
+
+var _ server.TemporaryStore = (*TemporaryStore)(nil)
+
+// DefaultMaxTemporaryPerClient is the quota of a TemporaryStore whose
+// MaxTemporaryPerClient is zero: with a Provider's default ten-minute
+// TemporaryTTL, a sustained 1.6 flows a second per client, and at most
+// about 3 MB of Redis per client when every callback is as long as a
+// Provider allows.
+const DefaultMaxTemporaryPerClient = 1000
+
+// NewTemporaryStore returns a TemporaryStore that keeps its records in
+// client under keys that start with prefix (such as "myapp:oauth:").
+func NewTemporaryStore(client redis.UniversalClient, prefix string) *TemporaryStore {
+	return &TemporaryStore{client: client, prefix: prefix, honours: honoursDeadlines(client)}
+}
+
+// The fields of a temporary record: t token, s secret, c consumer key, cb
+// callback, e expiry (Unix milliseconds, on the Provider's clock), u user,
+// v verification code, a present once authorized, x present once
+// exchanged (TakeTemporary then drops everything but t and e).
+
+var putTemporary = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 't', ARGV[1], 's', ARGV[2], 'c', ARGV[3], 'cb', ARGV[4], 'e', ARGV[5], 'u', ARGV[6], 'v', ARGV[7])
+redis.call('PEXPIRE', KEYS[1], ARGV[8])
+return 1
+`)
+
+// authorize and takeTemporary get now (Unix milliseconds) last: a record
+// whose e is not after it is unknown.
+var authorize = redis.NewScript(`
+local f = redis.call('HMGET', KEYS[1], 'e', 'x', 'a')
+if not f[1] then return 'notfound' end
+local e = tonumber(f[1])
+if not e then return 'malformed' end
+if e <= tonumber(ARGV[3]) then return 'notfound' end
+if f[2] or f[3] then return 'used' end
+redis.call('HSET', KEYS[1], 'u', ARGV[1], 'v', ARGV[2], 'a', '1')
+return 'ok'
+`)
+
+var takeTemporary = redis.NewScript(`
+local f = redis.call('HMGET', KEYS[1], 'e', 'x', 't', 's', 'c', 'cb', 'u', 'v')
+if not f[1] then return {'notfound'} end
+local e = tonumber(f[1])
+if not e then return {'malformed'} end
+if e <= tonumber(ARGV[1]) then return {'notfound'} end
+if f[2] then return {'used'} end
+redis.call('HDEL', KEYS[1], 's', 'c', 'cb', 'u', 'v', 'a')
+redis.call('HSET', KEYS[1], 'x', '1')
+return {'ok', f[3], f[4], f[5], f[6], f[1], f[7], f[8]}
+`)
+
+// reserve counts temporary credentials against their client's quota:
+// KEYS[1] is the client's sorted set of the hashes of its tokens, scored
+// by their expiry on Redis's clock (Unix milliseconds); ARGV[1] is the new
+// token's hash, ARGV[2] its time to live in milliseconds and ARGV[3] the
+// quota. It drops the expired members, then adds the new one unless the
+// quota is reached, and keeps the set until its last member expires. It
+// returns 1 once added, 2 if the token was there already, and 0 when the
+// quota is reached. Each call costs O(log n) in the set's size, plus the
+// members it drops, each once.
+var reserve = redis.NewScript(`
+if redis.replicate_commands then redis.replicate_commands() end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 2 end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('PEXPIREAT', KEYS[1], last[2])
+return 1
+`)
+
+func (s *TemporaryStore) key(token string) string {
+	return s.prefix + "temp:" + hash(token)
+}
+
+// PutTemporary stores t until t.Expires. It fails if t.Token is empty, if
+// t.Expires is zero, or if the token is already stored; and, with an error
+// wrapping [server.ErrTemporaryStoreFull] that names the client, when
+// t.ConsumerKey already has MaxTemporaryPerClient unexpired temporary
+// credentials.
+//
+// The quota is kept per client in a sorted set of the client's tokens'
+// hashes scored by expiry, under the prefix, "quota:" and the hex SHA-256
+// of the consumer key; a Lua script drops the expired members, counts and
+// adds, atomically, before the record is stored. Credentials that cannot
+// be stored after all (Redis failed in between, or the token is already
+// stored) may count until they would have expired.
+func (s *TemporaryStore) PutTemporary(ctx context.Context, t server.TemporaryCredentials, now time.Time) error {
+	if t.Token == "" || t.Expires.IsZero() {
+		return errors.New("redisstore: PutTemporary: empty token or zero Expires")
+	}
+	ms := t.Expires.UnixMilli()
+	if ms <= 0 {
+		return errors.New("redisstore: PutTemporary: Expires is not after 1970")
+	}
+	ttl := max(t.Expires.Sub(now).Milliseconds(), 1) // PX 0 is an error in Redis
+	quota := s.MaxTemporaryPerClient
+	if quota <= 0 {
+		quota = DefaultMaxTemporaryPerClient
+	}
+	quotaKey, member := s.prefix+"quota:"+hash(t.ConsumerKey), hash(t.Token)
+	r, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
+		return reserve.Run(ctx, s.client, []string{quotaKey}, member, ttl, quota).Int()
+	})
+	switch {
+	case err != nil:
+		return storeError("counting temporary credentials", err)
+	case r == 0:
+		return fmt.Errorf("redisstore: client %q has %d unexpired temporary credentials, its quota: %w",
+			t.ConsumerKey, quota, server.ErrTemporaryStoreFull)
+	case r != 1 && r != 2:
+		return fmt.Errorf("redisstore: PutTemporary: unexpected reply %d", r)
+	}
+
+	key := s.key(t.Token)
+	n, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
+		return putTemporary.Run(ctx, s.client, []string{key},
+			t.Token, t.Secret, t.ConsumerKey, t.Callback, ms, t.User, t.VerificationCode, ttl).Int()
+	})
+	if n != 1 && r == 1 {
+		// Not stored after all: give the place back, if Redis answers.
+		bounded(ctx, s.honours, func(ctx context.Context) (int64, error) {
+			return s.client.ZRem(ctx, quotaKey, member).Result()
+		})
+	}
+	if err != nil {
+		return storeError("storing temporary credentials", err)
+	}
+	switch n {
+	case 1:
+		return nil
+	case 0:
+		return errors.New("redisstore: PutTemporary: the token is already stored")
+	}
+	return fmt.Errorf("redisstore: PutTemporary: unexpected reply %d", n)
+}
+
+// Temporary returns the temporary credentials for token.
+func (s *TemporaryStore) Temporary(ctx context.Context, token string, now time.Time) (server.TemporaryCredentials, error) {
+	key := s.key(token)
+	f, err := bounded(ctx, s.honours, func(ctx context.Context) ([]any, error) {
+		return s.client.HMGet(ctx, key, "e", "x", "t", "s", "c", "cb", "u", "v").Result()
+	})
+	if err != nil {
+		return server.TemporaryCredentials{}, storeError("reading temporary credentials", err)
+	}
+	if len(f) != 8 {
+		return server.TemporaryCredentials{}, errMalformedTemporary
+	}
+	if f[0] == nil {
+		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials: %w", server.ErrNotFound)
+	}
+	expires, err := expiry(f[0])
+	switch {
+	case err != nil:
+		return server.TemporaryCredentials{}, err
+	case !now.Before(expires):
+		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials expired: %w", server.ErrNotFound)
+	case f[1] != nil:
+		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials were exchanged: %w", server.ErrTokenUsed)
+	}
+	return temporary(token, f[0], f[2:])
+}
+
+// errMalformedTemporary and errMalformedToken report a reply of the wrong
+// shape (a short array, a value of the wrong type: from a proxy, say) or a
+// record with fields missing or of another token (written by something
+// other than this package): the store fails closed rather than return
+// credentials with, say, an empty secret.
+var (
+	errMalformedTemporary = errors.New("redisstore: malformed reply or record of temporary credentials")
+	errMalformedToken     = errors.New("redisstore: malformed reply or record of token credentials")
+)
+
+// strs returns vals as strings, or false if any is not a string (a missing
+// field is nil).
+func strs(vals []any) ([]string, bool) {
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		s, ok := v.(string)
+		if !ok {
+			return nil, false
+		}
+		out[i] = s
+	}
+	return out, true
+}
+
+// expiry parses the e field of a temporary record.
+func expiry(e any) (time.Time, error) {
+	es, ok := e.(string)
+	if !ok {
+		return time.Time{}, errMalformedTemporary
+	}
+	ms, err := strconv.ParseInt(es, 10, 64)
+	if err != nil || ms <= 0 {
+		return time.Time{}, errMalformedTemporary
+	}
+	return time.UnixMilli(ms), nil
+}
+
+// temporary makes the record of token from the values of e and of t, s, c,
+// cb, u, v, which must all be present, with t equal to token.
+func temporary(token string, e any, f []any) (server.TemporaryCredentials, error) {
+	expires, err := expiry(e)
+	v, ok := strs(f)
+	if err != nil || !ok || len(v) != 6 || v[0] != token {
+		return server.TemporaryCredentials{}, errMalformedTemporary
+	}
+	return server.TemporaryCredentials{
+		Token: v[0], Secret: v[1], ConsumerKey: v[2], Callback: v[3],
+		Expires: expires, User: v[4], VerificationCode: v[5],
+	}, nil
+}
+
+// Authorize records user and the verification code for token, once.
+func (s *TemporaryStore) Authorize(ctx context.Context, token, user, code string, now time.Time) error {
+	if code == "" {
+		return errors.New("redisstore: Authorize: empty verification code")
+	}
+	key := s.key(token)
+	res, err := bounded(ctx, s.honours, func(ctx context.Context) (string, error) {
+		return authorize.Run(ctx, s.client, []string{key}, user, code, now.UnixMilli()).Text()
+	})
+	if err != nil {
+		return storeError("authorizing temporary credentials", err)
+	}
+	switch res {
+	case "ok":
+		return nil
+	case "notfound":
+		return fmt.Errorf("redisstore: temporary credentials: %w", server.ErrNotFound)
+	case "used":
+		return fmt.Errorf("redisstore: temporary credentials already authorized or exchanged: %w", server.ErrTokenUsed)
+	case "malformed":
+		return errMalformedTemporary
+	}
+	return fmt.Errorf("redisstore: Authorize: unexpected reply %q", res)
+}
+
+// TakeTemporary removes and returns the temporary credentials for token.
+// Their token and expiry stay until then, to answer [server.ErrTokenUsed].
+func (s *TemporaryStore) TakeTemporary(ctx context.Context, token string, now time.Time) (server.TemporaryCredentials, error) {
+	key := s.key(token)
+	f, err := bounded(ctx, s.honours, func(ctx context.Context) ([]any, error) {
+		return takeTemporary.Run(ctx, s.client, []string{key}, now.UnixMilli()).Slice()
+	})
+	if err != nil {
+		return server.TemporaryCredentials{}, storeError("taking temporary credentials", err)
+	}
+	switch {
+	case len(f) == 1 && f[0] == "notfound":
+		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials: %w", server.ErrNotFound)
+	case len(f) == 1 && f[0] == "used":
+		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials were exchanged: %w", server.ErrTokenUsed)
+	case len(f) == 8 && f[0] == "ok":
+		// t, s, c, cb, then e, then u, v
+		return temporary(token, f[5], []any{f[1], f[2], f[3], f[4], f[6], f[7]})
+	}
+	return server.TemporaryCredentials{}, errMalformedTemporary
+}
