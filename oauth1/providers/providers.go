@@ -18,7 +18,7 @@
 //	NetSuite         HMAC-SHA256  header    published: TBA Step One base string (role signed); signature hand-verified
 //	E*TRADE          HMAC-SHA1    header    none published with its secrets; hand-verified (realm="")
 //	Garmin           HMAC-SHA1    header    none published; hand-verified
-//	Flickr           HMAC-SHA1    header    none with a signature published; hand-verified
+//	Flickr           HMAC-SHA1    header    none reproducible (its example omits the secret); hand-verified
 //	Tumblr           HMAC-SHA1    header    none published; hand-verified
 //	Trello           HMAC-SHA1    header    none published; hand-verified
 //	Discogs          PLAINTEXT    header    published form: the signature is "secret&token secret"

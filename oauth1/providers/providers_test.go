@@ -227,9 +227,9 @@ func TestLTI(t *testing.T) {
 	assert.Equal(t, body, string(got))
 }
 
-// The other providers publish no signed example (Flickr's documentation
-// shows a base string without its secrets): each template signs a token
-// request that crypto/hmac checks.
+// The other providers publish no example the tests can reproduce (Flickr's
+// leaves its secret out): each template signs a request that crypto/hmac
+// checks.
 func TestHMACProviders(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
