@@ -106,6 +106,8 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 	}
 	if tok.token() != "" {
 		proto = append(proto, Param{"oauth_token", tok.Token})
+	} else if c.SendEmptyToken {
+		proto = append(proto, Param{"oauth_token", ""})
 	}
 	if !c.OmitVersion {
 		proto = append(proto, Param{"oauth_version", "1.0"})
@@ -154,6 +156,10 @@ func (s *state) sign(sg Signer, cs, ts string) ([]byte, error) {
 		return nil, mac.UnsupportedHash("HMAC", h.Hash)
 	}
 	var err error
+	if h.ConsumerSecretOnly {
+		s.Sig, err = h.appendSecretOnly(s.Sig[:0], s.Sum[:], s.Base, cs, ts)
+		return s.Sig, err
+	}
 	s.Sig, err = mac.AppendSign(s.Sig[:0], s.Key, s.Sum[:], h.Hash, s.Base, cs, ts)
 	return s.Sig, err
 }

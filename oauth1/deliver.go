@@ -26,7 +26,7 @@ func (s *state) deliver(c *Config, r *http.Request, sig []byte, proto []Param, o
 	switch c.Delivery {
 	case AuthHeader:
 		b = append(b, "OAuth "...)
-		if c.Realm != "" {
+		if c.Realm != "" || c.SendEmptyRealm {
 			b = append(b, "realm="...)
 			b = wire.AppendQuoted(b, c.Realm)
 			b = append(b, ", "...)

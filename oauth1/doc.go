@@ -71,10 +71,12 @@
 //
 // [Config.RequestToken], [Config.AuthorizationURL], [ParseCallback] and
 // [Config.AccessToken] run the redirection-based flow of RFC 5849 §2 against
-// the URLs in [Config.Endpoint]; the examples hold the X API's and other
-// providers'. Each token request returns a [TokenResponse]: the Credentials
-// issued, and the provider's other values, which never hold the token or its
-// secret. A token endpoint that answers with an error status
+// the URLs in [Config.Endpoint]; package
+// [github.com/countersign/countersign/oauth1/providers] holds the X API's and
+// other providers', with their realm rules and quirks. Each token request
+// returns a [TokenResponse]: the Credentials issued, and the provider's
+// other values, which never hold the token or its secret. A token endpoint
+// that answers with an error status
 // yields a [*ResponseError] carrying the status, the oauth_problem and a
 // bounded excerpt of the body, scrubbed of signatures and secrets;
 // [CheckResponse] makes the same error of any other answer. The other

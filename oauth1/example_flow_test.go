@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/providers"
 	"github.com/countersign/countersign/oauth1/rsakey"
 )
 
@@ -141,42 +142,33 @@ func ExampleParseCallback() {
 }
 
 // X: HMAC-SHA1 (the default) with the token credentials of the user; a JSON
-// body is not signed.
+// body is not signed. providers.X holds the endpoints.
 func Example_x() {
-	cfg := &oauth1.Config{
-		ConsumerKey: os.Getenv("X_CONSUMER_KEY"), ConsumerSecret: os.Getenv("X_CONSUMER_SECRET"),
-		Endpoint: oauth1.Endpoint{
-			RequestTokenURL: "https://api.x.com/oauth/request_token",
-			AuthorizeURL:    "https://api.x.com/oauth/authorize", // asks the user every time
-			AccessTokenURL:  "https://api.x.com/oauth/access_token",
-		},
-	}
+	cfg := providers.X()
+	cfg.ConsumerKey, cfg.ConsumerSecret = os.Getenv("X_CONSUMER_KEY"), os.Getenv("X_CONSUMER_SECRET")
 	client := cfg.Client(&oauth1.Credentials{Token: os.Getenv("X_ACCESS_TOKEN"), Secret: os.Getenv("X_ACCESS_TOKEN_SECRET")})
 	_, _ = client.Post("https://api.x.com/2/tweets", "application/json", strings.NewReader(`{"text":"Hello"}`))
 }
 
 // NetSuite token-based authentication: HMAC-SHA256, and the realm is the
-// account id in uppercase, with "_SB1" for the first sandbox.
+// account id in uppercase, with "_SB1" for the first sandbox, while the host
+// has it in lowercase with "-sb1"; providers.NetSuite applies both rules.
 func Example_netSuite() {
-	account := "1234567_SB1" // the sandbox of account 1234567
-	cfg := &oauth1.Config{
-		ConsumerKey: os.Getenv("NS_CONSUMER_KEY"), ConsumerSecret: os.Getenv("NS_CONSUMER_SECRET"),
-		Signer: oauth1.HMAC{Hash: crypto.SHA256},
-		Realm:  strings.ToUpper(account),
-	}
+	account := "1234567_SB1"           // the sandbox of account 1234567
+	cfg := providers.NetSuite(account) // Realm "1234567_SB1"
+	cfg.ConsumerKey, cfg.ConsumerSecret = os.Getenv("NS_CONSUMER_KEY"), os.Getenv("NS_CONSUMER_SECRET")
 	client := cfg.Client(&oauth1.Credentials{Token: os.Getenv("NS_TOKEN_ID"), Secret: os.Getenv("NS_TOKEN_SECRET")})
-	host := strings.ToLower(strings.ReplaceAll(account, "_", "-")) // 1234567-sb1
+	host := providers.NetSuiteHost(account) // 1234567-sb1
 	_, _ = client.Get("https://" + host + ".suitetalk.api.netsuite.com/services/rest/record/v1/customer?limit=5")
 }
 
 // WooCommerce over plain HTTP: the parameters go in the query string and
 // there is no token (two-legged); over HTTPS WooCommerce takes Basic auth
-// instead.
+// instead. The legacy API v1 and v2 (/wc-api/v1, /wc-api/v2) want
+// oauth1.HMAC{Hash: crypto.SHA256, ConsumerSecretOnly: true} as Signer.
 func Example_wooCommerce() {
-	cfg := &oauth1.Config{
-		ConsumerKey: "ck_your_key", ConsumerSecret: "cs_your_secret",
-		Delivery: oauth1.QueryString,
-	}
+	cfg := providers.WooCommerce() // HMAC-SHA256, QueryString
+	cfg.ConsumerKey, cfg.ConsumerSecret = "ck_your_key", "cs_your_secret"
 	client := cfg.Client(nil)
 	_, _ = client.Get("http://shop.example/wp-json/wc/v3/products?per_page=5")
 }
@@ -192,15 +184,9 @@ func Example_jira() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	cfg := &oauth1.Config{
-		ConsumerKey: "my-consumer-key",    // RSA uses no consumer secret
-		Signer:      oauth1.RSA{Key: key}, // zero Hash: RSA-SHA1
-		Endpoint: oauth1.Endpoint{
-			RequestTokenURL: "https://jira.example.com/plugins/servlet/oauth/request-token",
-			AuthorizeURL:    "https://jira.example.com/plugins/servlet/oauth/authorize",
-			AccessTokenURL:  "https://jira.example.com/plugins/servlet/oauth/access-token",
-		},
-	}
+	cfg := providers.Jira("https://jira.example.com") // RSA-SHA1, the application link's endpoints
+	cfg.ConsumerKey = "my-consumer-key"               // RSA uses no consumer secret
+	cfg.Signer = oauth1.RSA{Key: key}                 // zero Hash: RSA-SHA1
 	client := cfg.Client(&oauth1.Credentials{Token: os.Getenv("JIRA_ACCESS_TOKEN")})
 	_, _ = client.Get("https://jira.example.com/rest/api/2/myself")
 }
@@ -224,20 +210,13 @@ func Example_mastercard() {
 	_, _ = cfg.Client(nil).Post("https://sandbox.api.mastercard.com/example", "application/json", strings.NewReader(`{"a":1}`))
 }
 
-// E*TRADE: the token requests are GETs, and its authorize page takes the
-// consumer key and the request token as "key" and "token".
+// E*TRADE: the token requests are GETs, realm="" goes in the header, and
+// its authorize page takes the consumer key and the request token as "key"
+// and "token".
 func Example_eTrade() {
 	ctx := context.Background()
-	cfg := &oauth1.Config{
-		ConsumerKey: os.Getenv("ETRADE_CONSUMER_KEY"), ConsumerSecret: os.Getenv("ETRADE_CONSUMER_SECRET"),
-		Endpoint: oauth1.Endpoint{
-			RequestTokenURL: "https://api.etrade.com/oauth/request_token",
-			AuthorizeURL:    "https://us.etrade.com/e/t/etws/authorize",
-			AccessTokenURL:  "https://api.etrade.com/oauth/access_token",
-			TokenMethod:     http.MethodGet,
-		},
-		Callback: "oob",
-	}
+	cfg := providers.ETrade()
+	cfg.ConsumerKey, cfg.ConsumerSecret = os.Getenv("ETRADE_CONSUMER_KEY"), os.Getenv("ETRADE_CONSUMER_SECRET")
 	temp, err := cfg.RequestToken(ctx)
 	if err != nil {
 		log.Fatal(err)

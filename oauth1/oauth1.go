@@ -86,6 +86,12 @@ type Config struct {
 	// CR or LF, is refused.
 	Realm string
 
+	// SendEmptyRealm sends realm="" in the Authorization header when Realm
+	// is empty, as E*TRADE's documentation shows its requests; by default an
+	// empty realm is left out. Like any realm it is never signed, and only
+	// the Authorization header carries it.
+	SendEmptyRealm bool
+
 	// Delivery says where the protocol parameters go; the zero value is
 	// the Authorization header.
 	Delivery Delivery
@@ -94,6 +100,13 @@ type Config struct {
 	// optional. It is sent by default because providers such as the X API
 	// include it in their examples; the RFC's own examples omit it.
 	OmitVersion bool
+
+	// SendEmptyToken sends and signs oauth_token="" on requests that have
+	// no token (a nil token, or one whose Token is empty), as Schoology
+	// expects of two-legged requests; by default oauth_token is left out
+	// then, as §3.1 says. It applies to every such request, temporary
+	// credential requests included.
+	SendEmptyToken bool
 
 	// BodyHash, if nonzero, adds an oauth_body_hash parameter (the OAuth
 	// Request Body Hash extension) computed with this hash over the body of

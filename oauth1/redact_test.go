@@ -209,6 +209,8 @@ func TestJSONRoundTrip(t *testing.T) {
 		Realm:                  "1234567_SB1",
 		Delivery:               oauth1.FormBody,
 		OmitVersion:            true,
+		SendEmptyRealm:         true,
+		SendEmptyToken:         true,
 		BodyHash:               crypto.SHA256,
 		AllowInsecurePlaintext: true,
 		MaxBodyBytes:           1 << 10,

@@ -12,6 +12,7 @@ import (
 	"fmt"
 
 	"github.com/countersign/countersign/oauth1/internal/mac"
+	"github.com/countersign/countersign/percent"
 )
 
 // A Signer computes oauth_signature values: one signature method of RFC 5849
@@ -38,8 +39,17 @@ type Signer interface {
 // pairs (with their hash). A pair leaves it, in the order pairs came, once
 // 1,024 others have come in after it, however often it is used; a rotated
 // secret is never signed with, since the pair is the key of its state.
+//
+// ConsumerSecretOnly keys the HMAC with the percent-encoded consumer secret
+// alone, without the "&" that §3.4.2 requires: WooCommerce's legacy REST
+// API v1 and v2 (/wc-api/v1, /wc-api/v2) check signatures with that key,
+// while its legacy v3 and its WordPress REST API (/wp-json/wc/...) follow
+// the RFC. Such requests have no token: Sign returns an error when the
+// token secret is not empty. The keyed states of these signers are not
+// cached.
 type HMAC struct {
-	Hash crypto.Hash // crypto.SHA1 (or zero), crypto.SHA256 or crypto.SHA512
+	Hash               crypto.Hash // crypto.SHA1 (or zero), crypto.SHA256 or crypto.SHA512
+	ConsumerSecretOnly bool        // key: the consumer secret alone, no "&" (WooCommerce legacy v1, v2)
 }
 
 // RSA implements RSA-SHA1 (the zero Hash), RSA-SHA256 and RSA-SHA512 with
@@ -111,8 +121,29 @@ func (s HMAC) Sign(base []byte, consumerSecret, tokenSecret string) (string, err
 		return "", mac.UnsupportedHash("HMAC", s.Hash)
 	}
 	var sum [64]byte
+	if s.ConsumerSecretOnly {
+		sig, err := s.appendSecretOnly(nil, sum[:], base, consumerSecret, tokenSecret)
+		return string(sig), err
+	}
 	sig, err := mac.AppendSign(nil, nil, sum[:], s.Hash, base, consumerSecret, tokenSecret)
 	return string(sig), err
+}
+
+// appendSecretOnly appends the HMAC of base keyed with the encoded consumer
+// secret alone (HMAC.ConsumerSecretOnly). It keys a fresh state each time:
+// the quirk is for WooCommerce's legacy API, and keeps the cache's key the
+// one of §3.4.2.
+func (s HMAC) appendSecretOnly(dst, sum, base []byte, consumerSecret, tokenSecret string) ([]byte, error) {
+	if tokenSecret != "" {
+		return dst, errors.New("oauth1: " + s.SignatureMethod() + ": ConsumerSecretOnly signs requests without a token, but the token secret is not empty")
+	}
+	key := percent.AppendEncode(nil, consumerSecret)
+	m, err := mac.New(s.Hash, key)
+	clear(key)
+	if err != nil {
+		return dst, err
+	}
+	return mac.AppendHMAC(dst, sum, m, base), nil
 }
 
 // SignatureMethod returns "RSA-SHA1", "RSA-SHA256" or "RSA-SHA512", or "" when Hash

@@ -46,9 +46,11 @@ func (c *cmd) diff(args []string) int {
 			"(an empty token secret, the secrets swapped, a trailing newline, ...). To find out which, run oauth1 verify on the raw request "+
 			"with the provider's secrets (--consumer-secret, --token-secret, or $OAUTH1_CONSUMER_SECRET and $OAUTH1_TOKEN_SECRET): "+
 			"it names the mistake that reproduces the client's signature.")
+		printQuirks(c.stdout, diffQuirks(ds, in[0]))
 		return exitOK
 	}
 	fmt.Fprint(c.stdout, terminalSafe(basestring.Format(withHints(ds))))
+	printQuirks(c.stdout, diffQuirks(ds, in[0]))
 	return exitFailure
 }
 

@@ -43,6 +43,7 @@ func (c *cmd) verify(args []string) int {
 	}
 	scheme, guessed := f.requestScheme(r)
 	res, err := f.verifier(scheme).Verify(r)
+	defer c.printVerifyQuirks(f, raw, res, err) // after the rest of the report
 	if err == nil {
 		c.printValid(res)
 		return exitOK

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/basestring"
+	"github.com/countersign/countersign/oauth1/providers"
+	"github.com/countersign/countersign/oauth1/server"
+	"github.com/countersign/countersign/percent"
+)
+
+// This file names the provider quirks that explain a refused request: what
+// a provider does otherwise than RFC 5849, and how the library expresses
+// it. "oauth1 diff" checks the differences between two base strings;
+// "oauth1 verify" checks the request itself and its signature.
+
+// A quirk is a known deviation of a provider that matches a refusal.
+type quirk struct {
+	name     string // stable, for scripts and tests: "netsuite-realm", ...
+	provider string
+	text     string // what matched, and the fix
+}
+
+// The quirks' names.
+const (
+	quirkWooKey      = "woocommerce-legacy-key"
+	quirkNetSuiteRlm = "netsuite-realm"
+	quirkRole        = "netsuite-role"
+	quirkRealmSigned = "realm-signed"
+)
+
+// printQuirks writes the quirks qs, if any, after a blank line.
+func printQuirks(w io.Writer, qs []quirk) {
+	for i, q := range qs {
+		if i == 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "Known quirk (%s, %s): %s\n", q.provider, q.name, terminalSafe(q.text))
+	}
+}
+
+// diffQuirks names the quirks that the differences ds between want, the
+// provider's base string, and got, the client's, match. When ds is empty,
+// the base strings are equal and the quirks are those of the key or of
+// the header, named from the base string URI.
+func diffQuirks(ds []basestring.Difference, want string) []quirk {
+	var qs []quirk
+	w, err := basestring.Parse(want)
+	uri := ""
+	if err == nil {
+		uri = w.URI
+	}
+	if len(ds) == 0 {
+		if wooLegacy(uri) {
+			qs = append(qs, wooKeyQuirk(true))
+		}
+		if realm, ok := netSuiteRealm(uri); ok {
+			qs = append(qs, quirk{quirkNetSuiteRlm, "NetSuite", "NetSuite refuses a request whose realm is not the account id " +
+				"in uppercase with \"_\": for this host the Authorization header must carry realm=\"" + realm + "\" " +
+				"(providers.NetSuite sets it; the realm is not signed, so the base strings cannot show it)."})
+		}
+		return qs
+	}
+	for _, d := range ds {
+		switch {
+		case d.Name == "realm" && (d.Kind == basestring.RealmIncluded || d.Kind == basestring.Missing || d.Kind == basestring.Extra):
+			side := "the client signed realm and the provider did not: sign it never (every Config does so); the realm goes in the header only."
+			if d.Want != "" {
+				side = "the provider signs realm, which RFC 5849 §3.4.1.3.1 excludes; no setting of this library signs it, and a provider that does is refusing RFC requests."
+			}
+			qs = append(qs, quirk{quirkRealmSigned, "some providers", side})
+		case d.Name == "realm" && d.Kind == basestring.ValueDiffers && sameRealm(d.Want, d.Got):
+			qs = append(qs, quirk{quirkNetSuiteRlm, "NetSuite", "the realms differ in case or in \"-\" for \"_\" only: NetSuite wants the account id " +
+				"in uppercase with \"_\" (providers.NetSuiteRealm)."})
+		case d.Name == "role" && (d.Kind == basestring.Missing || d.Kind == basestring.Extra) && isNetSuite(uri):
+			qs = append(qs, roleQuirk(d.Kind == basestring.Missing))
+		}
+	}
+	return qs
+}
+
+// sameRealm reports whether two realms differ only as NetSuite's account
+// id forms do: in case, or in "-" for "_".
+func sameRealm(a, b string) bool {
+	norm := func(s string) string { return providers.NetSuiteRealm(strings.Trim(s, `"`)) }
+	return a != b && norm(a) == norm(b)
+}
+
+func roleQuirk(missing bool) quirk {
+	text := "the client sent role without signing it"
+	if !missing {
+		text = "the client signed a role parameter the provider did not receive"
+	}
+	return quirk{quirkRole, "NetSuite", text + ": NetSuite's request token step (/rest/requesttoken) signs role with the protocol parameters; " +
+		"send it as one, in Config.Params (oauth1.Param{Name: \"role\", Value: ...}), which is signed and sent in the Authorization header."}
+}
+
+func wooKeyQuirk(legacyURI bool) quirk {
+	if legacyURI {
+		return quirk{quirkWooKey, "WooCommerce", "WooCommerce's legacy REST API v1 and v2 (/wc-api/v1, /wc-api/v2) key the HMAC with the consumer secret alone, " +
+			"without the \"&\" of RFC 5849 §3.4.2: sign with oauth1.HMAC{ConsumerSecretOnly: true} (its legacy v3 and /wp-json/wc/ follow the RFC)."}
+	}
+	return quirk{quirkWooKey, "WooCommerce", "the client keyed the HMAC with the consumer secret alone, as WooCommerce's legacy REST API v1 and v2 " +
+		"(/wc-api/v1, /wc-api/v2) want and no other API accepts: drop HMAC.ConsumerSecretOnly for this URL."}
+}
+
+// wooLegacy reports whether a base string URI is one of WooCommerce's
+// legacy REST API v1 or v2.
+func wooLegacy(uri string) bool {
+	return strings.Contains(uri, "/wc-api/v1/") || strings.Contains(uri, "/wc-api/v2/") ||
+		strings.HasSuffix(uri, "/wc-api/v1") || strings.HasSuffix(uri, "/wc-api/v2")
+}
+
+// isNetSuite reports whether a base string URI is one of NetSuite's.
+func isNetSuite(uri string) bool {
+	_, rest, _ := strings.Cut(uri, "://")
+	host, _, _ := strings.Cut(rest, "/")
+	return strings.HasSuffix(strings.ToLower(host), ".netsuite.com")
+}
+
+// netSuiteRealm returns the realm NetSuite wants for a URL of one of its
+// account hosts (ACCOUNT.suitetalk.api.netsuite.com, ...), or false.
+func netSuiteRealm(uri string) (string, bool) {
+	if !isNetSuite(uri) {
+		return "", false
+	}
+	_, rest, _ := strings.Cut(uri, "://")
+	host, _, _ := strings.Cut(strings.ToLower(rest), "/")
+	host, _, _ = strings.Cut(host, ":")
+	account, _, _ := strings.Cut(host, ".")
+	if account == "system" || account == "rest" {
+		return "", false // the account-less hosts
+	}
+	return providers.NetSuiteRealm(account), true
+}
+
+// requestQuirks names the quirks a verified request matches: raw is the
+// request as read, base the base string the Verifier computed, and valid
+// whether the signature checked. Alternative base strings (realm signed,
+// role not signed) and keys (the consumer secret alone) are tried only
+// when the signature did not check, with the secrets the user gave.
+func (f *verifyOptions) requestQuirks(raw []byte, base string, valid bool) []quirk {
+	r, _, err := parseRawRequest(raw, f.data)
+	if err != nil {
+		return nil
+	}
+	var qs []quirk
+	realm, hasRealm := headerRealm(r)
+	// Since 2020.1 the token requests of the flow may leave realm out.
+	tokenStep := strings.HasPrefix(r.URL.Path, "/rest/requesttoken") || strings.HasPrefix(r.URL.Path, "/rest/accesstoken")
+	if want, ok := netSuiteRealm(scheme(r) + "://" + r.Host + "/"); ok && realm != want && (hasRealm || !tokenStep) {
+		text := "the Authorization header has no realm"
+		if hasRealm {
+			text = "the realm is \"" + realm + "\""
+		}
+		qs = append(qs, quirk{quirkNetSuiteRlm, "NetSuite", text + ", but NetSuite wants the account id in uppercase with \"_\": realm=\"" + want +
+			"\" (providers.NetSuite sets it). The realm is not signed, so the signature itself can be valid."})
+	}
+	b, perr := basestring.Parse(base)
+	if valid || perr != nil {
+		if valid && perr == nil && wooLegacy(b.URI) {
+			qs = append(qs, wooKeyQuirk(true))
+		}
+		return qs
+	}
+	ps := protocolParams(r)
+	key := basestring.Key{ConsumerKey: ps["oauth_consumer_key"], ConsumerSecret: f.store.secret, Token: ps["oauth_token"], PublicKey: f.store.pub}
+	if key.Token != "" {
+		key.TokenSecret = f.store.tokenSecret
+	}
+	checks := func(alt string) bool {
+		_, wrong := basestring.KeyMistake(alt, ps["oauth_signature"], ps["oauth_signature_method"], key)
+		return !wrong
+	}
+	if m, ok := basestring.KeyMistake(base, ps["oauth_signature"], ps["oauth_signature_method"], key); ok && m.Kind == basestring.ConsumerSecretOnly {
+		qs = append(qs, wooKeyQuirk(wooLegacy(b.URI)))
+	}
+	if hasRealm && checks(rebuild(b, func(p []basestring.Param) []basestring.Param {
+		return append(p, basestring.Param{RawName: "realm", RawValue: percent.Encode(realm)})
+	})) {
+		qs = append(qs, quirk{quirkRealmSigned, "some providers", "the signature is valid for the base string with realm=\"" + realm + "\" added: " +
+			"the client signed realm, which RFC 5849 §3.4.1.3.1 excludes; sign it never (every Config does so)."})
+	}
+	if isNetSuite(b.URI) && slices.ContainsFunc(b.Params, func(p basestring.Param) bool { return p.Name == "role" }) && checks(rebuild(b, func(p []basestring.Param) []basestring.Param {
+		return slices.DeleteFunc(p, func(p basestring.Param) bool { return p.Name == "role" })
+	})) {
+		qs = append(qs, roleQuirk(true))
+	}
+	return qs
+}
+
+// rebuild returns the base string of b with its parameters changed by
+// edit, sorted and encoded again (§3.4.1.3.2).
+func rebuild(b *basestring.BaseString, edit func([]basestring.Param) []basestring.Param) string {
+	ps := edit(slices.Clone(b.Params))
+	pairs := make([]string, len(ps))
+	for i, p := range ps {
+		pairs[i] = p.RawName + "=" + p.RawValue
+	}
+	slices.Sort(pairs)
+	return b.RawMethod + "&" + b.RawURI + "&" + percent.Encode(strings.Join(pairs, "&"))
+}
+
+// headerRealm returns the realm of r's Authorization header, if it has one.
+func headerRealm(r *http.Request) (string, bool) {
+	auth := r.Header.Get("Authorization")
+	if auth == "" {
+		return "", false
+	}
+	ps, err := oauth1.ParseAuthHeader(auth)
+	if err != nil {
+		return "", false
+	}
+	for _, p := range ps {
+		if p.Name == "realm" {
+			return p.Value, true
+		}
+	}
+	return "", false
+}
+
+func scheme(r *http.Request) string {
+	if r.URL.Scheme != "" {
+		return r.URL.Scheme
+	}
+	return "https"
+}
+
+// printVerifyQuirks names the quirks of a request "oauth1 verify" checked:
+// res and err are what the Verifier returned.
+func (c *cmd) printVerifyQuirks(f *verifyOptions, raw []byte, res *server.Verification, err error) {
+	var pe *server.ProblemError
+	switch {
+	case err == nil && res != nil:
+		printQuirks(c.stdout, f.requestQuirks(raw, res.BaseString, true))
+	case errors.As(err, &pe) && pe.BaseString != "":
+		printQuirks(c.stdout, f.requestQuirks(raw, pe.BaseString, false))
+	}
+}
