@@ -145,3 +145,55 @@ func TestVerifyNamesEveryKeyMistake(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyCapturedHTTP checks that verify takes the scheme of a request
+// captured over http from the capture, says so, and names the key mistake
+// in it; and that with no evidence it tries http when https explains
+// nothing.
+func TestVerifyCapturedHTTP(t *testing.T) {
+	swapped := kmEnc(kmTokenSecret) + "&" + kmEnc(kmSecret)
+	req, _ := kmRequest("http", "", "HMAC-SHA1", sha1.New, swapped, nil)
+	withHeader := func(h string) string { return strings.Replace(req, "Host: api.example.com\n", "Host: api.example.com\n"+h+"\n", 1) }
+	curl := "*   Trying 192.0.2.7:80...\n* Connected to api.example.com (192.0.2.7) port 80 (#0)\n> " +
+		strings.ReplaceAll(strings.TrimSuffix(req, "\n\n"), "\n", "\n> ") + "\n>\n< HTTP/1.1 401 Unauthorized\n"
+	tests := []struct {
+		name, req, why string
+	}{
+		{"Host port 80", strings.Replace(req, "Host: api.example.com\n", "Host: api.example.com:80\n", 1), "Scheme: http, since the Host header names port 80"},
+		{"X-Forwarded-Proto", withHeader("X-Forwarded-Proto: http"), "Scheme: http, since the X-Forwarded-Proto header says http"},
+		{"Forwarded", withHeader(`Forwarded: for=192.0.2.1;proto="http", proto=https`), "Scheme: http, since the Forwarded header says proto=http"},
+		{"curl -v", curl, "Scheme: http, since curl connected to port 80"},
+		{"absolute-form request line", strings.Replace(req, "GET /1/me", "GET http://api.example.com/1/me", 1), ""},
+		{"no evidence", req, "Scheme: http, since the request names no scheme, and with https no key mistake explains the signature, but with http one does"},
+	}
+	var runs strings.Builder
+	for _, tt := range tests {
+		r := runCmd(t, kmEnv, tt.req, "verify", "--any-time")
+		for _, want := range []string{tt.why, "Base URI: http://api.example.com/1/me", "\nKey check: swapped-secrets\n"} {
+			if r.code != exitFailure || !strings.Contains(r.stdout, want) {
+				t.Errorf("%s: exit %d, want 1 and %q in:\n%s%s", tt.name, r.code, want, r.stdout, r.stderr)
+			}
+		}
+		fmt.Fprintf(&runs, "# %s\n%s", tt.name, transcript(t, kmEnv, tt.req, []string{"verify", "--any-time"}))
+	}
+	golden(t, "verify-captured-http-key-mistake", runs.String())
+
+	// Evidence of https wins over the http key check.
+	r := runCmd(t, kmEnv, withHeader("X-Forwarded-Proto: https"), "verify", "--any-time")
+	if !strings.Contains(r.stdout, "Scheme: https, since the X-Forwarded-Proto header says https") || !strings.Contains(r.stdout, "Base URI: https://") {
+		t.Errorf("X-Forwarded-Proto: https: want https\n%s", r.stdout)
+	}
+}
+
+// TestVerifyWithoutSecret checks that verify with no secret and no key file
+// is a usage error, as main.go's exit statuses say: nothing can be checked.
+func TestVerifyWithoutSecret(t *testing.T) {
+	req, _ := kmRequest("https", "", "HMAC-SHA1", sha1.New, kmEnc(kmSecret)+"&"+kmEnc(kmTokenSecret), nil)
+	r := runCmd(t, map[string]string{"OAUTH1_TOKEN_SECRET": kmTokenSecret}, req, "verify", "--any-time")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "no key to verify with") || r.stdout != "" {
+		t.Errorf("verify without a secret: exit %d, stdout %q, stderr %q; want exit %d and a usage error", r.code, r.stdout, r.stderr, exitUsage)
+	}
+	if r := runCmd(t, kmEnv, req, "verify", "--any-time"); r.code != exitOK {
+		t.Errorf("verify with the secrets: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -356,7 +357,8 @@ var fipsCases = []struct {
 	{"another key", kmConsumerSecret, "HMAC-SHA256", sha256.New, "another key of some length", nil, basestring.KeyUnknown},
 	{"SHA-512 for HMAC-SHA256", kmConsumerSecret, "HMAC-SHA256", sha512.New, kmEncode(kmConsumerSecret) + "&" + kmEncode(kmTokenSecret), nil, basestring.WrongHMACHash},
 	{"hex SHA-256", kmConsumerSecret, "HMAC-SHA256", sha256.New, kmEncode(kmConsumerSecret) + "&" + kmEncode(kmTokenSecret), hex.EncodeToString, basestring.SignatureEncoding},
-	{"SHA-1 for HMAC-SHA256", kmConsumerSecret, "HMAC-SHA256", sha1.New, kmEncode(kmConsumerSecret) + "&" + kmEncode(kmTokenSecret), nil, ""},
+	// Every key would be tried with SHA-1, the length of the signature.
+	{"SHA-1 for HMAC-SHA256", kmConsumerSecret, "HMAC-SHA256", sha1.New, kmEncode(kmConsumerSecret) + "&" + kmEncode(kmTokenSecret), nil, basestring.KeyUnchecked},
 	// The mistaken keys made of "short" are shorter than 112 bits.
 	{"short secret, hex", "short", "HMAC-SHA512", sha512.New, kmEncode("short") + "&", hex.EncodeToString, ""},
 	{"short secret, SHA-1", "short", "HMAC-SHA512", sha1.New, kmEncode("short") + "&", nil, ""},
@@ -422,5 +424,73 @@ func diagnoseFIPSChild(t *testing.T) {
 	}
 	if !t.Failed() {
 		fmt.Println("fips child: ok")
+	}
+}
+
+// TestVerifierNamesEveryKeyMistake checks that a Verifier with
+// DiagnoseKeys names each MistakeKind it can reach (all but unchecked,
+// which TestDiagnoseKeysFIPS140Only reaches) in ProblemError.KeyMistake,
+// whatever the signature looks like, and each of the mistakes made at once.
+func TestVerifierNamesEveryKeyMistake(t *testing.T) {
+	now := time.Unix(1700000000, 0)
+	const u = "https://api.example/r"
+	cs, ts := kmEncode(kmConsumerSecret), kmEncode(kmTokenSecret)
+	right := cs + "&" + ts
+	twice := func(sum []byte) string { return kmEncode(base64.StdEncoding.EncodeToString(sum)) }
+	k := func(ks ...basestring.MistakeKind) []basestring.MistakeKind { return ks }
+	tests := []struct {
+		name   string
+		method string
+		h      func() hash.Hash
+		key    string
+		enc    func([]byte) string
+		want   []basestring.MistakeKind
+	}{
+		{"signature encoded twice", "HMAC-SHA1", sha1.New, right, twice, k(basestring.SignatureEncoding)},
+		{"uppercase hex", "HMAC-SHA256", sha256.New, right, func(b []byte) string { return strings.ToUpper(hex.EncodeToString(b)) }, k(basestring.SignatureEncoding)},
+		{"unpadded", "HMAC-SHA512", sha512.New, right, base64.RawStdEncoding.EncodeToString, k(basestring.SignatureEncoding)},
+		{"empty token secret", "HMAC-SHA1", sha1.New, cs + "&", nil, k(basestring.EmptyTokenSecret)},
+		{"consumer secret only", "HMAC-SHA1", sha1.New, cs, nil, k(basestring.ConsumerSecretOnly)},
+		{"swapped secrets", "HMAC-SHA1", sha1.New, ts + "&" + cs, nil, k(basestring.SwappedSecrets)},
+		{"not encoded", "HMAC-SHA1", sha1.New, kmConsumerSecret + "&" + kmTokenSecret, nil, k(basestring.SecretNotEncoded)},
+		{"encoded twice", "HMAC-SHA1", sha1.New, kmEncode(cs) + "&" + kmEncode(ts), nil, k(basestring.SecretEncodedTwice)},
+		{"CR LF", "HMAC-SHA1", sha1.New, kmEncode(kmConsumerSecret+"\r\n") + "&" + ts, nil, k(basestring.SecretWhitespace)},
+		{"consumer key as secret", "HMAC-SHA1", sha1.New, kmEncode(kmConsumerKey) + "&" + ts, nil, k(basestring.ConsumerKeyAsSecret)},
+		{"token as secret", "HMAC-SHA1", sha1.New, cs + "&" + kmEncode(kmToken), nil, k(basestring.TokenAsSecret)},
+		{"base64-encoded token secret", "HMAC-SHA1", sha1.New, cs + "&" + kmEncode(base64.StdEncoding.EncodeToString([]byte(kmTokenSecret))), nil, k(basestring.Base64Secret)},
+		{"SHA-512 as HMAC-SHA1", "HMAC-SHA1", sha512.New, right, nil, k(basestring.WrongHMACHash)},
+		{"another key", "HMAC-SHA256", sha256.New, "another&key", nil, k(basestring.KeyUnknown)},
+		{"hex SHA-512 as HMAC-SHA256", "HMAC-SHA256", sha512.New, right, hex.EncodeToString, k(basestring.SignatureEncoding, basestring.WrongHMACHash)},
+		{"not encoded, encoded twice", "HMAC-SHA1", sha1.New, kmConsumerSecret + "&" + kmTokenSecret, twice, k(basestring.SignatureEncoding, basestring.SecretNotEncoded)},
+		{"swapped with SHA-1 as HMAC-SHA512", "HMAC-SHA512", sha1.New, ts + "&" + cs, nil, k(basestring.SwappedSecrets, basestring.WrongHMACHash)},
+		{"empty token secret and a newline", "HMAC-SHA1", sha1.New, kmEncode(kmConsumerSecret+"\n") + "&", nil, k(basestring.EmptyTokenSecret, basestring.SecretWhitespace)},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := &Verifier{
+				Store: &memCredentials{
+					consumers: map[string]Registration{kmConsumerKey: {Secret: kmConsumerSecret}},
+					tokens:    map[string]string{kmConsumerKey + " " + kmToken: kmTokenSecret},
+				},
+				Nonces: new(MemoryNonceStore), Now: func() time.Time { return now }, DiagnoseKeys: true,
+			}
+			auth, _ := kmHeaderHash(t, tt.method, tt.h, u, now.Unix(), "every"+itoa(int64(i)), tt.key, tt.enc)
+			r := httptest.NewRequest("GET", u, nil)
+			r.Header.Set("Authorization", auth)
+			_, err := v.Verify(r)
+			var pe *ProblemError
+			if !errors.As(err, &pe) || pe.Problem != oauth1.ProblemSignatureInvalid {
+				t.Fatalf("Verify = %v; want signature_invalid", err)
+			}
+			m := pe.KeyMistake
+			if got := append([]basestring.MistakeKind{m.Kind}, m.Also...); !slices.Equal(got, tt.want) {
+				t.Errorf("KeyMistake = %v; want the kinds %v", m, tt.want)
+			}
+			for _, s := range []string{kmConsumerSecret, kmTokenSecret, cs, ts} {
+				if strings.Contains(m.String()+pe.Error(), s) {
+					t.Errorf("the refusal holds a secret: %v", m)
+				}
+			}
+		})
 	}
 }
