@@ -153,7 +153,9 @@ func TestVerifyNamesEveryKeyMistake(t *testing.T) {
 func TestVerifyCapturedHTTP(t *testing.T) {
 	swapped := kmEnc(kmTokenSecret) + "&" + kmEnc(kmSecret)
 	req, _ := kmRequest("http", "", "HMAC-SHA1", sha1.New, swapped, nil)
-	withHeader := func(h string) string { return strings.Replace(req, "Host: api.example.com\n", "Host: api.example.com\n"+h+"\n", 1) }
+	withHeader := func(h string) string {
+		return strings.Replace(req, "Host: api.example.com\n", "Host: api.example.com\n"+h+"\n", 1)
+	}
 	curl := "*   Trying 192.0.2.7:80...\n* Connected to api.example.com (192.0.2.7) port 80 (#0)\n> " +
 		strings.ReplaceAll(strings.TrimSuffix(req, "\n\n"), "\n", "\n> ") + "\n>\n< HTTP/1.1 401 Unauthorized\n"
 	tests := []struct {
