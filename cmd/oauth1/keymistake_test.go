@@ -44,11 +44,11 @@ func kmEnc(s string) string {
 	return b.String()
 }
 
-// kmRequest returns a raw GET of scheme://api.example.com/1/me?q=1, with
-// the extra header lines given, signed by a client that declares method,
-// computes the HMAC with h under key, and sends the MAC as encode makes it
-// (nil: standard base64); and the base string it signed.
-func kmRequest(scheme, headers, method string, h func() hash.Hash, key string, encode func([]byte) string) (req, base string) {
+// kmRequest returns a raw GET of scheme://api.example.com/1/me?q=1 signed
+// by a client that declares method, computes the HMAC with h under key,
+// and sends the MAC as encode makes it (nil: standard base64); and the
+// base string it signed.
+func kmRequest(scheme, method string, h func() hash.Hash, key string, encode func([]byte) string) (req, base string) {
 	params := map[string]string{
 		"oauth_consumer_key": kmKey, "oauth_nonce": "n", "oauth_signature_method": method,
 		"oauth_timestamp": "1", "oauth_token": kmToken, "oauth_version": "1.0", "q": "1",
@@ -67,7 +67,7 @@ func kmRequest(scheme, headers, method string, h func() hash.Hash, key string, e
 	}
 	auth := `OAuth oauth_consumer_key="` + kmKey + `", oauth_nonce="n", oauth_signature="` + kmEnc(sig) + `", oauth_signature_method="` + method +
 		`", oauth_timestamp="1", oauth_token="` + kmToken + `", oauth_version="1.0"`
-	return "GET /1/me?q=1 HTTP/1.1\nHost: api.example.com\n" + headers + "Authorization: " + auth + "\n\n", base
+	return "GET /1/me?q=1 HTTP/1.1\nHost: api.example.com\nAuthorization: " + auth + "\n\n", base
 }
 
 // Signature encodings clients send.
@@ -131,7 +131,7 @@ func kindList(ks []basestring.MistakeKind) string {
 func TestVerifyNamesEveryKeyMistake(t *testing.T) {
 	for _, tt := range kmCases {
 		t.Run(tt.name, func(t *testing.T) {
-			req, base := kmRequest("https", "", tt.method, tt.h, tt.key, tt.encode)
+			req, base := kmRequest("https", tt.method, tt.h, tt.key, tt.encode)
 			r := runCmd(t, kmEnv, req, "verify", "--any-time", "--base-string", base)
 			want := "\nKey check: " + kindList(tt.want) + "\n"
 			if r.code != exitFailure || !strings.Contains(r.stdout, want) {
@@ -152,7 +152,7 @@ func TestVerifyNamesEveryKeyMistake(t *testing.T) {
 // nothing.
 func TestVerifyCapturedHTTP(t *testing.T) {
 	swapped := kmEnc(kmTokenSecret) + "&" + kmEnc(kmSecret)
-	req, _ := kmRequest("http", "", "HMAC-SHA1", sha1.New, swapped, nil)
+	req, _ := kmRequest("http", "HMAC-SHA1", sha1.New, swapped, nil)
 	withHeader := func(h string) string {
 		return strings.Replace(req, "Host: api.example.com\n", "Host: api.example.com\n"+h+"\n", 1)
 	}
@@ -190,7 +190,7 @@ func TestVerifyCapturedHTTP(t *testing.T) {
 // TestVerifyWithoutSecret checks that verify with no secret and no key file
 // is a usage error, as main.go's exit statuses say: nothing can be checked.
 func TestVerifyWithoutSecret(t *testing.T) {
-	req, _ := kmRequest("https", "", "HMAC-SHA1", sha1.New, kmEnc(kmSecret)+"&"+kmEnc(kmTokenSecret), nil)
+	req, _ := kmRequest("https", "HMAC-SHA1", sha1.New, kmEnc(kmSecret)+"&"+kmEnc(kmTokenSecret), nil)
 	r := runCmd(t, map[string]string{"OAUTH1_TOKEN_SECRET": kmTokenSecret}, req, "verify", "--any-time")
 	if r.code != exitUsage || !strings.Contains(r.stderr, "no key to verify with") || r.stdout != "" {
 		t.Errorf("verify without a secret: exit %d, stdout %q, stderr %q; want exit %d and a usage error", r.code, r.stdout, r.stderr, exitUsage)
