@@ -111,7 +111,7 @@ func (c *cmd) verifyFlags(args []string) (f *verifyOptions, pos []string, code i
 		"FILE (default stdin) holds a raw HTTP request: request line, headers, a blank line, the body;\n"+
 		"the \"> \" lines that curl -v prints are accepted too (curl -v does not print the body: use --data-raw).")
 	f = &verifyOptions{}
-	fs.StringVar(&f.scheme, "scheme", "", "`scheme` of the URL the client signed (default https, or the request line's)")
+	fs.StringVar(&f.scheme, "scheme", "", "`scheme` of the URL the client signed (default: the request line's, else what the capture shows: Forwarded, X-Forwarded-Proto, the Host port, curl -v; else https)")
 	fs.StringVar(&f.store.key, "consumer-key", "", "the expected consumer `key`; default: accept the request's")
 	fs.StringVar(&f.store.secret, "consumer-secret", "", "consumer `secret` (default $OAUTH1_CONSUMER_SECRET)")
 	fs.StringVar(&f.store.token, "token", "", "the expected `token`; default: accept the request's")
@@ -254,7 +254,7 @@ func (c *cmd) printClientDiff(base, clientBase, scheme string, guessed bool) boo
 // returns got's scheme.
 func onlyScheme(ds []basestring.Difference, want, got string) (string, bool) {
 	for _, d := range ds {
-		if d.Kind != basestring.URI || d.Name != "" {
+		if d.Kind != basestring.URIDiffers || d.Name != "" {
 			return "", false
 		}
 	}
