@@ -245,3 +245,29 @@ func FuzzKeyMistake(f *testing.F) {
 		}
 	})
 }
+
+// TestKeyMistakeRSAOtherForms checks that an RSA signature that verifies in
+// no encoding is unknown, not unchecked, whatever lengths its decodings
+// have.
+func TestKeyMistakeRSAOtherForms(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/keys/rsa2048-pkcs1.pem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(b)
+	priv, err := x509.ParsePKCS1PrivateKey(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte("another base string"))
+	sig, err := rsa.SignPKCS1v15(nil, priv, crypto.SHA256, sum[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := basestring.Key{PublicKey: &priv.PublicKey}
+	for _, s := range []string{b64(sig), hex.EncodeToString(sig), base64.RawURLEncoding.EncodeToString(sig), enc(b64(sig)), "AAAA", "%%"} {
+		if m, ok := basestring.KeyMistake(kBase, s, "RSA-SHA256", k); !ok || m.Kind != basestring.KeyUnknown {
+			t.Errorf("%.20q: %v, %v; want unknown", s, m, ok)
+		}
+	}
+}
