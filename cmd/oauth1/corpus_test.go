@@ -404,7 +404,7 @@ var labels = []label{
 	{"cut at a NUL", func(b bugs) bugs { b.nulCut = false; return b }, kind(basestring.Truncated, "C string")},
 	{`cut at "="`, func(b bugs) bugs { b.eqCut = false; return b }, kind(basestring.Truncated, `every "="`)},
 	{`cut at "?"`, func(b bugs) bugs { b.qCut = false; return b }, func(d basestring.Difference) bool {
-		return (d.Kind == basestring.Truncated || d.Kind == basestring.Missing) && strings.Contains(d.Cause, `every "?"`)
+		return (d.Kind == basestring.Truncated || d.Kind == basestring.MissingParam) && strings.Contains(d.Cause, `every "?"`)
 	}},
 	{`literal "+"`, func(b bugs) bugs { b.plusLiteral = false; return b }, kind(basestring.PlusForSpace, `literal "+"`)},
 	{"names not decoded", func(b bugs) bugs { b.rawNames = false; return b }, func(d basestring.Difference) bool {
@@ -416,7 +416,7 @@ var labels = []label{
 	}},
 	{"any port dropped", func(b bugs) bugs { b.anyPort = false; return b }, kind(basestring.DefaultPort, "not the default port")},
 	{"decoded path", func(b bugs) bugs { b.decodedPath = false; return b }, kind(basestring.PathEncoding, "decoded path")},
-	{"semicolon", func(b bugs) bugs { b.semicolon = false; return b }, kind(basestring.Missing, "semicolon")},
+	{"semicolon", func(b bugs) bugs { b.semicolon = false; return b }, kind(basestring.MissingParam, "semicolon")},
 	{"sorted before encoding", func(b bugs) bugs { b.sortRaw = false; return b }, kind(basestring.SortOrder, "before encoding")},
 	{"sorted joined pairs", func(b bugs) bugs { b.sortJoined = false; return b }, kind(basestring.SortOrder, `joined "name=value"`)},
 	{"names not encoded", func(b bugs) bugs { b.unencodedNames = false; return b }, func(d basestring.Difference) bool {

@@ -64,10 +64,10 @@ type hintKey struct {
 // hints are the flags of "oauth1 sign" that fix a difference, added to the
 // library's cause, which names the Config fields and methods.
 var hints = map[hintKey]string{
-	{basestring.Missing, "oauth_body_hash"}:      "--body-hash",
-	{basestring.Missing, "oauth_callback"}:       "--callback",
-	{basestring.Missing, "oauth_verifier"}:       "--verifier",
-	{basestring.Extra, "oauth_version"}:          "--no-version",
+	{basestring.MissingParam, "oauth_body_hash"}: "--body-hash",
+	{basestring.MissingParam, "oauth_callback"}:  "--callback",
+	{basestring.MissingParam, "oauth_verifier"}:  "--verifier",
+	{basestring.ExtraParam, "oauth_version"}:     "--no-version",
 	{basestring.ValueDiffers, "oauth_nonce"}:     "--nonce N --timestamp T",
 	{basestring.ValueDiffers, "oauth_timestamp"}: "--nonce N --timestamp T",
 }

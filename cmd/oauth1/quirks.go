@@ -69,7 +69,7 @@ func diffQuirks(ds []basestring.Difference, want string) []quirk {
 	}
 	for _, d := range ds {
 		switch {
-		case d.Name == "realm" && (d.Kind == basestring.RealmIncluded || d.Kind == basestring.Missing || d.Kind == basestring.Extra):
+		case d.Name == "realm" && (d.Kind == basestring.RealmIncluded || d.Kind == basestring.MissingParam || d.Kind == basestring.ExtraParam):
 			side := "the client signed realm and the provider did not: sign it never (every Config does so); the realm goes in the header only."
 			if d.Want != "" {
 				side = "the provider signs realm, which RFC 5849 §3.4.1.3.1 excludes; no setting of this library signs it, and a provider that does is refusing RFC requests."
@@ -78,8 +78,8 @@ func diffQuirks(ds []basestring.Difference, want string) []quirk {
 		case d.Name == "realm" && d.Kind == basestring.ValueDiffers && sameRealm(d.Want, d.Got):
 			qs = append(qs, quirk{quirkNetSuiteRlm, "NetSuite", "the realms differ in case or in \"-\" for \"_\" only: NetSuite wants the account id " +
 				"in uppercase with \"_\" (providers.NetSuiteRealm)."})
-		case d.Name == "role" && (d.Kind == basestring.Missing || d.Kind == basestring.Extra) && isNetSuite(uri):
-			qs = append(qs, roleQuirk(d.Kind == basestring.Missing))
+		case d.Name == "role" && (d.Kind == basestring.MissingParam || d.Kind == basestring.ExtraParam) && isNetSuite(uri):
+			qs = append(qs, roleQuirk(d.Kind == basestring.MissingParam))
 		}
 	}
 	return qs
@@ -242,4 +242,40 @@ func (c *cmd) printVerifyQuirks(f *verifyOptions, raw []byte, res *server.Verifi
 	case errors.As(err, &pe) && pe.BaseString != "":
 		printQuirks(c.stdout, f.requestQuirks(raw, pe.BaseString, false))
 	}
+}
+
+// protocolParams returns the protocol parameters of r, decoded, from its
+// Authorization header, else its query, else a form body. It reads the
+// body: r must be a copy that nothing else reads.
+func protocolParams(r *http.Request) map[string]string {
+	ps := map[string]string{}
+	if auth := r.Header.Get("Authorization"); auth != "" {
+		if params, err := oauth1.ParseAuthHeader(auth); err == nil {
+			for _, p := range params {
+				ps[p.Name] = p.Value
+			}
+			if ps["oauth_signature"] != "" {
+				return ps
+			}
+		}
+	}
+	raws := []string{r.URL.RawQuery}
+	if form, _ := isFormType(r.Header.Get("Content-Type")); form && r.Body != nil {
+		b, _ := io.ReadAll(r.Body)
+		raws = append(raws, string(b))
+	}
+	for _, raw := range raws {
+		for _, pair := range strings.Split(raw, "&") {
+			name, value, _ := strings.Cut(pair, "=")
+			if !strings.HasPrefix(name, "oauth_") {
+				continue
+			}
+			if v, err := percent.DecodeForm(value); err == nil {
+				if _, seen := ps[name]; !seen {
+					ps[name] = v
+				}
+			}
+		}
+	}
+	return ps
 }

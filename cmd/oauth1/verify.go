@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"crypto/rsa"
 	"errors"
@@ -41,10 +40,11 @@ func (c *cmd) verify(args []string) int {
 	if cap.lengthWarning != "" {
 		fmt.Fprintln(c.stderr, "oauth1: warning: "+cap.lengthWarning)
 	}
-	scheme, guessed := f.requestScheme(r)
-	res, err := f.verifier(scheme).Verify(r)
+	sc := f.requestScheme(r, cap)
+	res, err := f.verifier(sc.scheme).Verify(r)
 	defer c.printVerifyQuirks(f, raw, res, err) // after the rest of the report
 	if err == nil {
+		c.printScheme(sc)
 		c.printValid(res)
 		return exitOK
 	}
@@ -52,11 +52,26 @@ func (c *cmd) verify(args []string) int {
 	if !errors.As(err, &pe) {
 		return c.errorf(exitUsage, "%v", err)
 	}
-	fmt.Fprintf(c.stdout, "Signature NOT valid: %s.\n%s\n", pe.Problem, problemHint(pe, f.store))
-	badSignature := pe.Problem == oauth1.ProblemSignatureInvalid
 	httpValid := false
-	if guessed && badSignature {
-		httpValid = c.schemeHint(f, raw, r, cap)
+	if sc.guessed && badSignature(pe) {
+		// Nothing names the scheme: try http too, the other one clients sign.
+		if r2, _, err := parseRawRequest(raw, f.data); err == nil {
+			_, err := f.verifier("http").Verify(r2)
+			var pe2 *server.ProblemError
+			switch {
+			case err == nil:
+				httpValid = true
+			case errors.As(err, &pe2) && badSignature(pe2) && pe2.BaseString != "" && named(pe2.KeyMistake) && !named(pe.KeyMistake):
+				pe, r = pe2, r2
+				sc = schemeChoice{scheme: "http", why: "the request names no scheme, and with https no key mistake explains the signature, but with http one does"}
+			}
+		}
+	}
+	c.printScheme(sc)
+	fmt.Fprintf(c.stdout, "Signature NOT valid: %s.\n%s\n", pe.Problem, problemHint(pe, f.store))
+	if httpValid {
+		fmt.Fprintf(c.stdout, "The scheme was taken as https, since the request names none, but the signature is valid for http://%s: "+
+			"the client signed an http URL. Run again with --scheme http.\n", r.Host+r.URL.RequestURI())
 	}
 	if pe.BaseString == "" {
 		return exitFailure
@@ -64,12 +79,18 @@ func (c *cmd) verify(args []string) int {
 	c.printExpected(pe.BaseString, r)
 	same := false
 	if f.clientBase != "" {
-		same = c.printClientDiff(pe.BaseString, f.clientBase, scheme, guessed)
+		same = c.printClientDiff(pe.BaseString, f.clientBase, sc.scheme, sc.guessed)
 	}
-	if badSignature && !httpValid && (f.clientBase == "" || same) {
-		c.printKeyCheck(f, raw, pe.BaseString, same)
+	if badSignature(pe) && !httpValid && (f.clientBase == "" || same) {
+		c.printKeyCheck(pe.KeyMistake, same)
 	}
 	return exitFailure
+}
+
+// badSignature reports whether pe refuses the signature (a body that
+// does not match its hash is body_hash_invalid).
+func badSignature(pe *server.ProblemError) bool {
+	return pe.Problem == oauth1.ProblemSignatureInvalid
 }
 
 // verifyOptions are the flags of "oauth1 verify", with the environment's
@@ -92,7 +113,7 @@ func (c *cmd) verifyFlags(args []string) (f *verifyOptions, pos []string, code i
 		"FILE (default stdin) holds a raw HTTP request: request line, headers, a blank line, the body;\n"+
 		"the \"> \" lines that curl -v prints are accepted too (curl -v does not print the body: use --data-raw).")
 	f = &verifyOptions{}
-	fs.StringVar(&f.scheme, "scheme", "", "`scheme` of the URL the client signed (default https, or the request line's)")
+	fs.StringVar(&f.scheme, "scheme", "", "`scheme` of the URL the client signed (default: the request line's, else what the capture shows: Forwarded, X-Forwarded-Proto, the Host port, curl -v; else https)")
 	fs.StringVar(&f.store.key, "consumer-key", "", "the expected consumer `key`; default: accept the request's")
 	fs.StringVar(&f.store.secret, "consumer-secret", "", "consumer `secret` (default $OAUTH1_CONSUMER_SECRET)")
 	fs.StringVar(&f.store.token, "token", "", "the expected `token`; default: accept the request's")
@@ -118,6 +139,9 @@ func (c *cmd) verifyFlags(args []string) (f *verifyOptions, pos []string, code i
 	fill(&f.store.secret, "OAUTH1_CONSUMER_SECRET")
 	fill(&f.store.tokenSecret, "OAUTH1_TOKEN_SECRET")
 	fill(&f.keyPassword, "OAUTH1_KEY_PASSWORD")
+	if f.store.secret == "" && f.keyFile == "" {
+		return nil, nil, fs.usageError("no key to verify with: give the consumer secret (--consumer-secret or $OAUTH1_CONSUMER_SECRET), or --key-file for the RSA methods"), false
+	}
 	f.at = time.Now()
 	if n := string(f.now); n != "" {
 		sec, _ := strconv.ParseInt(n, 10, 64)
@@ -166,20 +190,12 @@ func (c *cmd) readInput(pos []string) ([]byte, error) {
 	return raw, nil
 }
 
-// requestScheme returns the scheme to verify r with, and whether it is a
-// guess: the request line of a captured request rarely names the scheme
-// the client signed, and https is the likelier one.
-func (f *verifyOptions) requestScheme(r *http.Request) (scheme string, guessed bool) {
-	if f.scheme != "" {
-		return f.scheme, false
-	}
-	return cmp.Or(r.URL.Scheme, "https"), r.URL.Scheme == ""
-}
-
 // verifier returns a Verifier for the flags, with a fresh nonce store.
 func (f *verifyOptions) verifier(scheme string) *server.Verifier {
 	// A nonce store of its own: the request is verified once per scheme tried.
-	v := &server.Verifier{Store: f.store, Nonces: new(server.MemoryNonceStore), Scheme: scheme, Now: func() time.Time { return f.at }}
+	// DiagnoseKeys: the key check runs on every signature_invalid refusal,
+	// even of a signature whose length is not the method's.
+	v := &server.Verifier{Store: f.store, Nonces: new(server.MemoryNonceStore), Scheme: scheme, Now: func() time.Time { return f.at }, DiagnoseKeys: true}
 	if f.plaintext {
 		v.SignatureMethods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SHA1", "RSA-SHA256", "RSA-SHA512", "PLAINTEXT"}
 		v.AllowInsecurePlaintext = true
@@ -198,24 +214,6 @@ func (c *cmd) printValid(res *server.Verification) {
 		fmt.Fprintf(w, ", token %s", res.Token)
 	}
 	fmt.Fprintf(w, ".\n\nSigned base string:\n%s\n", res.BaseString)
-}
-
-// schemeHint says when a signature that failed with the guessed https is
-// valid for http, or the capture suggests http, and reports whether it is
-// valid for http. It verifies a fresh copy of the request: the first
-// Verify read the body.
-func (c *cmd) schemeHint(f *verifyOptions, raw []byte, r *http.Request, cap capture) bool {
-	r2, _, err := parseRawRequest(raw, f.data)
-	switch {
-	case err == nil && verifyOK(f.verifier("http"), r2):
-		fmt.Fprintf(c.stdout, "The scheme was taken as https, since the request line does not name one, but the signature is valid for http://%s: "+
-			"the client signed an http URL. Run again with --scheme http.\n", r.Host+r.URL.RequestURI())
-		return true
-	case cap.overHTTP != "":
-		fmt.Fprintf(c.stdout, "The request was captured over http (%s), but the scheme was taken as https, since the request line does not name one. "+
-			"If the client signed an http URL, run again with --scheme http.\n", cap.overHTTP)
-	}
-	return false
 }
 
 // printExpected prints the base string the Verifier computed, broken down.
@@ -258,7 +256,7 @@ func (c *cmd) printClientDiff(base, clientBase, scheme string, guessed bool) boo
 // returns got's scheme.
 func onlyScheme(ds []basestring.Difference, want, got string) (string, bool) {
 	for _, d := range ds {
-		if d.Kind != basestring.URI || d.Name != "" {
+		if d.Kind != basestring.URIDiffers || d.Name != "" {
 			return "", false
 		}
 	}
@@ -359,7 +357,8 @@ func publicKey(data []byte, password string) (*rsa.PublicKey, error) {
 // capture is what the input says about how a request was captured.
 type capture struct {
 	lengthWarning string // Content-Length disagrees with the body present
-	overHTTP      string // why the request looks captured over http; "" if it does not
+	curlScheme    string // the scheme curl -v shows it connected with; "" if it shows none
+	curlWhy       string // what shows it
 }
 
 // parseRawRequest reads an HTTP/1.x request as a proxy log or curl -v
@@ -456,7 +455,9 @@ func parseRawRequest(raw []byte, body string) (*http.Request, capture, error) {
 	default:
 		b = strings.TrimRight(strings.Join(rest, "\n"), "\n")
 	}
-	cap.overHTTP = capturedOverHTTP(lines, r)
+	if curl {
+		cap.curlScheme, cap.curlWhy = curlScheme(lines)
+	}
 	r.Body = io.NopCloser(strings.NewReader(b))
 	r.ContentLength = int64(len(b))
 	r.TransferEncoding = nil
@@ -464,25 +465,4 @@ func parseRawRequest(raw []byte, body string) (*http.Request, capture, error) {
 		r.Body = http.NoBody
 	}
 	return r, cap, nil
-}
-
-// capturedOverHTTP returns the evidence in a captured request that it was
-// sent over http, not https: a Host header with port 80, or curl -v
-// connecting to port 80. It returns "" when there is none.
-func capturedOverHTTP(lines []string, r *http.Request) string {
-	if strings.HasSuffix(r.Host, ":80") {
-		return "the Host header names port 80"
-	}
-	for _, l := range lines {
-		if !strings.HasPrefix(l, "* ") {
-			continue
-		}
-		// curl 7 and 8: "* Connected to host (addr) port 80 (#0)" and
-		// "*   Trying 192.0.2.1:80...".
-		if _, after, ok := strings.Cut(l, ") port 80"); ok && strings.HasPrefix(l, "* Connected to ") && (after == "" || after[0] == ' ') ||
-			strings.Contains(l, "Trying ") && strings.HasSuffix(strings.TrimRight(l, " ."), ":80") {
-			return "curl connected to port 80"
-		}
-	}
-	return ""
 }

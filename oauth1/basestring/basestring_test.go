@@ -147,17 +147,17 @@ func TestDiff(t *testing.T) {
 		causeHint string // a phrase the cause must contain
 	}{
 		{"lowercase method", "POST&", "post&", basestring.MethodCase, "", "uppercase"},
-		{"other method", "POST&", "GET&", basestring.Method, "", "redirected"},
+		{"other method", "POST&", "GET&", basestring.MethodDiffers, "", "redirected"},
 		{"uppercase host", "api.twitter.com", "API.twitter.com", basestring.SchemeHostCase, "", "lowercase"},
 		{"uppercase scheme", "https%3A", "HTTPS%3A", basestring.SchemeHostCase, "", "lowercase"},
 		{"default port", "api.twitter.com%2F", "api.twitter.com%3A443%2F", basestring.DefaultPort, "", "default port"},
 		{"decoded-then-reencoded path", "update.json", "update%252Ejson", basestring.PathEncoding, "", "path"},
 		{"query in URI", "update.json&", "update.json%3Finclude_entities%3Dtrue&", basestring.QueryInURI, "", "query"},
-		{"scheme", "https%3A", "http%3A", basestring.URI, "", "TLS"},
-		{"path", "1.1%2F", "2%2F", basestring.URI, "", "path"},
-		{"form body not signed", "%26" + status, "", basestring.Missing, "status", "application/x-www-form-urlencoded"},
-		{"oauth_version omitted", "%26oauth_version%3D1.0", "", basestring.Missing, "oauth_version", "OmitVersion"},
-		{"extra parameter", "%26status", "%26source%3Dcli%26status", basestring.Extra, "source", "Content-Type"},
+		{"scheme", "https%3A", "http%3A", basestring.URIDiffers, "", "TLS"},
+		{"path", "1.1%2F", "2%2F", basestring.URIDiffers, "", "path"},
+		{"form body not signed", "%26" + status, "", basestring.MissingParam, "status", "application/x-www-form-urlencoded"},
+		{"oauth_version omitted", "%26oauth_version%3D1.0", "", basestring.MissingParam, "oauth_version", "OmitVersion"},
+		{"extra parameter", "%26status", "%26source%3Dcli%26status", basestring.ExtraParam, "source", "Content-Type"},
 		{"another nonce", "kYjzVBB8Y0", "AAAAAAAAAA", basestring.ValueDiffers, "oauth_nonce", "the same oauth_nonce and oauth_timestamp"},
 		{"another value", "include_entities%3Dtrue", "include_entities%3Dfalse", basestring.ValueDiffers, "include_entities", "changed"},
 		{"double-encoded value", "Gentlemen%252C", "Gentlemen%25252C", basestring.DoubleEncoded, "status", `want has "%2C", got "%252C"`},
@@ -198,7 +198,7 @@ func TestDiff(t *testing.T) {
 			if !found {
 				t.Errorf("Diff(xBase, got) = %s\nwant a %v difference for %q", basestring.Format(ds), tt.kind, tt.param)
 			}
-			if len(ds) > 1 && tt.kind != basestring.Missing && tt.kind != basestring.Extra {
+			if len(ds) > 1 && tt.kind != basestring.MissingParam && tt.kind != basestring.ExtraParam {
 				t.Errorf("Diff(xBase, got): %d differences for one mistake:\n%s", len(ds), basestring.Format(ds))
 			}
 			if f := basestring.Format(ds); !strings.HasPrefix(f, "signature base strings differ (-want +got):\n") {

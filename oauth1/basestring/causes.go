@@ -283,7 +283,7 @@ func cut(s string) string {
 }
 
 func missing(w Param, cutAt string) Difference {
-	d := Difference{Kind: Missing, Name: w.Name, Want: pair(w)}
+	d := Difference{Kind: MissingParam, Name: w.Name, Want: pair(w)}
 	switch w.Name {
 	case "realm":
 		d.Kind = RealmIncluded
@@ -315,7 +315,7 @@ func missing(w Param, cutAt string) Difference {
 }
 
 func extra(g Param) Difference {
-	d := Difference{Kind: Extra, Name: g.Name, Got: pair(g)}
+	d := Difference{Kind: ExtraParam, Name: g.Name, Got: pair(g)}
 	switch g.Name {
 	case "realm":
 		d.Kind = RealmIncluded

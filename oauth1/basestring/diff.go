@@ -16,14 +16,14 @@ type Kind int
 const (
 	Malformed         Kind = iota + 1 // a base string does not parse
 	MethodCase                        // same method, different case
-	Method                            // different methods
+	MethodDiffers                     // different methods
 	SchemeHostCase                    // scheme or host differ only in case
 	DefaultPort                       // ":80" or ":443" kept on one side
 	PathEncoding                      // the same path, encoded differently
 	QueryInURI                        // the base string URI carries the query
-	URI                               // any other difference in the base string URI
-	Missing                           // a parameter of want is not in got
-	Extra                             // a parameter of got is not in want
+	URIDiffers                        // any other difference in the base string URI
+	MissingParam                      // a parameter of want is not in got
+	ExtraParam                        // a parameter of got is not in want
 	ValueDiffers                      // same parameter, different value
 	DoubleEncoded                     // a value encoded twice ("%252C" for "%2C")
 	PlusForSpace                      // "+" where a space ("%20") belongs
@@ -43,14 +43,14 @@ const (
 var kindNames = [...]string{
 	Malformed:         "malformed",
 	MethodCase:        "method case",
-	Method:            "method",
+	MethodDiffers:     "method",
 	SchemeHostCase:    "scheme/host case",
 	DefaultPort:       "default port",
 	PathEncoding:      "path encoding",
 	QueryInURI:        "query in URI",
-	URI:               "URI",
-	Missing:           "missing parameter",
-	Extra:             "extra parameter",
+	URIDiffers:        "URI",
+	MissingParam:      "missing parameter",
+	ExtraParam:        "extra parameter",
 	ValueDiffers:      "value differs",
 	DoubleEncoded:     "double-encoded",
 	PlusForSpace:      "plus for space",
@@ -172,7 +172,7 @@ func diffMethod(ds []Difference, w, g *BaseString) []Difference {
 		ds = append(ds, Difference{Kind: MethodCase, Want: w.RawMethod, Got: g.RawMethod,
 			Cause: "the method must be uppercase in the base string (RFC 5849 §3.4.1.1)"})
 	default:
-		ds = append(ds, Difference{Kind: Method, Want: w.RawMethod, Got: g.RawMethod,
+		ds = append(ds, Difference{Kind: MethodDiffers, Want: w.RawMethod, Got: g.RawMethod,
 			Cause: "the client signed " + g.Method + " but the provider received " + w.Method + "; was the request redirected (a 301/302 turns POST into GET), or signed before its method was set?"})
 	}
 	return ds
@@ -215,14 +215,14 @@ func diffURI(ds []Difference, want, got string) []Difference {
 	case strings.EqualFold(w.scheme, g.scheme):
 		uri(SchemeHostCase, "the scheme must be lowercase in the base string URI (§3.4.1.2)")
 	default:
-		uri(URI, "the client signed scheme "+g.scheme+" but the provider sees "+w.scheme+"; is TLS terminated by a proxy in front of the provider, or did the client sign the URL before a redirect?")
+		uri(URIDiffers, "the client signed scheme "+g.scheme+" but the provider sees "+w.scheme+"; is TLS terminated by a proxy in front of the provider, or did the client sign the URL before a redirect?")
 	}
 	switch {
 	case w.host == g.host:
 	case strings.EqualFold(w.host, g.host):
 		uri(SchemeHostCase, "the host must be lowercase in the base string URI (§3.4.1.2)")
 	default:
-		uri(URI, "the client signed host "+g.host+" but the provider sees "+w.host+"; the Host header sent must be the host signed (a proxy or a different API domain?)")
+		uri(URIDiffers, "the client signed host "+g.host+" but the provider sees "+w.host+"; the Host header sent must be the host signed (a proxy or a different API domain?)")
 	}
 	switch {
 	case w.port == g.port:
@@ -234,16 +234,16 @@ func diffURI(ds []Difference, want, got string) []Difference {
 		uri(DefaultPort, "got drops the port :"+w.port+", which is not the default port of "+strings.ToLower(w.scheme)+
 			": §3.4.1.2 leaves out only :80 for http and :443 for https; the client drops :80 and :443 whatever the scheme (as when it splits the host at \":\")")
 	default:
-		uri(URI, "the ports differ: the provider sees the request on port "+cmp.Or(w.port, "(default)")+", the client signed "+cmp.Or(g.port, "(default)")+"; a proxy in between?")
+		uri(URIDiffers, "the ports differ: the provider sees the request on port "+cmp.Or(w.port, "(default)")+", the client signed "+cmp.Or(g.port, "(default)")+"; a proxy in between?")
 	}
 	switch {
 	case w.path == g.path:
 	case samePath(w.path, g.path):
 		uri(PathEncoding, "the same path encoded differently: the base string URI must use the path exactly as sent on the wire, escaped (§3.4.1.2); the client probably used the decoded path, or re-encoded it")
 	case strings.TrimSuffix(w.path, "/") == strings.TrimSuffix(g.path, "/") || w.path == "" || g.path == "":
-		uri(URI, "the paths differ by a trailing slash: sign the path exactly as the request is sent")
+		uri(URIDiffers, "the paths differ by a trailing slash: sign the path exactly as the request is sent")
 	default:
-		uri(URI, "the paths differ: the client signed one URL and sent another, or a proxy rewrote the path")
+		uri(URIDiffers, "the paths differ: the client signed one URL and sent another, or a proxy rewrote the path")
 	}
 	switch {
 	case w.query == g.query:
@@ -252,7 +252,7 @@ func diffURI(ds []Difference, want, got string) []Difference {
 	case g.query == "":
 		uri(QueryInURI, "want's base string URI includes the query, which §3.4.1.2 leaves out")
 	default:
-		uri(URI, "both base string URIs include a query, which §3.4.1.2 leaves out, and they differ")
+		uri(URIDiffers, "both base string URIs include a query, which §3.4.1.2 leaves out, and they differ")
 	}
 	return ds
 }

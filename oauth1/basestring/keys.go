@@ -2,18 +2,12 @@ package basestring
 
 import (
 	"crypto"
-	"crypto/hmac"
 	"crypto/rsa"
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha512"
-	"crypto/subtle"
 	"encoding/base64"
-	"encoding/hex"
-	"hash"
 	"strconv"
 	"strings"
 
+	"github.com/countersign/countersign/oauth1/internal/mac"
 	"github.com/countersign/countersign/percent"
 )
 
@@ -36,9 +30,9 @@ type Key struct {
 // stable.
 type MistakeKind string
 
-// The mistakes [KeyMistake] tries, in the order it tries them.
+// The mistakes [KeyMistake] names, in the order a [Mistake] lists them.
 const (
-	// The signature is right, but encoded otherwise than base64 once
+	// The signature is encoded otherwise than base64 once
 	// percent-encoded: percent-encoded twice, URL-safe base64, base64
 	// without its "=" padding, or hex.
 	SignatureEncoding MistakeKind = "signature-encoding"
@@ -60,34 +54,56 @@ const (
 	ConsumerKeyAsSecret MistakeKind = "consumer-key-as-secret"
 	// The token signed in place of the token secret.
 	TokenAsSecret MistakeKind = "token-as-secret"
-	// The right key, but another HMAC hash than oauth_signature_method
-	// declares (HMAC-SHA256 for HMAC-SHA1, say).
-	WrongHMACHash MistakeKind = "wrong-hmac-hash"
 	// A secret used base64-decoded, or base64-encoded.
 	Base64Secret MistakeKind = "base64-secret"
+	// Another HMAC hash than oauth_signature_method declares (HMAC-SHA256
+	// for HMAC-SHA1, say).
+	WrongHMACHash MistakeKind = "wrong-hmac-hash"
 	// None of the mistakes reproduces the signature: the key (or, if the
 	// base strings were not compared, the base string) differs, and not
 	// in a way KeyMistake knows.
 	KeyUnknown MistakeKind = "unknown"
 	// The signature method is not one KeyMistake can check (an unknown
-	// method, or an RSA method without a public key).
+	// method, an RSA method without a public key, or a hash or key that
+	// FIPS 140-only mode refuses).
 	KeyUnchecked MistakeKind = "unchecked"
 )
 
 // A Mistake is what [KeyMistake] found: its kind and a sentence that
-// describes it. Neither ever holds a secret or a signature.
+// describes it. Neither ever holds a secret or a signature. A client that
+// made several mistakes at once (signed with HMAC-SHA256 for HMAC-SHA1 and
+// sent the digest in hex, say) gets a Mistake whose Kind is the first of
+// them, in the order of the MistakeKind constants, Also the others, and
+// Cause a sentence for each. The zero Mistake is no mistake.
 type Mistake struct {
 	Kind  MistakeKind
 	Cause string
+	Also  []MistakeKind // the other mistakes made with Kind; nil for one mistake
 }
 
-func (m Mistake) String() string { return string(m.Kind) + ": " + m.Cause }
+// String returns the kinds, separated by "+", then ": " and the cause:
+// "wrong-hmac-hash+signature-encoding: ...". It returns "" for the zero
+// Mistake.
+func (m Mistake) String() string {
+	s := string(m.Kind)
+	for _, k := range m.Also {
+		s += "+" + string(k)
+	}
+	if m.Cause != "" {
+		if s != "" {
+			s += ": "
+		}
+		s += m.Cause
+	}
+	return s
+}
 
 // MaxKeyTries bounds the HMACs KeyMistake computes over the base string
 // for one call (each over the whole base string): the right key, 20
-// mistaken keys and the 2 other hashes make at most 23. For an RSA method
-// it verifies the signature at most 6 times with the public key; for
-// PLAINTEXT it computes no HMAC.
+// mistaken keys and 2 keys with two mistakes each make at most 23, with
+// the one hash whose length the signature has (in whatever encoding it
+// is). For an RSA method it verifies the signature at most 7 times with
+// the public key; for PLAINTEXT it computes no HMAC.
 const MaxKeyTries = 23
 
 // KeyMistake names the mistake that makes a refused signature: it signs
@@ -95,7 +111,10 @@ const MaxKeyTries = 23
 // mistakes clients really make produce from key, and reports the one
 // whose signature is signature, the oauth_signature the client sent (as
 // the provider received it: percent-decoded once), under method, the
-// oauth_signature_method it declared. It reports false when signature is
+// oauth_signature_method it declared. It decodes the signature in each
+// encoding clients send, and uses the HMAC hash whose length it has,
+// whatever method declares, so that a mistake in the encoding or the hash
+// is named along with one in the key. It reports false when signature is
 // right for base and key: then nothing is wrong with the key. Otherwise
 // it always reports a Mistake; [KeyUnknown] when none reproduces the
 // signature.
@@ -105,6 +124,8 @@ const MaxKeyTries = 23
 // so a provider should run it only when asked, never on every refusal.
 // For the RSA methods only the [SignatureEncoding] mistakes apply, and
 // key.PublicKey must be set. Signatures are compared in constant time.
+// In FIPS 140-only mode (GODEBUG=fips140=only) it skips the keys and
+// hashes that mode refuses (SHA-1, keys shorter than 112 bits) and says so.
 func KeyMistake(base, signature, method string, key Key) (Mistake, bool) {
 	m, ok, _ := keyMistake(base, signature, method, key)
 	return m, ok
@@ -117,51 +138,18 @@ func keyMistake(base, signature, method string, key Key) (Mistake, bool, int) {
 		m, ok := plaintextMistake(signature, key)
 		return m, ok, 0
 	}
-	alg, h := splitMethod(method)
+	h, isRSA, ok := mac.MethodHash(method)
 	switch {
-	case alg == "RSA" && h != 0:
+	case ok && isRSA:
 		m, ok := rsaMistake(base, signature, method, h, key.PublicKey)
 		return m, ok, 0
-	case alg == "HMAC" && h != 0:
-		t := &hmacTry{base: []byte(base), signature: signature, method: method, hash: h}
+	case ok:
+		t := &hmacTry{base: []byte(base), method: method, hash: h, sent: sentForms(signature)}
 		m, ok := t.mistake(key)
 		return m, ok, t.n
 	}
-	return Mistake{KeyUnchecked, "cannot try keys for the signature method " + strconv.Quote(method) +
+	return Mistake{Kind: KeyUnchecked, Cause: "cannot try keys for the signature method " + strconv.Quote(method) +
 		" (want HMAC-SHA1, HMAC-SHA256, HMAC-SHA512, RSA-SHA1, RSA-SHA256, RSA-SHA512 or PLAINTEXT)"}, true, 0
-}
-
-func splitMethod(method string) (alg string, h crypto.Hash) {
-	alg, name, _ := strings.Cut(method, "-")
-	switch name {
-	case "SHA1":
-		h = crypto.SHA1
-	case "SHA256":
-		h = crypto.SHA256
-	case "SHA512":
-		h = crypto.SHA512
-	}
-	return alg, h
-}
-
-func hashName(h crypto.Hash) string {
-	switch h {
-	case crypto.SHA1:
-		return "SHA1"
-	case crypto.SHA256:
-		return "SHA256"
-	}
-	return "SHA512"
-}
-
-func newHash(h crypto.Hash) func() hash.Hash {
-	switch h {
-	case crypto.SHA1:
-		return sha1.New
-	case crypto.SHA256:
-		return sha256.New
-	}
-	return sha512.New
 }
 
 // signingKey is the key of §3.4.2: each secret encoded, joined by "&".
@@ -169,11 +157,12 @@ func signingKey(consumerSecret, tokenSecret string) string {
 	return percent.Encode(consumerSecret) + "&" + percent.Encode(tokenSecret)
 }
 
-// A candidate is a mistaken key and the mistake that makes it.
+// A candidate is a mistaken key and the mistakes that make it, each with
+// its cause.
 type candidate struct {
-	kind  MistakeKind
-	cause string
-	key   string
+	kinds  []MistakeKind
+	causes []string
+	key    string
 }
 
 // candidates returns the mistaken keys to try, in order, without the
@@ -184,12 +173,16 @@ func candidates(k Key) []candidate {
 	hasToken := k.Token != "" || ts != ""
 	var list []candidate
 	add := func(kind MistakeKind, cause, key string) {
-		list = append(list, candidate{kind, cause, key})
+		list = append(list, candidate{[]MistakeKind{kind}, []string{cause}, key})
 	}
+	const (
+		emptyTokenSecret   = `the client signed with an empty token secret: it sent oauth_token but left the token secret out of the key ("consumer secret" "&" and nothing after it); sign with the token's secret`
+		consumerSecretOnly = `the client signed with the consumer secret alone: the key is the encoded consumer secret, "&", and the encoded token secret, and the "&" is there even when there is no token secret (RFC 5849 §3.4.2)`
+	)
 	if k.Token != "" && ts != "" {
-		add(EmptyTokenSecret, `the client signed with an empty token secret: it sent oauth_token but left the token secret out of the key ("consumer secret" "&" and nothing after it); sign with the token's secret`, percent.Encode(cs)+"&")
+		add(EmptyTokenSecret, emptyTokenSecret, percent.Encode(cs)+"&")
 	}
-	add(ConsumerSecretOnly, `the client signed with the consumer secret alone: the key is the encoded consumer secret, "&", and the encoded token secret, and the "&" is there even when there is no token secret (RFC 5849 §3.4.2)`, percent.Encode(cs))
+	add(ConsumerSecretOnly, consumerSecretOnly, percent.Encode(cs))
 	if ts != "" {
 		add(SwappedSecrets, `the client signed with the secrets swapped: the key is the consumer secret first, then "&" and the token secret (§3.4.2)`, signingKey(ts, cs))
 	}
@@ -203,6 +196,9 @@ func candidates(k Key) []candidate {
 	secrets := []secret{{"consumer secret", cs, func(v string) string { return signingKey(v, ts) }}}
 	if hasToken {
 		secrets = append(secrets, secret{"token secret", ts, func(v string) string { return signingKey(cs, v) }})
+	}
+	newline := func(name string) string {
+		return "the client's " + name + " ends with a newline that the provider's does not: it was read from a file or an env file with its line end, or pasted with it; trim it"
 	}
 	for _, s := range secrets {
 		for _, w := range []struct{ suffix, what string }{{"\n", "a newline"}, {"\r\n", "a CR LF"}, {" ", "a space"}} {
@@ -230,6 +226,14 @@ func candidates(k Key) []candidate {
 		}
 		add(Base64Secret, "the client used the "+s.name+" base64-encoded: the secret is the text as issued, used as it is", s.with(base64.StdEncoding.EncodeToString([]byte(s.s))))
 	}
+	// Two mistakes at once, the likeliest pairs: a secret read from a file
+	// with its newline, and the token secret left out.
+	if cs != "" {
+		if k.Token != "" && ts != "" {
+			list = append(list, candidate{[]MistakeKind{EmptyTokenSecret, SecretWhitespace}, []string{emptyTokenSecret, newline("consumer secret")}, percent.Encode(cs+"\n") + "&"})
+		}
+		list = append(list, candidate{[]MistakeKind{ConsumerSecretOnly, SecretWhitespace}, []string{consumerSecretOnly, newline("consumer secret")}, percent.Encode(cs + "\n")})
+	}
 	right := signingKey(cs, ts)
 	seen := map[string]bool{right: true}
 	out := list[:0]
@@ -252,161 +256,7 @@ func base64Decode(s string) ([]byte, bool) {
 	return nil, false
 }
 
-// sigEncodings are the encodings of a right signature that clients send,
-// each with how it reads in a Mistake; unpadded base64 comes before
-// unpadded URL-safe base64, which it equals when the signature has no "+"
-// or "/".
-var sigEncodings = []struct {
-	cause  string
-	encode func(sig []byte) string
-}{
-	{`the signature is right but percent-encoded twice: the client encoded oauth_signature before its request writer encoded it again ("%253D" arrives as "%3D"); encode it once`,
-		func(sig []byte) string { return percent.Encode(base64.StdEncoding.EncodeToString(sig)) }},
-	{`the signature is right but in URL-safe base64 ("-" and "_" for "+" and "/"); OAuth uses the standard alphabet (RFC 2045, §3.4.2)`,
-		func(sig []byte) string { return base64.URLEncoding.EncodeToString(sig) }},
-	{`the signature is right but its base64 lacks the "=" padding; send it padded (RFC 2045, §3.4.2)`,
-		func(sig []byte) string { return base64.RawStdEncoding.EncodeToString(sig) }},
-	{`the signature is right but in URL-safe base64 ("-" and "_" for "+" and "/") without its "=" padding; OAuth uses the standard alphabet, padded (RFC 2045, §3.4.2)`,
-		func(sig []byte) string { return base64.RawURLEncoding.EncodeToString(sig) }},
-	{"the signature is right but in hex, not base64 (§3.4.2): the client printed the digest, not its base64 encoding",
-		func(sig []byte) string { return hex.EncodeToString(sig) }},
-	{"the signature is right but in uppercase hex, not base64 (§3.4.2): the client printed the digest, not its base64 encoding",
-		func(sig []byte) string { return strings.ToUpper(hex.EncodeToString(sig)) }},
+// hashName is the name of an HMAC hash in a method: "SHA256".
+func hashName(h crypto.Hash) string {
+	return strings.TrimPrefix(mac.MethodName(false, h), "HMAC-")
 }
-
-// hmacTry signs one base string with the keys to try, counting the HMACs.
-type hmacTry struct {
-	base      []byte
-	signature string
-	method    string
-	hash      crypto.Hash
-	sent      []byte // the signature decoded as standard base64; nil if it is not
-	n         int
-}
-
-func (t *hmacTry) mac(h crypto.Hash, key string) []byte {
-	t.n++
-	m := hmac.New(newHash(h), []byte(key))
-	m.Write(t.base)
-	return m.Sum(nil)
-}
-
-func (t *hmacTry) matches(h crypto.Hash, key string) bool {
-	return t.sent != nil && hmac.Equal(t.mac(h, key), t.sent)
-}
-
-func (t *hmacTry) mistake(k Key) (Mistake, bool) {
-	if sent, err := base64.StdEncoding.DecodeString(t.signature); err == nil {
-		t.sent = sent
-	}
-	right := signingKey(k.ConsumerSecret, k.TokenSecret)
-	sig := t.mac(t.hash, right)
-	if t.sent != nil && hmac.Equal(sig, t.sent) {
-		return Mistake{}, false
-	}
-	for _, e := range sigEncodings {
-		if subtle.ConstantTimeCompare([]byte(e.encode(sig)), []byte(t.signature)) == 1 {
-			return Mistake{SignatureEncoding, e.cause}, true
-		}
-	}
-	for _, c := range candidates(k) {
-		if t.matches(t.hash, c.key) {
-			return Mistake{c.kind, c.cause}, true
-		}
-	}
-	for _, h := range []crypto.Hash{crypto.SHA1, crypto.SHA256, crypto.SHA512} {
-		if h != t.hash && t.matches(h, right) {
-			return Mistake{WrongHMACHash, "the client signed with the right key but with HMAC-" + hashName(h) + ", and declared " + t.method +
-				" in oauth_signature_method: its signer and the method it sends disagree"}, true
-		}
-	}
-	return Mistake{KeyUnknown, t.unknown(k)}, true
-}
-
-// unknown says that no mistake reproduces the signature, and what the
-// signature's shape still tells.
-func (t *hmacTry) unknown(k Key) string {
-	var b strings.Builder
-	b.WriteString("the key differs, and not in a way this check knows: the signature matches none of the " + strconv.Itoa(t.n) +
-		" keys and hashes tried (the right key, the common mistakes with it, the other HMAC hashes)")
-	switch n := len(t.sent); {
-	case t.sent == nil:
-		b.WriteString(`; the signature is not even standard base64, as §3.4.2 requires`)
-	case n != t.hash.Size():
-		b.WriteString("; the signature decodes to " + strconv.Itoa(n) + " bytes, not the " + strconv.Itoa(t.hash.Size()) + " of an " + t.method)
-		for _, h := range []crypto.Hash{crypto.SHA1, crypto.SHA256, crypto.SHA512} {
-			if h.Size() == n {
-				b.WriteString(" (" + strconv.Itoa(n) + " is the length of an HMAC-" + hashName(h) + ")")
-			}
-		}
-	}
-	b.WriteString(". Compare the secrets the client signs with byte by byte: the provider's consumer secret has " + strconv.Itoa(len(k.ConsumerSecret)) +
-		" bytes and its token secret " + strconv.Itoa(len(k.TokenSecret)) + "; is the client using the credentials of another application, or of an older token?")
-	return b.String()
-}
-
-// plaintextMistake compares the PLAINTEXT signature, which is the key
-// itself, with the mistaken keys.
-func plaintextMistake(signature string, k Key) (Mistake, bool) {
-	eq := func(key string) bool { return subtle.ConstantTimeCompare([]byte(key), []byte(signature)) == 1 }
-	right := signingKey(k.ConsumerSecret, k.TokenSecret)
-	if eq(right) {
-		return Mistake{}, false
-	}
-	if eq(percent.Encode(right)) {
-		return Mistake{SignatureEncoding, `the PLAINTEXT signature is right but percent-encoded twice: the client encoded oauth_signature before its request writer encoded it again; encode it once`}, true
-	}
-	for _, c := range candidates(k) {
-		if eq(c.key) {
-			return Mistake{c.kind, c.cause}, true
-		}
-	}
-	return Mistake{KeyUnknown, "the key differs, and not in a way this check knows: the PLAINTEXT signature is none of the keys tried (the right key and the common mistakes with it). " +
-		"Compare the secrets the client signs with byte by byte: the provider's consumer secret has " + strconv.Itoa(len(k.ConsumerSecret)) +
-		" bytes and its token secret " + strconv.Itoa(len(k.TokenSecret))}, true
-}
-
-// rsaMistake verifies the signature in the encodings clients send.
-func rsaMistake(base, signature, method string, h crypto.Hash, pub *rsa.PublicKey) (Mistake, bool) {
-	if pub == nil {
-		return Mistake{KeyUnchecked, "cannot check an " + method + " signature without the consumer's public key"}, true
-	}
-	hs := h.New()
-	hs.Write([]byte(base))
-	digest := hs.Sum(nil)
-	verifies := func(sig []byte, err error) bool {
-		return err == nil && rsa.VerifyPKCS1v15(pub, h, digest, sig) == nil
-	}
-	if verifies(base64.StdEncoding.DecodeString(signature)) {
-		return Mistake{}, false
-	}
-	decoders := []struct {
-		cause  string
-		decode func(string) ([]byte, error)
-	}{
-		{sigEncodings[0].cause, func(s string) ([]byte, error) {
-			d, err := percent.Decode(s)
-			if err != nil || d == s {
-				return nil, errNoDecode
-			}
-			return base64.StdEncoding.DecodeString(d)
-		}},
-		{sigEncodings[1].cause, base64.URLEncoding.DecodeString},
-		{sigEncodings[2].cause, base64.RawStdEncoding.DecodeString},
-		{sigEncodings[3].cause, base64.RawURLEncoding.DecodeString},
-		{"the signature is right but in hex, not base64 (§3.4.2): the client printed the signature, not its base64 encoding", hex.DecodeString},
-	}
-	for _, d := range decoders {
-		if verifies(d.decode(signature)) {
-			return Mistake{SignatureEncoding, d.cause}, true
-		}
-	}
-	return Mistake{KeyUnknown, "the signature does not verify with the public key given, in any encoding tried: the client signed with another private key " +
-		"(is the public key registered the one of the client's private key?) or with another hash than " + method}, true
-}
-
-type noDecode struct{}
-
-func (noDecode) Error() string { return "not percent-encoded" }
-
-var errNoDecode error = noDecode{}

@@ -102,7 +102,7 @@ func TestKeyMistakeKinds(t *testing.T) {
 		{"token as secret", kKey, "HMAC-SHA1", sha1Sig(enc(kCS)+"&"+enc(kToken), kBase), basestring.TokenAsSecret, "token in place"},
 		{"SHA-256 for HMAC-SHA1", kKey, "HMAC-SHA1", b64(mac(sha256.New, right, kBase)), basestring.WrongHMACHash, "HMAC-SHA256"},
 		{"SHA-512 for HMAC-SHA1", kKey, "HMAC-SHA1", b64(mac(sha512.New, right, kBase)), basestring.WrongHMACHash, "HMAC-SHA512"},
-		{"SHA-1 for HMAC-SHA256", kKey, "HMAC-SHA256", sha1Sig(right, kBase), basestring.WrongHMACHash, "HMAC-SHA1, and declared HMAC-SHA256"},
+		{"SHA-1 for HMAC-SHA256", kKey, "HMAC-SHA256", sha1Sig(right, kBase), basestring.WrongHMACHash, "HMAC-SHA1 and declared HMAC-SHA256"},
 		{"base64-decoded secret", b64Key, "HMAC-SHA1", sha1Sig(enc(raw)+"&"+enc(kTS), kBase), basestring.Base64Secret, "consumer secret base64-decoded"},
 		{"base64-encoded secret", kKey, "HMAC-SHA1", sha1Sig(enc(kCS)+"&"+enc(base64.StdEncoding.EncodeToString([]byte(kTS))), kBase), basestring.Base64Secret, "token secret base64-encoded"},
 		{"signature encoded twice", kKey, "HMAC-SHA1", enc(b64(rightMAC)), basestring.SignatureEncoding, "percent-encoded twice"},
@@ -230,7 +230,7 @@ func FuzzKeyMistake(f *testing.F) {
 		k := basestring.Key{ConsumerKey: "ck", ConsumerSecret: cs, Token: "tk", TokenSecret: ts}
 		m, ok := basestring.KeyMistake(base, sig, method, k)
 		if !ok {
-			if m != (basestring.Mistake{}) {
+			if m.Kind != "" || m.Cause != "" || m.Also != nil {
 				t.Fatalf("no mistake, but %v", m)
 			}
 			return
@@ -244,4 +244,30 @@ func FuzzKeyMistake(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestKeyMistakeRSAOtherForms checks that an RSA signature that verifies in
+// no encoding is unknown, not unchecked, whatever lengths its decodings
+// have.
+func TestKeyMistakeRSAOtherForms(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/keys/rsa2048-pkcs1.pem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(b)
+	priv, err := x509.ParsePKCS1PrivateKey(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte("another base string"))
+	sig, err := rsa.SignPKCS1v15(nil, priv, crypto.SHA256, sum[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := basestring.Key{PublicKey: &priv.PublicKey}
+	for _, s := range []string{b64(sig), hex.EncodeToString(sig), base64.RawURLEncoding.EncodeToString(sig), enc(b64(sig)), "AAAA", "%%"} {
+		if m, ok := basestring.KeyMistake(kBase, s, "RSA-SHA256", k); !ok || m.Kind != basestring.KeyUnknown {
+			t.Errorf("%.20q: %v, %v; want unknown", s, m, ok)
+		}
+	}
 }

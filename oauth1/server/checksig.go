@@ -2,8 +2,8 @@ package server
 
 import (
 	"crypto"
-	"crypto/hmac"
 	"crypto/rsa"
+	"crypto/subtle"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -22,7 +22,7 @@ func (s *state) checkSignature(method string, base, sig []byte, c Registration, 
 			return rejected(errors.New("no shared secret registered for the consumer")) // "&" would do
 		}
 		s.Key = mac.AppendKey(s.Key[:0], c.Secret, tokenSecret)
-		ok := hmac.Equal(s.Key, sig)
+		ok := subtle.ConstantTimeCompare(s.Key, sig) == 1
 		clear(s.Key)
 		if !ok {
 			return invalid(nil)
@@ -64,7 +64,7 @@ func (s *state) checkSignature(method string, base, sig []byte, c Registration, 
 	if s.Sig, err = mac.AppendSign(s.Sig[:0], s.Key, s.Sum[:], h, base, c.Secret, tokenSecret); err != nil {
 		return rejected(err)
 	}
-	ok = hmac.Equal(s.Sig, sig)
+	ok = subtle.ConstantTimeCompare(s.Sig, sig) == 1
 	clear(s.Sig)
 	if !ok {
 		return invalid(nil)
@@ -133,7 +133,7 @@ func (v *Verifier) checkBodyHash(s *state, r *http.Request, hasBody bool, got st
 	d := h.New()
 	d.Write(body)
 	var sum [64]byte
-	if !hmac.Equal(d.Sum(sum[:0]), raw) {
+	if subtle.ConstantTimeCompare(d.Sum(sum[:0]), raw) != 1 {
 		return problem(oauth1.ProblemBodyHashInvalid, errors.New("the body does not match oauth_body_hash")).
 			advise("The body does not match oauth_body_hash: it was changed after signing, or hashed with another algorithm.")
 	}

@@ -4,13 +4,20 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha1"
+	"crypto/sha256"
+	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"hash"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"os/exec"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -51,10 +58,18 @@ func kmEncode(s string) string {
 // into oauth_signature; nil means standard base64.
 func kmHeader(t *testing.T, rawURL string, ts int64, nonce, key string, encodeSig func([]byte) string) (header, base string) {
 	t.Helper()
+	return kmHeaderHash(t, "HMAC-SHA1", sha1.New, rawURL, ts, nonce, key, encodeSig)
+}
+
+// kmHeaderHash is kmHeader for the signature method method, whose
+// signature the client computes with HMAC and h (which need not be the
+// method's hash).
+func kmHeaderHash(t *testing.T, method string, h func() hash.Hash, rawURL string, ts int64, nonce, key string, encodeSig func([]byte) string) (header, base string) {
+	t.Helper()
 	params := map[string]string{
 		"oauth_consumer_key":     kmConsumerKey,
 		"oauth_nonce":            nonce,
-		"oauth_signature_method": "HMAC-SHA1",
+		"oauth_signature_method": method,
 		"oauth_timestamp":        itoa(ts),
 		"oauth_token":            kmToken,
 		"oauth_version":          "1.0",
@@ -69,7 +84,7 @@ func kmHeader(t *testing.T, rawURL string, ts int64, nonce, key string, encodeSi
 		pairs = append(pairs, kmEncode(n)+"="+kmEncode(params[n]))
 	}
 	base = "GET&" + kmEncode(rawURL) + "&" + kmEncode(strings.Join(pairs, "&"))
-	m := hmac.New(sha1.New, []byte(key))
+	m := hmac.New(h, []byte(key))
 	m.Write([]byte(base))
 	sum := m.Sum(nil)
 	sig := base64.StdEncoding.EncodeToString(sum)
@@ -218,7 +233,7 @@ func TestVerifierDiagnoseKeys(t *testing.T) {
 	for i, c := range kmMistakes {
 		kmGet(t, srv2, now.Unix(), "off"+itoa(int64(i)), c.key, c.enc)
 		var pe *ProblemError
-		if err := obs.last(t); !errors.As(err, &pe) || pe.Problem != oauth1.ProblemSignatureInvalid || pe.KeyMistake != (basestring.Mistake{}) {
+		if err := obs.last(t); !errors.As(err, &pe) || pe.Problem != oauth1.ProblemSignatureInvalid || pe.KeyMistake.String() != "" {
 			t.Errorf("%s without DiagnoseKeys: Observe got %v, KeyMistake %+v; want signature_invalid and none", c.name, err, pe.KeyMistake)
 		}
 	}
@@ -325,5 +340,158 @@ func TestProblemBodyBaseString(t *testing.T) {
 	pe.Problem = oauth1.ProblemBodyHashInvalid
 	if got := pe.body(true); got != "oauth_problem=body_hash_invalid" {
 		t.Errorf("body(true) of a body hash mismatch = %q; want no base string", got)
+	}
+}
+
+// fipsCases are the requests of TestDiagnoseKeysFIPS140Only: each signed
+// with HMAC and h (which need not be the method's hash) under key.
+var fipsCases = []struct {
+	name   string
+	secret string // the consumer secret the provider holds
+	method string
+	h      func() hash.Hash
+	key    string
+	enc    func([]byte) string
+	want   basestring.MistakeKind // "" for any mistake
+}{
+	{"empty token secret", kmConsumerSecret, "HMAC-SHA256", sha256.New, kmEncode(kmConsumerSecret) + "&", nil, basestring.EmptyTokenSecret},
+	{"another key", kmConsumerSecret, "HMAC-SHA256", sha256.New, "another key of some length", nil, basestring.KeyUnknown},
+	{"SHA-512 for HMAC-SHA256", kmConsumerSecret, "HMAC-SHA256", sha512.New, kmEncode(kmConsumerSecret) + "&" + kmEncode(kmTokenSecret), nil, basestring.WrongHMACHash},
+	{"hex SHA-256", kmConsumerSecret, "HMAC-SHA256", sha256.New, kmEncode(kmConsumerSecret) + "&" + kmEncode(kmTokenSecret), hex.EncodeToString, basestring.SignatureEncoding},
+	// Every key would be tried with SHA-1, the length of the signature.
+	{"SHA-1 for HMAC-SHA256", kmConsumerSecret, "HMAC-SHA256", sha1.New, kmEncode(kmConsumerSecret) + "&" + kmEncode(kmTokenSecret), nil, basestring.KeyUnchecked},
+	// The mistaken keys made of "short" are shorter than 112 bits.
+	{"short secret, hex", "short", "HMAC-SHA512", sha512.New, kmEncode("short") + "&", hex.EncodeToString, ""},
+	{"short secret, SHA-1", "short", "HMAC-SHA512", sha1.New, kmEncode("short") + "&", nil, ""},
+}
+
+var fipsNow = time.Unix(1700000000, 0)
+
+const fipsURL = "https://api.example/r"
+
+// TestDiagnoseKeysFIPS140Only checks that in FIPS 140-only mode, where
+// crypto/hmac panics on SHA-1 and on keys shorter than 112 bits, a
+// Verifier with DiagnoseKeys refuses a badly signed request with
+// signature_invalid instead of panicking while it tries mistaken keys and
+// other hashes. The mode is fixed at start-up, so the checks run in a child
+// process; the parent signs the requests, which the child could not.
+func TestDiagnoseKeysFIPS140Only(t *testing.T) {
+	if os.Getenv("COUNTERSIGN_FIPS_CHILD") == "1" {
+		diagnoseFIPSChild(t)
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestDiagnoseKeysFIPS140Only$", "-test.v")
+	cmd.Env = append(os.Environ(), "COUNTERSIGN_FIPS_CHILD=1", "GODEBUG=fips140=only")
+	for i, tt := range fipsCases {
+		auth, _ := kmHeaderHash(t, tt.method, tt.h, fipsURL, fipsNow.Unix(), "fips"+itoa(int64(i)), tt.key, tt.enc)
+		cmd.Env = append(cmd.Env, "COUNTERSIGN_FIPS_AUTH_"+itoa(int64(i))+"="+auth)
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "fips child: ok") {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+}
+
+func diagnoseFIPSChild(t *testing.T) {
+	for i, tt := range fipsCases {
+		v := &Verifier{
+			Store: &memCredentials{
+				consumers: map[string]Registration{kmConsumerKey: {Secret: tt.secret}},
+				tokens:    map[string]string{kmConsumerKey + " " + kmToken: kmTokenSecret},
+			},
+			Nonces:       new(MemoryNonceStore),
+			Now:          func() time.Time { return fipsNow },
+			DiagnoseKeys: true,
+		}
+		r := httptest.NewRequest("GET", fipsURL, nil)
+		r.Header.Set("Authorization", os.Getenv("COUNTERSIGN_FIPS_AUTH_"+itoa(int64(i))))
+		var err error
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Errorf("%s: Verify panicked: %v", tt.name, p)
+				}
+			}()
+			_, err = v.Verify(r)
+		}()
+		var pe *ProblemError
+		if !errors.As(err, &pe) || pe.Problem != oauth1.ProblemSignatureInvalid {
+			t.Errorf("%s: Verify = %v; want a signature_invalid refusal", tt.name, err)
+			continue
+		}
+		if pe.KeyMistake.Kind == "" || tt.want != "" && pe.KeyMistake.Kind != tt.want {
+			t.Errorf("%s: KeyMistake %v; want %q", tt.name, pe.KeyMistake, tt.want)
+		}
+	}
+	if !t.Failed() {
+		fmt.Println("fips child: ok")
+	}
+}
+
+// TestVerifierNamesEveryKeyMistake checks that a Verifier with
+// DiagnoseKeys names each MistakeKind it can reach (all but unchecked,
+// which TestDiagnoseKeysFIPS140Only reaches) in ProblemError.KeyMistake,
+// whatever the signature looks like, and each of the mistakes made at once.
+func TestVerifierNamesEveryKeyMistake(t *testing.T) {
+	now := time.Unix(1700000000, 0)
+	const u = "https://api.example/r"
+	cs, ts := kmEncode(kmConsumerSecret), kmEncode(kmTokenSecret)
+	right := cs + "&" + ts
+	twice := func(sum []byte) string { return kmEncode(base64.StdEncoding.EncodeToString(sum)) }
+	k := func(ks ...basestring.MistakeKind) []basestring.MistakeKind { return ks }
+	tests := []struct {
+		name   string
+		method string
+		h      func() hash.Hash
+		key    string
+		enc    func([]byte) string
+		want   []basestring.MistakeKind
+	}{
+		{"signature encoded twice", "HMAC-SHA1", sha1.New, right, twice, k(basestring.SignatureEncoding)},
+		{"uppercase hex", "HMAC-SHA256", sha256.New, right, func(b []byte) string { return strings.ToUpper(hex.EncodeToString(b)) }, k(basestring.SignatureEncoding)},
+		{"unpadded", "HMAC-SHA512", sha512.New, right, base64.RawStdEncoding.EncodeToString, k(basestring.SignatureEncoding)},
+		{"empty token secret", "HMAC-SHA1", sha1.New, cs + "&", nil, k(basestring.EmptyTokenSecret)},
+		{"consumer secret only", "HMAC-SHA1", sha1.New, cs, nil, k(basestring.ConsumerSecretOnly)},
+		{"swapped secrets", "HMAC-SHA1", sha1.New, ts + "&" + cs, nil, k(basestring.SwappedSecrets)},
+		{"not encoded", "HMAC-SHA1", sha1.New, kmConsumerSecret + "&" + kmTokenSecret, nil, k(basestring.SecretNotEncoded)},
+		{"encoded twice", "HMAC-SHA1", sha1.New, kmEncode(cs) + "&" + kmEncode(ts), nil, k(basestring.SecretEncodedTwice)},
+		{"CR LF", "HMAC-SHA1", sha1.New, kmEncode(kmConsumerSecret+"\r\n") + "&" + ts, nil, k(basestring.SecretWhitespace)},
+		{"consumer key as secret", "HMAC-SHA1", sha1.New, kmEncode(kmConsumerKey) + "&" + ts, nil, k(basestring.ConsumerKeyAsSecret)},
+		{"token as secret", "HMAC-SHA1", sha1.New, cs + "&" + kmEncode(kmToken), nil, k(basestring.TokenAsSecret)},
+		{"base64-encoded token secret", "HMAC-SHA1", sha1.New, cs + "&" + kmEncode(base64.StdEncoding.EncodeToString([]byte(kmTokenSecret))), nil, k(basestring.Base64Secret)},
+		{"SHA-512 as HMAC-SHA1", "HMAC-SHA1", sha512.New, right, nil, k(basestring.WrongHMACHash)},
+		{"another key", "HMAC-SHA256", sha256.New, "another&key", nil, k(basestring.KeyUnknown)},
+		{"hex SHA-512 as HMAC-SHA256", "HMAC-SHA256", sha512.New, right, hex.EncodeToString, k(basestring.SignatureEncoding, basestring.WrongHMACHash)},
+		{"not encoded, encoded twice", "HMAC-SHA1", sha1.New, kmConsumerSecret + "&" + kmTokenSecret, twice, k(basestring.SignatureEncoding, basestring.SecretNotEncoded)},
+		{"swapped with SHA-1 as HMAC-SHA512", "HMAC-SHA512", sha1.New, ts + "&" + cs, nil, k(basestring.SwappedSecrets, basestring.WrongHMACHash)},
+		{"empty token secret and a newline", "HMAC-SHA1", sha1.New, kmEncode(kmConsumerSecret+"\n") + "&", nil, k(basestring.EmptyTokenSecret, basestring.SecretWhitespace)},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := &Verifier{
+				Store: &memCredentials{
+					consumers: map[string]Registration{kmConsumerKey: {Secret: kmConsumerSecret}},
+					tokens:    map[string]string{kmConsumerKey + " " + kmToken: kmTokenSecret},
+				},
+				Nonces: new(MemoryNonceStore), Now: func() time.Time { return now }, DiagnoseKeys: true,
+			}
+			auth, _ := kmHeaderHash(t, tt.method, tt.h, u, now.Unix(), "every"+itoa(int64(i)), tt.key, tt.enc)
+			r := httptest.NewRequest("GET", u, nil)
+			r.Header.Set("Authorization", auth)
+			_, err := v.Verify(r)
+			var pe *ProblemError
+			if !errors.As(err, &pe) || pe.Problem != oauth1.ProblemSignatureInvalid {
+				t.Fatalf("Verify = %v; want signature_invalid", err)
+			}
+			m := pe.KeyMistake
+			if got := append([]basestring.MistakeKind{m.Kind}, m.Also...); !slices.Equal(got, tt.want) {
+				t.Errorf("KeyMistake = %v; want the kinds %v", m, tt.want)
+			}
+			for _, s := range []string{kmConsumerSecret, kmTokenSecret, cs, ts} {
+				if strings.Contains(m.String()+pe.Error(), s) {
+					t.Errorf("the refusal holds a secret: %v", m)
+				}
+			}
+		})
 	}
 }

@@ -36,8 +36,8 @@ type ProblemError struct {
 	// KeyMistake is what [basestring.KeyMistake] found wrong with the key
 	// or the encoding of a signature the Verifier refused with
 	// signature_invalid, when its DiagnoseKeys is set: its Kind names the
-	// mistake ("empty-token-secret", "swapped-secrets", ...) and its Cause
-	// explains it. Its Kind is empty when the Verifier did not look. It
+	// mistake ("empty-token-secret", "swapped-secrets", ...), its Also any
+	// other mistake made with it, and its Cause explains them. Its Kind is empty when the Verifier did not look. It
 	// holds no secret and is never sent to the client: it tells the
 	// operator what the client did wrong with the secrets.
 	KeyMistake basestring.Mistake
@@ -78,6 +78,10 @@ func (e *ProblemError) Error() string {
 	if e.KeyMistake.Kind != "" {
 		b.WriteString(" (key mistake: ")
 		b.WriteString(string(e.KeyMistake.Kind))
+		for _, k := range e.KeyMistake.Also {
+			b.WriteString(", ")
+			b.WriteString(string(k))
+		}
 		b.WriteString(")")
 	}
 	return b.String()

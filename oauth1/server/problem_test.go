@@ -9,9 +9,11 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/basestring"
 )
 
 // namedProblems returns the values of the Problem constants of package
@@ -59,5 +61,17 @@ func TestWrittenProblemsAreNamed(t *testing.T) {
 		if code := oauth1.Problem(q.Get("oauth_problem")); w.Code >= 500 && code != oauth1.ProblemInternalError {
 			t.Errorf("WriteError(%v): %d with oauth_problem %q, want %q", err, w.Code, code, oauth1.ProblemInternalError)
 		}
+	}
+}
+
+// TestProblemErrorNamesEveryKeyMistake checks that Error names each key
+// mistake a refusal found, not only the first: an operator reading a log
+// line must see both halves of two mistakes made at once.
+func TestProblemErrorNamesEveryKeyMistake(t *testing.T) {
+	e := &ProblemError{ProblemReport: oauth1.ProblemReport{Problem: oauth1.ProblemSignatureInvalid},
+		KeyMistake: basestring.Mistake{Kind: basestring.EmptyTokenSecret, Also: []basestring.MistakeKind{basestring.SecretWhitespace}}}
+	want := "(key mistake: empty-token-secret, secret-whitespace)"
+	if got := e.Error(); !strings.Contains(got, want) {
+		t.Errorf("Error() = %q, want it to contain %q", got, want)
 	}
 }
