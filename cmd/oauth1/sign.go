@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -54,6 +55,12 @@ func (c *cmd) sign(args []string) int {
 	fs.StringVar(&j.Callback, "callback", "", "sign and send oauth_callback `URL` (temporary credential request, §2.1)")
 	fs.StringVar(&j.Verifier, "verifier", "", "sign and send oauth_verifier `code` (token request, §2.3)")
 	fs.Var(&f.headerParams, "header-param", "send and sign `name=value` in the Authorization header with the protocol parameters, unencoded, such as NetSuite's role (repeatable)")
+	fs.StringVar(&j.Provider, "provider", "", "start from the settings of provider `NAME` (netsuite, woocommerce, etrade, schoology, ...), which the other flags override; \"list\" lists them")
+	fs.StringVar(&j.AccountID, "account-id", "", "NetSuite account `id` for --provider netsuite, such as 1234567_SB1 (the realm is made of it)")
+	fs.StringVar(&j.BaseURL, "base-url", "", "base `URL` for --provider jira or magento (default the URL's scheme and host)")
+	fs.Var(optBool{&j.ConsumerSecretOnly}, "consumer-secret-only", "key the HMAC with the consumer secret alone, without \"&\", as WooCommerce's legacy REST API v1 and v2 check it; no token secret")
+	fs.Var(optBool{&j.SendEmptyToken}, "send-empty-token", "send and sign oauth_token=\"\" when there is no token, as Schoology's two-legged requests need")
+	fs.Var(optBool{&j.SendEmptyRealm}, "send-empty-realm", "send realm=\"\" in the Authorization header when there is no --realm, as E*TRADE's documentation shows")
 	fs.StringVar(&j.ConsumerKey, "consumer-key", "", "consumer `key` (default $OAUTH1_CONSUMER_KEY)")
 	fs.StringVar(&j.ConsumerSecret, "consumer-secret", "", "consumer `secret` (default $OAUTH1_CONSUMER_SECRET)")
 	fs.StringVar(&j.Token, "token", "", "`token` (default $OAUTH1_TOKEN)")
@@ -66,6 +73,16 @@ func (c *cmd) sign(args []string) int {
 	pos, code, ok := fs.parse(args)
 	if !ok {
 		return code
+	}
+	if strings.EqualFold(j.Provider, "list") {
+		printProviders(c.stdout)
+		return exitOK
+	}
+	// The flag's default is shown by -h, but a provider's method wins over it.
+	explicit := false
+	fs.Visit(func(fl *flag.Flag) { explicit = explicit || fl.Name == "signature-method" })
+	if !explicit {
+		j.SignatureMethod = ""
 	}
 	c.fillFromEnv(&j)
 	if f.keyFile != "" {
@@ -231,6 +248,26 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// optBool is a boolean flag that records whether it was given: a provider's
+// setting holds unless the flag says otherwise (--send-empty-token=false).
+type optBool struct{ p **bool }
+
+func (o optBool) IsBoolFlag() bool { return true }
+func (o optBool) String() string {
+	if o.p == nil || *o.p == nil {
+		return ""
+	}
+	return strconv.FormatBool(**o.p)
+}
+func (o optBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return errors.New("not true or false")
+	}
+	*o.p = &v
+	return nil
 }
 
 // numberFlag is a flag holding a json.Number, so that --timestamp and the
