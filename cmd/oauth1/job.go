@@ -76,10 +76,10 @@ type signed struct {
 	tok       *oauth1.Credentials
 	base      string
 	signature string
-	auth      string // the Authorization header, if delivered there
-	body      string // the body sent, after delivery
-	query     string // the query of the original URL, for the explain table
-	formBody  string // the form body before delivery, for the explain table
+	auth      string      // the Authorization header, if delivered there
+	body      string      // the body sent, after delivery
+	query     string      // the query of the original URL, for the explain table
+	formBody  string      // the form body before delivery, for the explain table
 	header    [][2]string // the header parameters, for the explain table
 }
 
