@@ -46,7 +46,7 @@ func (c *cmd) sign(args []string) int {
 	fs.StringVar(&j.SignatureMethod, "signature-method", "HMAC-SHA1", "signature `method`: HMAC-SHA1, HMAC-SHA256, HMAC-SHA512, RSA-SHA1, RSA-SHA256, RSA-SHA512 or PLAINTEXT")
 	fs.StringVar(&f.keyFile, "key-file", "", "RSA private key `file` (PEM, OpenSSH or PKCS #12) for the RSA methods")
 	fs.StringVar(&j.keyPassword, "key-password", "", "`password` of an encrypted key file (default $OAUTH1_KEY_PASSWORD)")
-	fs.StringVar(&j.BodyHash, "body-hash", "", "add oauth_body_hash computed with `hash` SHA-1, SHA-256 or SHA-512 over a body that is not a form")
+	fs.StringVar(&j.BodyHash, "body-hash", "", "add oauth_body_hash computed with `hash` SHA-1, SHA-256 or SHA-512 over a body that is not a form (none leaves out a provider's)")
 	fs.StringVar(&j.Nonce, "nonce", "", "oauth_nonce `value` (default random)")
 	fs.Var((*numberFlag)(&j.Timestamp), "timestamp", "oauth_timestamp in `seconds` since 1970 (default now)")
 	fs.BoolVar(&j.NoNonce, "no-nonce", false, "leave out oauth_nonce; PLAINTEXT only, and with --no-timestamp (§3.1)")
