@@ -152,7 +152,8 @@ func describe(cfg oauth1.Config) string {
 func printProviders(w io.Writer) {
 	fmt.Fprintln(w, "Providers of sign --provider NAME (package oauth1/providers); flags given with it override its settings:")
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	var table strings.Builder
+	tw := tabwriter.NewWriter(&table, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "  NAME\tPROVIDER\tSETTINGS\tNOTE")
 	for _, p := range presets {
 		arg := ""
@@ -170,6 +171,9 @@ func printProviders(w io.Writer) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", p.name, p.title, settings, p.note)
 	}
 	tw.Flush()
+	for _, l := range strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n") {
+		fmt.Fprintln(w, strings.TrimRight(l, " ")) // no padding after an empty NOTE
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "netsuite needs --account-id (account_id); jira and magento take --base-url (base_url), by default the URL's origin.")
 	fmt.Fprintln(w, "sign uses the signing settings only: the flow's endpoints are for the library's Config.")
