@@ -258,3 +258,14 @@ func TestSignProviderLTI(t *testing.T) {
 	require.Equal(t, exitOK, out.code, out.stderr)
 	assert.NotContains(t, out.stdout, "oauth_body_hash")
 }
+
+// --consumer-secret-only keys without the token secret, so a token without
+// one draws no warning about it; an empty consumer secret still does.
+func TestConsumerSecretOnlyWarnings(t *testing.T) {
+	out := signOut(t, "--consumer-secret-only", "--token", "tk", "http://shop.example/wc-api/v1/products")
+	require.Equal(t, exitOK, out.code, out.stderr)
+	assert.NotContains(t, out.stderr, "no token secret")
+	out = runCmd(t, nil, "", "sign", "--consumer-key", "ck", "--consumer-secret-only", "http://shop.example/wc-api/v1/products")
+	require.Equal(t, exitOK, out.code, out.stderr)
+	assert.Contains(t, out.stderr, "the consumer secret is empty")
+}
