@@ -121,10 +121,25 @@ func signerText(s Signer) string {
 		if s != nil {
 			return s.text()
 		}
-	case HMAC, Plaintext, *HMAC, *Plaintext:
+	case HMAC:
+		return hmacText(s)
+	case *HMAC:
+		if s != nil {
+			return hmacText(*s)
+		}
+	case Plaintext, *Plaintext:
 		return s.SignatureMethod()
 	}
 	return fmt.Sprintf("%T", s) // a Signer of the caller's: its fields are its own
+}
+
+// hmacText names an HMAC method with its ConsumerSecretOnly quirk, if set:
+// it changes the key, so a printed Config must show it (it is no secret).
+func hmacText(s HMAC) string {
+	if s.ConsumerSecretOnly {
+		return s.SignatureMethod() + "(ConsumerSecretOnly)"
+	}
+	return s.SignatureMethod()
 }
 
 func signingKeyText(s RSA) string {

@@ -259,3 +259,26 @@ func TestJSONRoundTrip(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &back))
 	assert.Equal(t, cfg, back)
 }
+
+// A printed Config shows HMAC's ConsumerSecretOnly, which changes the key
+// and is no secret, under fmt and slog.
+func TestRedactedConsumerSecretOnly(t *testing.T) {
+	for _, s := range []oauth1.Signer{
+		oauth1.HMAC{Hash: crypto.SHA256, ConsumerSecretOnly: true},
+		&oauth1.HMAC{Hash: crypto.SHA256, ConsumerSecretOnly: true},
+	} {
+		cfg := oauth1.Config{ConsumerKey: "ck", ConsumerSecret: rConsumerSecret, Signer: s}
+		for _, d := range []string{"%v", "%+v", "%#v", "%s"} {
+			out := fmt.Sprintf(d, cfg)
+			assert.Contains(t, out, "Signer:HMAC-SHA256(ConsumerSecretOnly)", "Sprintf(%q, cfg) with %T", d, s)
+			assert.NotContains(t, out, rConsumerSecret)
+		}
+		var buf bytes.Buffer
+		slog.New(slog.NewTextHandler(&buf, nil)).Info("msg", "cfg", cfg)
+		assert.Contains(t, buf.String(), "cfg.Signer=HMAC-SHA256(ConsumerSecretOnly)")
+	}
+	plain := oauth1.Config{Signer: oauth1.HMAC{Hash: crypto.SHA256}}
+	assert.Contains(t, fmt.Sprint(plain), "Signer:HMAC-SHA256 ", "without the quirk, the method alone")
+	var nilHMAC *oauth1.HMAC
+	assert.Contains(t, fmt.Sprint(oauth1.Config{Signer: nilHMAC}), "Signer:*oauth1.HMAC ", "a nil *HMAC does not panic")
+}

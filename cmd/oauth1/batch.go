@@ -68,9 +68,12 @@ func (c *cmd) batchLine(line []byte, defaults job, showSecrets bool) result {
 	// defaults.
 	j := defaults
 	j.Params = slices.Clone(defaults.Params)
-	if defaults.Version != nil {
-		v := *defaults.Version
-		j.Version = &v
+	j.HeaderParams = slices.Clone(defaults.HeaderParams)
+	for _, p := range []**bool{&j.Version, &j.ConsumerSecretOnly, &j.SendEmptyToken, &j.SendEmptyRealm} {
+		if *p != nil {
+			v := **p
+			*p = &v
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()

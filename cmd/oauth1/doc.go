@@ -15,6 +15,14 @@
 //	oauth1 verify [flags] [FILE]   check the signature of a raw HTTP request
 //	oauth1 version                 print the module version (also --version)
 //	oauth1 help COMMAND            print the usage and flags of a command (as COMMAND -h)
+//	oauth1 help providers          list the providers of sign --provider
+//
+// sign --provider NAME starts from the settings of a service in package
+// [github.com/countersign/countersign/oauth1/providers] (NetSuite, which
+// takes --account-id, WooCommerce, E*TRADE, Schoology, ...); the other
+// flags override them. The providers' quirks have flags of their own:
+// --consumer-secret-only (WooCommerce's legacy REST API v1 and v2),
+// --send-empty-token (Schoology) and --send-empty-realm (E*TRADE).
 //
 // Each "method" flag means one thing: -X (or --request) is the HTTP method,
 // --signature-method the signature method (HMAC-SHA1 by default); in batch

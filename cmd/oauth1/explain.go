@@ -170,6 +170,22 @@ func sources(b *basestring.BaseString, query, body string) []string {
 	return out
 }
 
+// headerSources labels "header" the parameters of b that srcs calls
+// "protocol" but that are header parameters (--header-param, header_params).
+func headerSources(b *basestring.BaseString, srcs []string, header [][2]string) []string {
+	header = slices.Clone(header)
+	for i, p := range b.Params {
+		if srcs[i] != "protocol" {
+			continue
+		}
+		if k := slices.Index(header, [2]string{p.Name, p.Value}); k >= 0 {
+			srcs[i] = "header"
+			header = slices.Delete(header, k, k+1)
+		}
+	}
+	return srcs
+}
+
 // printSigned prints the breakdown of a signed request: what --explain shows.
 func (c *cmd) printSigned(s *signed, m masker) {
 	b, err := basestring.Parse(s.base)
@@ -179,7 +195,7 @@ func (c *cmd) printSigned(s *signed, m masker) {
 		return
 	}
 	w := c.stdout
-	writeBreakdown(w, b, sources(b, s.query, s.formBody))
+	writeBreakdown(w, b, headerSources(b, sources(b, s.query, s.formBody), s.header))
 	if ct := s.req.Header.Get("Content-Type"); s.formBody == "" && s.body != "" && s.cfg.Delivery != oauth1.FormBody {
 		// The commonest surprise: only form bodies are signed (§3.4.1.3.1).
 		if s.cfg.BodyHash == 0 {
@@ -238,6 +254,12 @@ func (m masker) mask(s string) string {
 func (m masker) signingKey(s *signed) string {
 	if _, ok := s.cfg.Signer.(oauth1.RSA); ok {
 		return "the RSA private key (the shared secrets are not used)"
+	}
+	if h, ok := s.cfg.Signer.(oauth1.HMAC); ok && h.ConsumerSecretOnly {
+		if m.show {
+			return percent.Encode(m.consumerSecret) + "   (the consumer secret alone, no \"&\": --consumer-secret-only)"
+		}
+		return fmt.Sprintf("<consumer secret, %d bytes encoded>   (alone, no \"&\": --consumer-secret-only; secrets masked, --show-secrets shows them)", len(percent.Encode(m.consumerSecret)))
 	}
 	if m.show {
 		return percent.Encode(m.consumerSecret) + "&" + percent.Encode(m.tokenSecret)

@@ -48,6 +48,17 @@ type job struct {
 	NoNonce         bool        `json:"no_nonce"`
 	NoTimestamp     bool        `json:"no_timestamp"`
 
+	// Provider names a preset of package oauth1/providers, whose settings
+	// the other fields override; AccountID and BaseURL are its argument.
+	Provider  string `json:"provider"`
+	AccountID string `json:"account_id"`
+	BaseURL   string `json:"base_url"`
+
+	// The provider quirks; nil leaves the provider's setting (off without one).
+	ConsumerSecretOnly *bool `json:"consumer_secret_only"`
+	SendEmptyToken     *bool `json:"send_empty_token"`
+	SendEmptyRealm     *bool `json:"send_empty_realm"`
+
 	// Method was the HTTP method, which is now HTTPMethod; a batch line
 	// that still sets it is refused, since its meaning was ambiguous.
 	Method json.RawMessage `json:"method"`
@@ -65,10 +76,11 @@ type signed struct {
 	tok       *oauth1.Credentials
 	base      string
 	signature string
-	auth      string // the Authorization header, if delivered there
-	body      string // the body sent, after delivery
-	query     string // the query of the original URL, for the explain table
-	formBody  string // the form body before delivery, for the explain table
+	auth      string      // the Authorization header, if delivered there
+	body      string      // the body sent, after delivery
+	query     string      // the query of the original URL, for the explain table
+	formBody  string      // the form body before delivery, for the explain table
+	header    [][2]string // the header parameters, for the explain table
 }
 
 func hashByName(name string) (crypto.Hash, error) {
@@ -84,9 +96,10 @@ func hashByName(name string) (crypto.Hash, error) {
 }
 
 // signer returns the Signer for the job's signature method, in any case,
-// HMAC-SHA1 if none; an RSA method takes the job's private key.
-func (j *job) signer() (oauth1.Signer, error) {
-	m := strings.ToUpper(cmp.Or(j.SignatureMethod, "HMAC-SHA1"))
+// else the preset's (def), else HMAC-SHA1; an RSA method takes the job's
+// private key.
+func (j *job) signer(def string) (oauth1.Signer, error) {
+	m := strings.ToUpper(cmp.Or(j.SignatureMethod, def, "HMAC-SHA1"))
 	if !slices.Contains(signatureMethods, m) {
 		return nil, &methodError{j.SignatureMethod}
 	}
@@ -222,23 +235,56 @@ func (j *job) request() (*http.Request, error) {
 	return r, nil
 }
 
+// config returns the Config that signs the job: the provider's settings,
+// if it names one, overridden by the job's own.
 func (j *job) config() (*oauth1.Config, error) {
 	if j.ConsumerKey == "" {
 		return nil, errors.New("no consumer key (--consumer-key or OAUTH1_CONSUMER_KEY)")
 	}
-	s, err := j.signer()
+	cfg, err := j.presetConfig()
 	if err != nil {
 		return nil, err
 	}
-	cfg := &oauth1.Config{
-		ConsumerKey: j.ConsumerKey, ConsumerSecret: j.ConsumerSecret,
-		Signer:                 s,
-		Realm:                  j.Realm,
-		OmitVersion:            j.Version != nil && !*j.Version,
-		AllowInsecurePlaintext: j.allowInsecure,
+	def := ""
+	if cfg.Signer != nil {
+		def = cfg.Signer.SignatureMethod()
+	}
+	preHMAC, _ := cfg.Signer.(oauth1.HMAC)
+	s, err := j.signer(def)
+	if err != nil {
+		return nil, err
+	}
+	secretOnly := preHMAC.ConsumerSecretOnly && j.SignatureMethod == ""
+	if j.ConsumerSecretOnly != nil {
+		secretOnly = *j.ConsumerSecretOnly
+	}
+	if secretOnly {
+		h, ok := s.(oauth1.HMAC)
+		if !ok {
+			return nil, fmt.Errorf("--consumer-secret-only (consumer_secret_only) keys an HMAC method; %s does not use the consumer secret that way", s.SignatureMethod())
+		}
+		// The library refuses it at signing time, naming its own field.
+		if j.TokenSecret != "" {
+			return nil, errors.New("--consumer-secret-only (consumer_secret_only) signs with the consumer secret alone, for requests without a token (WooCommerce's legacy v1 and v2 API); a token secret is given too (--token-secret, token_secret or $OAUTH1_TOKEN_SECRET)")
+		}
+		h.ConsumerSecretOnly = true
+		s = h
+	}
+	cfg.ConsumerKey, cfg.ConsumerSecret = j.ConsumerKey, j.ConsumerSecret
+	cfg.Signer = s
+	cfg.Realm = cmp.Or(j.Realm, cfg.Realm)
+	cfg.OmitVersion = j.Version != nil && !*j.Version
+	cfg.AllowInsecurePlaintext = j.allowInsecure
+	if j.SendEmptyToken != nil {
+		cfg.SendEmptyToken = *j.SendEmptyToken
+	}
+	if j.SendEmptyRealm != nil {
+		cfg.SendEmptyRealm = *j.SendEmptyRealm
 	}
 	switch strings.ToLower(j.Delivery) {
-	case "", "header":
+	case "":
+	case "header":
+		cfg.Delivery = oauth1.AuthHeader
 	case "query":
 		cfg.Delivery = oauth1.QueryString
 	case "body":
@@ -246,12 +292,20 @@ func (j *job) config() (*oauth1.Config, error) {
 	default:
 		return nil, fmt.Errorf("unknown delivery %q (want header, query or body)", j.Delivery)
 	}
-	if j.BodyHash != "" {
+	if cfg.SendEmptyRealm && cfg.Delivery != oauth1.AuthHeader {
+		return nil, errors.New("--send-empty-realm (send_empty_realm) sends realm=\"\" in the Authorization header; with query or body delivery there is no realm")
+	}
+	switch {
+	case strings.EqualFold(j.BodyHash, "none"):
+		cfg.BodyHash = 0
+	case j.BodyHash != "":
 		if cfg.BodyHash, err = hashByName(j.BodyHash); err != nil {
 			return nil, fmt.Errorf("--body-hash: %w", err)
 		}
 	}
-	return cfg, nil
+	// The flow's settings (Endpoint, Callback) are not used to sign one request.
+	cfg.Endpoint, cfg.Callback = oauth1.Endpoint{}, ""
+	return &cfg, nil
 }
 
 // sign signs the job with oauth1.Config.BaseString and SignAt, so that the
@@ -296,7 +350,7 @@ func (j *job) sign(now time.Time) (*signed, error) {
 	if j.Token != "" || j.TokenSecret != "" {
 		tok = &oauth1.Credentials{Token: j.Token, Secret: j.TokenSecret}
 	}
-	s := &signed{req: r, cfg: cfg, tok: tok, query: r.URL.RawQuery}
+	s := &signed{req: r, cfg: cfg, tok: tok, query: r.URL.RawQuery, header: j.HeaderParams}
 	if r.GetBody != nil {
 		if form, _ := isFormType(r.Header.Get("Content-Type")); form {
 			s.formBody = readBody(r)

@@ -34,7 +34,8 @@ Commands:
   verify [flags] [FILE]  check the signature of a raw HTTP request (default stdin)
   version                print the module version (also --version)
 
-Run "oauth1 <command> -h" (or "oauth1 help <command>") for the flags of a command.
+Run "oauth1 <command> -h" (or "oauth1 help <command>") for the flags of a command,
+and "oauth1 help providers" for the providers whose settings sign --provider takes.
 
 Environment:
   OAUTH1_CONSUMER_KEY, OAUTH1_CONSUMER_SECRET   client credentials
@@ -100,6 +101,9 @@ func (c *cmd) help(args []string) int {
 		return exitOK
 	case "sign", "explain", "diff", "verify", "version":
 		return run([]string{args[0], "-h"}, c.stdin, c.stdout, c.stderr, c.getenv)
+	case "providers":
+		printProviders(c.stdout)
+		return exitOK
 	}
 	return c.usageError("", "help: unknown command %q", args[0])
 }

@@ -596,7 +596,7 @@ func TestSignerMethods(t *testing.T) {
 		{"HMAC-MD5", "", "", `unknown signature method "HMAC-MD5"`},
 	} {
 		j := job{SignatureMethod: tt.method, PrivateKeyPEM: tt.key}
-		s, err := j.signer()
+		s, err := j.signer("")
 		switch {
 		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
 			t.Errorf("signer(%q) error %v, want %q", tt.method, err, tt.err)

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -45,7 +46,7 @@ func (c *cmd) sign(args []string) int {
 	fs.StringVar(&j.SignatureMethod, "signature-method", "HMAC-SHA1", "signature `method`: HMAC-SHA1, HMAC-SHA256, HMAC-SHA512, RSA-SHA1, RSA-SHA256, RSA-SHA512 or PLAINTEXT")
 	fs.StringVar(&f.keyFile, "key-file", "", "RSA private key `file` (PEM, OpenSSH or PKCS #12) for the RSA methods")
 	fs.StringVar(&j.keyPassword, "key-password", "", "`password` of an encrypted key file (default $OAUTH1_KEY_PASSWORD)")
-	fs.StringVar(&j.BodyHash, "body-hash", "", "add oauth_body_hash computed with `hash` SHA-1, SHA-256 or SHA-512 over a body that is not a form")
+	fs.StringVar(&j.BodyHash, "body-hash", "", "add oauth_body_hash computed with `hash` SHA-1, SHA-256 or SHA-512 over a body that is not a form (none leaves out a provider's)")
 	fs.StringVar(&j.Nonce, "nonce", "", "oauth_nonce `value` (default random)")
 	fs.Var((*numberFlag)(&j.Timestamp), "timestamp", "oauth_timestamp in `seconds` since 1970 (default now)")
 	fs.BoolVar(&j.NoNonce, "no-nonce", false, "leave out oauth_nonce; PLAINTEXT only, and with --no-timestamp (§3.1)")
@@ -54,6 +55,12 @@ func (c *cmd) sign(args []string) int {
 	fs.StringVar(&j.Callback, "callback", "", "sign and send oauth_callback `URL` (temporary credential request, §2.1)")
 	fs.StringVar(&j.Verifier, "verifier", "", "sign and send oauth_verifier `code` (token request, §2.3)")
 	fs.Var(&f.headerParams, "header-param", "send and sign `name=value` in the Authorization header with the protocol parameters, unencoded, such as NetSuite's role (repeatable)")
+	fs.StringVar(&j.Provider, "provider", "", "start from the settings of provider `NAME` (netsuite, woocommerce, etrade, schoology, ...), which the other flags override; \"list\" lists them")
+	fs.StringVar(&j.AccountID, "account-id", "", "NetSuite account `id` for --provider netsuite, such as 1234567_SB1 (the realm is made of it)")
+	fs.StringVar(&j.BaseURL, "base-url", "", "base `URL` for --provider jira or magento (default the URL's scheme and host)")
+	fs.Var(optBool{&j.ConsumerSecretOnly}, "consumer-secret-only", "key the HMAC with the consumer secret alone, without \"&\", as WooCommerce's legacy REST API v1 and v2 check it; no token secret")
+	fs.Var(optBool{&j.SendEmptyToken}, "send-empty-token", "send and sign oauth_token=\"\" when there is no token, as Schoology's two-legged requests need")
+	fs.Var(optBool{&j.SendEmptyRealm}, "send-empty-realm", "send realm=\"\" in the Authorization header when there is no --realm, as E*TRADE's documentation shows")
 	fs.StringVar(&j.ConsumerKey, "consumer-key", "", "consumer `key` (default $OAUTH1_CONSUMER_KEY)")
 	fs.StringVar(&j.ConsumerSecret, "consumer-secret", "", "consumer `secret` (default $OAUTH1_CONSUMER_SECRET)")
 	fs.StringVar(&j.Token, "token", "", "`token` (default $OAUTH1_TOKEN)")
@@ -66,6 +73,16 @@ func (c *cmd) sign(args []string) int {
 	pos, code, ok := fs.parse(args)
 	if !ok {
 		return code
+	}
+	if strings.EqualFold(j.Provider, "list") {
+		printProviders(c.stdout)
+		return exitOK
+	}
+	// The flag's default is shown by -h, but a provider's method wins over it.
+	explicit := false
+	fs.Visit(func(fl *flag.Flag) { explicit = explicit || fl.Name == "signature-method" })
+	if !explicit {
+		j.SignatureMethod = ""
 	}
 	c.fillFromEnv(&j)
 	if f.keyFile != "" {
@@ -159,7 +176,7 @@ func keyWarnings(j *job, s *signed, batch bool) []string {
 	if j.ConsumerSecret == "" {
 		ws = append(ws, "the consumer secret is empty (no "+from("--consumer-secret", "OAUTH1_CONSUMER_SECRET", "consumer_secret")+"); signed with an empty consumer secret in the key, which a provider that issued a secret refuses")
 	}
-	if j.Token != "" && j.TokenSecret == "" {
+	if h, _ := s.cfg.Signer.(oauth1.HMAC); j.Token != "" && j.TokenSecret == "" && !h.ConsumerSecretOnly {
 		ws = append(ws, "a token but no token secret ("+from("--token-secret", "OAUTH1_TOKEN_SECRET", "token_secret")+"); signed with an empty token secret, which a provider that issued the token with a secret refuses (oauth1 verify calls this empty-token-secret)")
 	}
 	return ws
@@ -231,6 +248,26 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// optBool is a boolean flag that records whether it was given: a provider's
+// setting holds unless the flag says otherwise (--send-empty-token=false).
+type optBool struct{ p **bool }
+
+func (o optBool) IsBoolFlag() bool { return true }
+func (o optBool) String() string {
+	if o.p == nil || *o.p == nil {
+		return ""
+	}
+	return strconv.FormatBool(**o.p)
+}
+func (o optBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return errors.New("not true or false")
+	}
+	*o.p = &v
+	return nil
 }
 
 // numberFlag is a flag holding a json.Number, so that --timestamp and the
