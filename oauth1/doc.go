@@ -63,11 +63,10 @@
 // modifies the caller's request, signs each request it is given afresh (a
 // redirect gets a new nonce and timestamp; [http.Transport]'s own replay of
 // a request on a dead kept-alive connection reuses them), signs a redirect
-// only to the original host or one in [Transport.RedirectHosts], and reads
-// a body only when the
-// signature covers it — form bodies, and any body when [Config.BodyHash] is
-// set — up to [Config.MaxBodyBytes], failing rather than signing a truncated
-// body.
+// only to the original scheme, host and port or a host in
+// [Transport.RedirectHosts], and reads a body only when the signature
+// covers it — form bodies, and any body when [Config.BodyHash] is set — up
+// to [Config.MaxBodyBytes], failing rather than signing a truncated body.
 //
 // [Config.RequestToken], [Config.AuthorizationURL], [ParseCallback] and
 // [Config.AccessToken] run the redirection-based flow of RFC 5849 §2 against

@@ -109,3 +109,47 @@ func TestDocCountsExportedNames(t *testing.T) {
 		}
 	}
 }
+
+// TestDocCountsProblemCodes checks the number of Problem codes the package
+// doc spells out against the constants of type Problem.
+func TestDocCountsProblemCodes(t *testing.T) {
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.CONST {
+				for _, s := range g.Specs {
+					if v := s.(*ast.ValueSpec); v.Type != nil {
+						if id, ok := v.Type.(*ast.Ident); ok && id.Name == "Problem" {
+							want += len(v.Names)
+						}
+					}
+				}
+			}
+		}
+	}
+	b, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`\[Problem\] and its (\w+) codes`).FindSubmatch([]byte(strings.ReplaceAll(string(b), "\n//", "")))
+	if m == nil {
+		t.Fatal("doc.go: no count of the Problem codes")
+	}
+	words := []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+		"eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"}
+	if want >= len(words) || string(m[1]) != words[want] {
+		t.Errorf("doc.go says %q Problem codes, the package declares %d", m[1], want)
+	}
+}

@@ -12,7 +12,7 @@
 // applications.
 //
 // Wiring a Verifier on each instance to one Redis, with a client that
-// gives up within about 0.3 s when Redis is down or hung (see Failure):
+// gives up within about 0.35 s when Redis is down or hung (see Failure):
 //
 //	rdb := redis.NewUniversalClient(&redis.UniversalOptions{
 //		Addrs:                 []string{"redis:6379"},
@@ -32,7 +32,7 @@
 //	http.Handle("/api/", v.Middleware(api))
 //
 // and a Provider, which issues credentials and looks them up itself (its
-// Verifier holds settings only; its Store is ignored):
+// Verifier holds settings only: a Store there is an error):
 //
 //	p := &server.Provider{
 //		Consumers: consumers,

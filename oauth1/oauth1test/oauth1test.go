@@ -1,12 +1,13 @@
 // Package oauth1test provides a fake OAuth 1.0a provider for tests, in the
 // manner of [net/http/httptest]: a loopback [Server] with the three
 // endpoints of RFC 5849 §2 (those of [server.Provider]) and a protected
-// resource, all verifying every request with an [server.Verifier] and
+// resource, all verifying every request with a [server.Verifier] and
 // recording the base string it computed; [Server.Handle] puts a test's own
 // handlers behind the same verification. Helpers for deterministic tests:
 // a settable [Clock] and [SequentialNonces]; in failure messages,
 // basestring.Format(basestring.Diff(want, got)) says how two base strings
-// differ. [TestTokenStore] checks any [server.TokenStore].
+// differ. A provider's own stores are checked against their interfaces'
+// contracts by [TestNonceStore], [TestTemporaryStore] and [TestTokenStore].
 //
 // A client test runs the whole flow against it:
 //

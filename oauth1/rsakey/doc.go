@@ -29,7 +29,10 @@
 //
 // [ParsePublic] reads the provider's side: a client's RSA public key, as PEM
 // "PUBLIC KEY" (PKIX), "RSA PUBLIC KEY" (PKCS #1) or "CERTIFICATE" (X.509),
-// or the same in DER.
+// or the same in DER. It refuses a modulus over [MaxPublicBits] (8192
+// bits), as crypto/tls does, and Parse refuses an OpenSSH key encrypted
+// with more than 64 bcrypt rounds before trying its passphrase: the time
+// either costs grows with what the file asks for.
 //
 // This is a separate package so that programs signing with HMAC do not
 // depend on golang.org/x/crypto and go-pkcs12.
