@@ -92,7 +92,9 @@ func (c *Config) RequestToken(ctx context.Context, extra ...Param) (*TokenRespon
 // they authorize temp (RFC 5849 §2.2): c.Endpoint.AuthorizeURL with
 // oauth_token and then extra, in their order, added to its query, which is
 // kept. extra holds the parameters some providers want there, such as
-// SmugMug's Access and Permissions.
+// SmugMug's Access and Permissions. temp is the Credentials of the
+// [TokenResponse] that [Config.RequestToken] returned; with a nil temp the
+// URL carries an empty oauth_token, which no provider accepts.
 func (c *Config) AuthorizationURL(temp *Credentials, extra ...Param) string {
 	u, frag, hasFrag := strings.Cut(c.Endpoint.AuthorizeURL, "#")
 	b := []byte(u)

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/countersign/countersign/oauth1/internal/mac"
 )
 
 // TestDocBounds checks the bounds the package doc states against the
@@ -31,5 +33,13 @@ func TestDocBounds(t *testing.T) {
 		if n, _ := strconv.Atoi(m[1]); n != c.want {
 			t.Errorf("doc.go says %s, the code's bound is %d", m[0], c.want)
 		}
+	}
+}
+
+// TestMaxPublicBitsIsTheModulesBound checks that the number go doc shows
+// for MaxPublicBits is the bound the signers and the Verifier apply.
+func TestMaxPublicBitsIsTheModulesBound(t *testing.T) {
+	if MaxPublicBits != mac.MaxRSABits {
+		t.Errorf("MaxPublicBits = %d, but oauth1/internal/mac bounds RSA keys at %d bits", MaxPublicBits, mac.MaxRSABits)
 	}
 }

@@ -11,8 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/countersign/countersign/oauth1/internal/mac"
 )
 
 // ParsePublic returns the RSA public key held in data, as a provider
@@ -67,8 +65,9 @@ func ParsePublic(data []byte) (*rsa.PublicKey, error) {
 
 // MaxPublicBits is the largest RSA modulus ParsePublic accepts, as crypto/tls
 // does: checking a signature costs time that grows with the cube of the
-// key's size, and a registered key is chosen by the client.
-const MaxPublicBits = mac.MaxRSABits
+// key's size, and a registered key is chosen by the client. It is the
+// bound the signers and the server apply too.
+const MaxPublicBits = 8192
 
 // parsePublicDER reads der as the PEM type t says.
 func parsePublicDER(t string, der []byte) (*rsa.PublicKey, error) {
