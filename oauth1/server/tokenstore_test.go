@@ -1,0 +1,66 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/countersign/countersign/oauth1/oauth1test"
+	"github.com/countersign/countersign/oauth1/server"
+)
+
+// TestMemoryTokenStoreForgetsRevocations checks the bounds of the
+// MemoryTokenStore's record of revoked tokens: a revocation is remembered
+// (ErrTokenRevoked) for 24 hours on the clock the calls are passed, and
+// only the last 65,536 are, so that a loop that issues and revokes tokens
+// cannot grow the store without bound. A revocation forgotten leaves an
+// unknown token, refused all the same.
+func TestMemoryTokenStoreForgetsRevocations(t *testing.T) {
+	ctx := context.Background()
+	clock := oauth1test.NewClock(time.Unix(1_700_000_000, 0))
+	s := new(server.MemoryTokenStore)
+	issueAndRevoke := func(token string) {
+		t.Helper()
+		if err := s.PutToken(ctx, server.TokenCredentials{Token: token, ConsumerKey: "key", User: "alice"}, clock.Now()); err != nil {
+			t.Fatalf("PutToken: %v", err)
+		}
+		if err := s.Revoke(ctx, token, clock.Now()); err != nil {
+			t.Fatalf("Revoke: %v", err)
+		}
+	}
+	state := func(token string) string {
+		_, err := s.Token(ctx, token, clock.Now())
+		switch {
+		case errors.Is(err, server.ErrTokenRevoked) && errors.Is(err, server.ErrNotFound):
+			return "revoked"
+		case errors.Is(err, server.ErrNotFound):
+			return "unknown"
+		}
+		return fmt.Sprint(err)
+	}
+
+	issueAndRevoke("old")
+	clock.Advance(24*time.Hour - time.Second)
+	if got := state("old"); got != "revoked" {
+		t.Errorf("a token revoked 24 h - 1 s ago is %s, want revoked", got)
+	}
+	clock.Advance(time.Second)
+	if got := state("old"); got != "unknown" {
+		t.Errorf("a token revoked 24 h ago is %s, want unknown", got)
+	}
+
+	const limit = 1 << 16
+	for i := range limit + 1 {
+		issueAndRevoke(fmt.Sprint("t", i))
+	}
+	if got := state("t0"); got != "unknown" {
+		t.Errorf("the first of %d revocations is %s, want unknown (forgotten)", limit+1, got)
+	}
+	for _, tok := range []string{"t1", fmt.Sprint("t", limit)} {
+		if got := state(tok); got != "revoked" {
+			t.Errorf("%s, among the last %d revocations, is %s, want revoked", tok, limit, got)
+		}
+	}
+}
