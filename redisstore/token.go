@@ -21,17 +21,17 @@ import (
 //
 // Each record is a hash under one key, the prefix, "token:" and the hex
 // SHA-256 of the token; token credentials do not expire. Revoking a token
-// replaces its record, under the same key, with a tombstone that expires
-// in Redis after 24 hours: until then Token reports the token
-// revoked ([server.ErrTokenRevoked]), and afterwards unknown. A tombstone
-// is smaller than the record it replaces, so revoking never grows Redis,
-// and it goes away by itself. The tokens of a
-// grant (a client and a user) are listed, by the hashes of their tokens,
-// in a set under the prefix, "grant:" and the hex SHA-256 of the consumer
-// key and user, for RevokeGrant. Each command and script touches one key,
-// so that the store works on a Redis Cluster: RevokeGrant removes the
-// tokens of the set one at a time, each only if its record still names
-// the grant.
+// replaces its record, under the same key, with a tombstone that expires in
+// Redis after 24 hours: until then Token reports the token revoked
+// ([server.ErrTokenRevoked]), and afterwards unknown. A tombstone is
+// smaller than the record it replaces, so revoking never grows Redis, and
+// it goes away by itself; one evicted early leaves an unknown token,
+// refused all the same (token_rejected). The tokens of a grant (a client
+// and a user) are listed, by the hashes of their tokens, in a set under the
+// prefix, "grant:" and the hex SHA-256 of the consumer key and user, for
+// RevokeGrant. Each command and script touches one key, so that the store
+// works on a Redis Cluster: RevokeGrant removes the tokens of the set one
+// at a time, each only if its record still names the grant.
 type TokenStore struct {
 	client  redis.UniversalClient
 	prefix  string
