@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
+	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/oauth1test"
 	"github.com/countersign/countersign/oauth1/server"
 )
@@ -61,6 +64,36 @@ func TestMemoryTokenStoreForgetsRevocations(t *testing.T) {
 	for _, tok := range []string{"t1", fmt.Sprint("t", limit)} {
 		if got := state(tok); got != "revoked" {
 			t.Errorf("%s, among the last %d revocations, is %s, want revoked", tok, limit, got)
+		}
+	}
+}
+
+// revokingStore is a CredentialStore of one client, whose only token
+// "revoked" was revoked.
+type revokingStore struct{ server.Consumers }
+
+func (revokingStore) TokenCredentials(_ context.Context, _, token string) (server.TokenCredentials, error) {
+	if token == "revoked" {
+		return server.TokenCredentials{}, fmt.Errorf("%w: %w", server.ErrNotFound, server.ErrTokenRevoked)
+	}
+	return server.TokenCredentials{}, server.ErrNotFound
+}
+
+// TestVerifierTokenRevoked checks that a Verifier of its own store, not
+// only a Provider, refuses a token the store reports revoked with
+// token_revoked, and an unknown one with token_rejected.
+func TestVerifierTokenRevoked(t *testing.T) {
+	v := &server.Verifier{Store: revokingStore{server.Consumers{"key": {Secret: "secret"}}}}
+	for token, want := range map[string]oauth1.Problem{"revoked": oauth1.ProblemTokenRevoked, "unknown": oauth1.ProblemTokenRejected} {
+		r := httptest.NewRequest("GET", "http://api.example/photos", nil)
+		cfg := &oauth1.Config{ConsumerKey: "key", ConsumerSecret: "secret"}
+		if err := cfg.Sign(r, &oauth1.Credentials{Token: token, Secret: "s"}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := v.Verify(r)
+		var pe *server.ProblemError
+		if !errors.As(err, &pe) || pe.Problem != want || pe.StatusCode != http.StatusUnauthorized {
+			t.Errorf("Verify of a request signed with token %q = %v, want 401 %s", token, err, want)
 		}
 	}
 }
