@@ -94,11 +94,11 @@
 //
 // # Who uses what
 //
-// This package is the client: someone who only signs requests reads its 64
+// This package is the client: someone who only signs requests reads its 65
 // exported names (types, functions, methods, variables and constants), of
-// which [Problem] and its fourteen codes, [ProblemReport], [Param],
+// which [Problem] and its fifteen codes, [ProblemReport], [Param],
 // [ParseAuthHeader] and [AuthHeaderError] are the vocabulary both sides share. Package
-// [github.com/countersign/countersign/oauth1/server] (54 names) verifies
+// [github.com/countersign/countersign/oauth1/server] (56 names) verifies
 // incoming requests with the same base string code and issues credentials;
 // it imports this package, never the reverse, so a program that only signs
 // does not link it. Package

@@ -137,20 +137,20 @@ func TestTokenRequestExtras(t *testing.T) {
 			call func() (*oauth1.TokenResponse, error)
 			want string
 		}{
-			{"AccessToken nil temp", func() (*oauth1.TokenResponse, error) { return cfg.AccessToken(ctx, nil, rfcVerifier) }, "oauth1: access token: nil temporary credentials"},
+			{"AccessToken nil temp", func() (*oauth1.TokenResponse, error) { return cfg.AccessToken(ctx, nil, rfcVerifier) }, "oauth1: token request: nil temporary credentials"},
 			{"AccessToken as xAuth used to be called", func() (*oauth1.TokenResponse, error) { return cfg.AccessToken(ctx, nil, "", xAuth...) }, "Config.XAuthToken"},
 			{"AccessToken as renewal used to be called", func() (*oauth1.TokenResponse, error) {
 				return cfg.AccessToken(ctx, &rfcToken, "", oauth1.Param{Name: "oauth_session_handle", Value: "h"})
-			}, "oauth1: access token: empty verification code"},
+			}, "oauth1: token request: empty verification code"},
 			{"AccessToken temp without token", func() (*oauth1.TokenResponse, error) {
 				return cfg.AccessToken(ctx, &oauth1.Credentials{Secret: "s"}, rfcVerifier)
 			}, "the temporary credentials have no token"},
 			{"AccessToken empty code", func() (*oauth1.TokenResponse, error) { return cfg.AccessToken(ctx, &rfcTemp, "") }, "empty verification code"},
 			{"AccessToken code in extra", func() (*oauth1.TokenResponse, error) {
 				return cfg.AccessToken(ctx, &rfcTemp, rfcVerifier, oauth1.Param{Name: "oauth_verifier", Value: "x"})
-			}, "extra parameter oauth_verifier: pass it as the code argument"},
-			{"XAuthToken empty username", func() (*oauth1.TokenResponse, error) { return cfg.XAuthToken(ctx, "", "secret-password") }, "oauth1: xAuth access token: empty username"},
-			{"XAuthToken empty password", func() (*oauth1.TokenResponse, error) { return cfg.XAuthToken(ctx, "u", "") }, "oauth1: xAuth access token: empty password"},
+			}, "oauth1: token request: extra parameter oauth_verifier: pass it as the code argument"},
+			{"XAuthToken empty username", func() (*oauth1.TokenResponse, error) { return cfg.XAuthToken(ctx, "", "secret-password") }, "oauth1: xAuth token request: empty username"},
+			{"XAuthToken empty password", func() (*oauth1.TokenResponse, error) { return cfg.XAuthToken(ctx, "u", "") }, "oauth1: xAuth token request: empty password"},
 			{"XAuthToken x_auth_mode in extra", func() (*oauth1.TokenResponse, error) { return cfg.XAuthToken(ctx, "u", "secret-password", xAuth[0]) }, "extra parameter x_auth_mode"},
 			{"XAuthToken x_auth_password in extra", func() (*oauth1.TokenResponse, error) { return cfg.XAuthToken(ctx, "u", "secret-password", xAuth[2]) }, "extra parameter x_auth_password"},
 			{"RenewToken nil token", func() (*oauth1.TokenResponse, error) { return cfg.RenewToken(ctx, nil, "h") }, "oauth1: token renewal: nil token credentials"},
@@ -164,7 +164,7 @@ func TestTokenRequestExtras(t *testing.T) {
 			}, "empty name"},
 			{"RequestToken callback in extra", func() (*oauth1.TokenResponse, error) {
 				return cfg.RequestToken(ctx, oauth1.Param{Name: "oauth_callback", Value: "x"})
-			}, "extra parameter oauth_callback: set Config.Callback instead"},
+			}, "oauth1: temporary credential request: extra parameter oauth_callback: set Config.Callback instead"},
 		} {
 			res, err := tt.call()
 			assert.Nil(t, res, tt.name)

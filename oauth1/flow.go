@@ -75,15 +75,15 @@ func (c *Config) RequestToken(ctx context.Context, extra ...Param) (*TokenRespon
 	if cb == "" {
 		cb = "oob"
 	}
-	if err := refuseOwn("request token", extra, "oauth_callback", "set Config.Callback instead"); err != nil {
+	if err := refuseOwn("temporary credential request", extra, "oauth_callback", "set Config.Callback instead"); err != nil {
 		return nil, err
 	}
-	res, err := c.tokenRequest(ctx, "request token", c.Endpoint.RequestTokenURL, nil, Param{"oauth_callback", cb}, extra)
+	res, err := c.tokenRequest(ctx, "temporary credential request", c.Endpoint.RequestTokenURL, nil, Param{"oauth_callback", cb}, extra)
 	if err != nil {
 		return nil, err
 	}
 	if got := res.Values.Get("oauth_callback_confirmed"); got != "true" {
-		return nil, fmt.Errorf("oauth1: request token: the provider did not answer oauth_callback_confirmed=true (got %q): it may speak OAuth 1.0, not 1.0a", got)
+		return nil, fmt.Errorf("oauth1: temporary credential request: the provider did not answer oauth_callback_confirmed=true (got %q): it may speak OAuth 1.0, not 1.0a", got)
 	}
 	return res, nil
 }
@@ -169,14 +169,14 @@ func ParseCallback(r *http.Request, temp *Credentials) (token, code string, err 
 // other exchanges at the access token URL have methods of their own:
 // [Config.XAuthToken] and [Config.RenewToken].
 func (c *Config) AccessToken(ctx context.Context, temp *Credentials, code string, extra ...Param) (*TokenResponse, error) {
-	const what = "access token"
+	const what = "token request"
 	switch {
 	case temp == nil:
-		return nil, errors.New("oauth1: access token: nil temporary credentials (Config.XAuthToken exchanges a password, Config.RenewToken renews token credentials)")
+		return nil, errors.New("oauth1: token request: nil temporary credentials (Config.XAuthToken exchanges a password, Config.RenewToken renews token credentials)")
 	case temp.Token == "":
-		return nil, errors.New("oauth1: access token: the temporary credentials have no token")
+		return nil, errors.New("oauth1: token request: the temporary credentials have no token")
 	case code == "":
-		return nil, errors.New("oauth1: access token: empty verification code (the oauth_verifier of the callback, or the PIN the user typed)")
+		return nil, errors.New("oauth1: token request: empty verification code (the oauth_verifier of the callback, or the PIN the user typed)")
 	}
 	if err := refuseOwn(what, extra, "oauth_verifier", "pass it as the code argument"); err != nil {
 		return nil, err
@@ -194,12 +194,12 @@ func (c *Config) AccessToken(ctx context.Context, temp *Credentials, code string
 // is sent as [Config.AccessToken] sends it. An error never holds the
 // password.
 func (c *Config) XAuthToken(ctx context.Context, username, password string, extra ...Param) (*TokenResponse, error) {
-	const what = "xAuth access token"
+	const what = "xAuth token request"
 	switch {
 	case username == "":
-		return nil, errors.New("oauth1: xAuth access token: empty username")
+		return nil, errors.New("oauth1: xAuth token request: empty username")
 	case password == "":
-		return nil, errors.New("oauth1: xAuth access token: empty password")
+		return nil, errors.New("oauth1: xAuth token request: empty password")
 	}
 	for _, own := range []string{"x_auth_mode", "x_auth_username", "x_auth_password"} {
 		if err := refuseOwn(what, extra, own, "XAuthToken sends it from its arguments"); err != nil {

@@ -248,6 +248,14 @@ func TestTokenEndpointBadAnswers(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("error = %v, want one mentioning %q", err, tt.wantErr)
 			}
+			// The request is named as RFC 5849 §2.1 and §2.3 name it.
+			want := "oauth1: temporary credential request: "
+			if tt.access {
+				want = "oauth1: token request: "
+			}
+			if !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("error = %v, want one starting %q", err, want)
+			}
 			if strings.Contains(err.Error(), secret) {
 				t.Errorf("error %q reveals the token secret", err)
 			}

@@ -20,6 +20,7 @@ const (
 	ProblemSignatureInvalid        Problem = "signature_invalid"
 	ProblemConsumerKeyUnknown      Problem = "consumer_key_unknown"
 	ProblemTokenRejected           Problem = "token_rejected"
+	ProblemTokenRevoked            Problem = "token_revoked"      // token credentials revoked: authorize again
 	ProblemTokenUsed               Problem = "token_used"         // temporary credentials already exchanged
 	ProblemPermissionUnknown       Problem = "permission_unknown" // exchanged before the resource owner approved
 	ProblemPermissionDenied        Problem = "permission_denied"  // the resource owner refused (sent to the callback)

@@ -15,7 +15,7 @@ func TestProblemConstantsAreTyped(t *testing.T) {
 	for _, p := range []any{
 		oauth1.ProblemVersionRejected, oauth1.ProblemParameterAbsent, oauth1.ProblemParameterRejected,
 		oauth1.ProblemTimestampRefused, oauth1.ProblemNonceUsed, oauth1.ProblemSignatureMethodRejected,
-		oauth1.ProblemSignatureInvalid, oauth1.ProblemConsumerKeyUnknown, oauth1.ProblemTokenRejected,
+		oauth1.ProblemSignatureInvalid, oauth1.ProblemConsumerKeyUnknown, oauth1.ProblemTokenRejected, oauth1.ProblemTokenRevoked,
 		oauth1.ProblemTokenUsed, oauth1.ProblemPermissionUnknown, oauth1.ProblemPermissionDenied, oauth1.ProblemInternalError,
 		oauth1.ProblemBodyHashInvalid,
 	} {

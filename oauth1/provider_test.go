@@ -594,8 +594,9 @@ func TestProviderStoreFull(t *testing.T) {
 }
 
 // TestProviderRevoke checks that Revoke and RevokeGrant refuse the tokens
-// they revoke at once, with token_rejected, and leave the others alone:
-// another grant of the same user, and the grant of another user.
+// they revoke at once, with token_revoked (an unknown token stays
+// token_rejected), and leave the others alone: another grant of the same
+// user, and the grant of another user.
 func TestProviderRevoke(t *testing.T) {
 	tp := newTestProvider(t)
 	ctx := context.Background()
@@ -623,14 +624,17 @@ func TestProviderRevoke(t *testing.T) {
 	}
 
 	require.NoError(t, tp.Revoke(ctx, leaked.Token))
-	if code, body := get(cfg, leaked); code != 401 || !strings.Contains(body, "oauth_problem=token_rejected") {
-		t.Errorf("API with a revoked token: %d %q, want 401 token_rejected", code, body)
+	if code, body := get(cfg, leaked); code != 401 || !strings.Contains(body, "oauth_problem=token_revoked") {
+		t.Errorf("API with a revoked token: %d %q, want 401 token_revoked", code, body)
+	}
+	if code, body := get(cfg, &oauth1.Credentials{Token: "never-issued", Secret: leaked.Secret}); code != 401 || !strings.Contains(body, "oauth_problem=token_rejected") {
+		t.Errorf("API with an unknown token: %d %q, want 401 token_rejected", code, body)
 	}
 	if code, _ := get(cfg, first); code != 200 {
 		t.Errorf("API with another token after Revoke: %d, want 200", code)
 	}
-	if err := tp.Revoke(ctx, leaked.Token); !errors.Is(err, server.ErrNotFound) {
-		t.Errorf("Revoke of a revoked token: %v, want ErrNotFound", err)
+	if err := tp.Revoke(ctx, leaked.Token); !errors.Is(err, server.ErrNotFound) || !errors.Is(err, server.ErrTokenRevoked) {
+		t.Errorf("Revoke of a revoked token: %v, want ErrNotFound and ErrTokenRevoked", err)
 	}
 
 	// alice withdraws the grant of "key": its two other tokens go, and
@@ -640,8 +644,8 @@ func TestProviderRevoke(t *testing.T) {
 		t.Errorf("RevokeGrant = %d, %v; want 2, nil", n, err)
 	}
 	for _, tok := range []*oauth1.Credentials{first, second} {
-		if code, body := get(cfg, tok); code != 401 || !strings.Contains(body, "oauth_problem=token_rejected") {
-			t.Errorf("API with a token of a withdrawn grant: %d %q, want 401 token_rejected", code, body)
+		if code, body := get(cfg, tok); code != 401 || !strings.Contains(body, "oauth_problem=token_revoked") {
+			t.Errorf("API with a token of a withdrawn grant: %d %q, want 401 token_revoked", code, body)
 		}
 	}
 	if code, body := get(other, elsewhere); code != 200 || body != "hello alice via other" {

@@ -101,15 +101,10 @@ func (e *ResponseError) Error() string {
 	return msg
 }
 
-// from records that e answers the token request what ("request token" or
-// "access token") to rawURL, signed by c with tok, and returns e.
+// from records that e answers the request what ("temporary credential
+// request", "token request", ...) to rawURL, signed by c with tok, and
+// returns e.
 func (e *ResponseError) from(what, rawURL string, c *Config, tok *Credentials) *ResponseError {
-	switch what {
-	case "request token":
-		what = "temporary credential request"
-	case "access token":
-		what = "token request"
-	}
 	e.endpoint = what + " to " + stripProtocolQuery(rawURL, "")
 	e.emptyKey = emptyKey(c, tok)
 	return e

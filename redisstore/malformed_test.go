@@ -175,6 +175,10 @@ func TestMalformedRecord(t *testing.T) {
 		},
 		func(key string) error { return rdb.HSet(ctx, key, "t", "t", "s", "s", "u", "u").Err() }, // no c
 		func(key string) error { return rdb.HSet(ctx, key, "t", "other", "s", "s", "c", "c", "u", "u").Err() },
+		// Token credentials and a tombstone: revoked or not, refused.
+		func(key string) error {
+			return rdb.HSet(ctx, key, "t", "t", "s", "s", "c", "c", "u", "u", "r", "1").Err()
+		},
 	} {
 		for _, key := range []string{tempKey, tokenKey} {
 			require.NoError(t, rdb.Del(ctx, key).Err())

@@ -20,13 +20,18 @@ import (
 // from the moment it returns. It is safe for concurrent use.
 //
 // Each record is a hash under one key, the prefix, "token:" and the hex
-// SHA-256 of the token; token credentials do not expire. The tokens of a
-// grant (a client and a user) are listed, by the hashes of their tokens,
-// in a set under the prefix, "grant:" and the hex SHA-256 of the consumer
-// key and user, for RevokeGrant. Each command and script touches one key,
-// so that the store works on a Redis Cluster: RevokeGrant removes the
-// tokens of the set one at a time, each only if its record still names
-// the grant.
+// SHA-256 of the token; token credentials do not expire. Revoking a token
+// replaces its record, under the same key, with a tombstone that expires in
+// Redis after 24 hours: until then Token reports the token revoked
+// ([server.ErrTokenRevoked]), and afterwards unknown. A tombstone is
+// smaller than the record it replaces, so revoking never grows Redis, and
+// it goes away by itself; one evicted early leaves an unknown token,
+// refused all the same (token_rejected). The tokens of a grant (a client
+// and a user) are listed, by the hashes of their tokens, in a set under the
+// prefix, "grant:" and the hex SHA-256 of the consumer key and user, for
+// RevokeGrant. Each command and script touches one key, so that the store
+// works on a Redis Cluster: RevokeGrant removes the tokens of the set one
+// at a time, each only if its record still names the grant.
 type TokenStore struct {
 	client  redis.UniversalClient
 	prefix  string
@@ -41,7 +46,8 @@ func NewTokenStore(client redis.UniversalClient, prefix string) *TokenStore {
 	return &TokenStore{client: client, prefix: prefix, honours: honoursDeadlines(client)}
 }
 
-// A token record has t token, s secret, c consumer key and u user.
+// A token record has t token, s secret, c consumer key and u user; a
+// tombstone, r alone.
 
 var putToken = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -49,23 +55,36 @@ redis.call('HSET', KEYS[1], 't', ARGV[1], 's', ARGV[2], 'c', ARGV[3], 'u', ARGV[
 return 1
 `)
 
-// revoke deletes the record KEYS[1] and returns its t, c and u, or
-// 'notfound'.
+// revoke replaces the record KEYS[1] with a tombstone that expires in
+// ARGV[1] milliseconds, and returns its t, c and u, 'revoked' for a
+// tombstone or 'notfound'.
 var revoke = redis.NewScript(`
-local f = redis.call('HMGET', KEYS[1], 't', 'c', 'u')
+local f = redis.call('HMGET', KEYS[1], 't', 'c', 'u', 'r')
+if f[4] then return {'revoked'} end
 if not f[1] then return {'notfound'} end
 redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'r', '1')
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return {'ok', f[1], f[2], f[3]}
 `)
 
-// revokeIf deletes the record KEYS[1] if its c and u are ARGV[1] and
-// ARGV[2], and returns 1 if it did.
+// revokeIf replaces the record KEYS[1] with a tombstone that expires in
+// ARGV[3] milliseconds if its c and u are ARGV[1] and ARGV[2], and returns
+// 1 if it did.
 var revokeIf = redis.NewScript(`
 local f = redis.call('HMGET', KEYS[1], 'c', 'u')
 if f[1] ~= ARGV[1] or f[2] ~= ARGV[2] then return 0 end
 redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'r', '1')
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `)
+
+// revokedTTL is how long a tombstone lasts, in milliseconds.
+const revokedTTL = 24 * 60 * 60 * 1000
+
+// errRevoked is the error for a revoked token.
+var errRevoked = fmt.Errorf("redisstore: token credentials: %w: %w", server.ErrNotFound, server.ErrTokenRevoked)
 
 // hash returns the hex SHA-256 of s.
 func hash(s string) string {
@@ -81,7 +100,8 @@ func (s *TokenStore) grantKey(consumerKey, user string) string {
 	return s.prefix + "grant:" + hash(string(n[:])+consumerKey+user)
 }
 
-// PutToken stores t. It fails if t.Token is empty or already stored. The
+// PutToken stores t. It fails if t.Token is empty, already stored or
+// revoked less than 24 hours ago. The
 // token is added to its grant's set first, so that a RevokeGrant that
 // finds the set after PutToken returned finds the token.
 func (s *TokenStore) PutToken(ctx context.Context, t server.TokenCredentials, _ time.Time) error {
@@ -117,18 +137,23 @@ func (s *TokenStore) PutToken(ctx context.Context, t server.TokenCredentials, _ 
 func (s *TokenStore) Token(ctx context.Context, token string, _ time.Time) (server.TokenCredentials, error) {
 	key := s.prefix + "token:" + hash(token)
 	f, err := bounded(ctx, s.honours, func(ctx context.Context) ([]any, error) {
-		return s.client.HMGet(ctx, key, "t", "s", "c", "u").Result()
+		return s.client.HMGet(ctx, key, "t", "s", "c", "u", "r").Result()
 	})
 	if err != nil {
 		return server.TokenCredentials{}, storeError("reading token credentials", err)
 	}
-	if len(f) != 4 {
+	if len(f) != 5 {
 		return server.TokenCredentials{}, errMalformedToken
 	}
-	if f[0] == nil {
+	switch {
+	case f[0] == nil && f[4] != nil:
+		return server.TokenCredentials{}, errRevoked
+	case f[0] == nil:
 		return server.TokenCredentials{}, fmt.Errorf("redisstore: token credentials: %w", server.ErrNotFound)
+	case f[4] != nil:
+		return server.TokenCredentials{}, errMalformedToken // a record and a tombstone
 	}
-	v, ok := strs(f)
+	v, ok := strs(f[:4])
 	if !ok || v[0] != token {
 		return server.TokenCredentials{}, errMalformedToken
 	}
@@ -140,13 +165,16 @@ func (s *TokenStore) Token(ctx context.Context, token string, _ time.Time) (serv
 func (s *TokenStore) Revoke(ctx context.Context, token string, _ time.Time) error {
 	member := hash(token)
 	f, err := bounded(ctx, s.honours, func(ctx context.Context) ([]any, error) {
-		return revoke.Run(ctx, s.client, []string{s.prefix + "token:" + member}).Slice()
+		return revoke.Run(ctx, s.client, []string{s.prefix + "token:" + member}, revokedTTL).Slice()
 	})
 	if err != nil {
 		return storeError("revoking token credentials", err)
 	}
 	if len(f) == 1 && f[0] == "notfound" {
 		return fmt.Errorf("redisstore: token credentials: %w", server.ErrNotFound)
+	}
+	if len(f) == 1 && f[0] == "revoked" {
+		return errRevoked
 	}
 	v, ok := strs(f)
 	if !ok || len(v) != 4 || v[0] != "ok" || v[1] != token {
@@ -173,7 +201,7 @@ func (s *TokenStore) RevokeGrant(ctx context.Context, consumerKey, user string, 
 	revoked := 0
 	for _, m := range members {
 		n, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
-			return revokeIf.Run(ctx, s.client, []string{s.prefix + "token:" + m}, consumerKey, user).Int()
+			return revokeIf.Run(ctx, s.client, []string{s.prefix + "token:" + m}, consumerKey, user, revokedTTL).Int()
 		})
 		if err != nil {
 			return revoked, storeError("revoking token credentials", err)

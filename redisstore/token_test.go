@@ -85,6 +85,21 @@ func TestStoreKeys(t *testing.T) {
 		}
 	}
 
+	// A revoked token leaves a tombstone under the same key, with a TTL of
+	// 24 hours: memory that revocations cannot grow for good.
+	require.NoError(t, tokens.Revoke(ctx, huge, now))
+	_, err = tokens.Token(ctx, huge, now)
+	assert.ErrorIs(t, err, server.ErrTokenRevoked)
+	keys, err = rdb.Keys(ctx, prefix+"token:*").Result()
+	require.NoError(t, err)
+	require.Len(t, keys, 1)
+	ttl, err := rdb.PTTL(ctx, keys[0]).Result()
+	require.NoError(t, err)
+	assert.InDelta(t, 24*time.Hour, ttl, float64(5*time.Second), "PTTL of a revoked token's tombstone")
+	fields, err := rdb.HGetAll(ctx, keys[0]).Result()
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"r": "1"}, fields, "a tombstone holds no secret")
+
 	// Refusals that never reach Redis, as the memory stores'.
 	assert.Error(t, s.PutTemporary(ctx, server.TemporaryCredentials{Token: "", Expires: now.Add(time.Minute)}, now))
 	assert.Error(t, s.PutTemporary(ctx, server.TemporaryCredentials{Token: "x"}, now))
@@ -219,8 +234,11 @@ func testExchangeAcrossProviders(t *testing.T, newClient func() redis.UniversalC
 	for i, p := range ps {
 		rec := post(t, p.Middleware(http.NotFoundHandler()), "http://provider.example/api", tok)
 		assert.Equal(t, http.StatusUnauthorized, rec.Code, "instance %d after revocation: %s", i, rec.Body)
-		assert.Equal(t, "oauth_problem=token_rejected", rec.Body.String(), "instance %d after revocation", i)
+		assert.Equal(t, "oauth_problem=token_revoked", rec.Body.String(), "instance %d after revocation", i)
 	}
+	unknown := &oauth1.Credentials{Token: "never-issued", Secret: tok.Secret}
+	rec = post(t, ps[0].Middleware(http.NotFoundHandler()), "http://provider.example/api", unknown)
+	assert.Equal(t, "oauth_problem=token_rejected", rec.Body.String(), "unknown token")
 }
 
 // TestDenyApproved checks, across instances, that Deny refuses temporary

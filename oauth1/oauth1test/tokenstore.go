@@ -3,8 +3,10 @@ package oauth1test
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/countersign/countersign/oauth1/server"
 )
@@ -13,7 +15,8 @@ import (
 // [server.TokenStore] contract: round trips, ErrNotFound for unknown
 // tokens, a token stored once, Revoke of one token and RevokeGrant of the
 // tokens of one user for one client, each refusing them from the moment
-// it returns and leaving every other token alone, and concurrent use.
+// it returns (with ErrTokenRevoked, also an hour later) and leaving every
+// other token alone, and concurrent use.
 // Every call is passed a test clock in 2011. Every subtest uses fresh
 // random tokens, consumer keys and users, so newStore may return the same
 // shared store each time.
@@ -40,6 +43,22 @@ func TestTokenStore(t *testing.T, newStore func() server.TokenStore) {
 		t.Helper()
 		_, err := s.Token(ctx, token, now)
 		wantErr(t, "Token", err, server.ErrNotFound)
+		if errors.Is(err, server.ErrTokenRevoked) {
+			t.Errorf("Token of a token never stored: error %v wraps ErrTokenRevoked", err)
+		}
+	}
+	// revoked checks that token is refused as revoked, wrapping
+	// ErrNotFound too, and still an hour later.
+	revoked := func(t *testing.T, s server.TokenStore, token string) {
+		t.Helper()
+		for _, at := range []time.Time{now, now.Add(time.Hour)} {
+			got, err := s.Token(ctx, token, at)
+			wantErr(t, "Token of a revoked token", err, server.ErrTokenRevoked)
+			wantErr(t, "Token of a revoked token", err, server.ErrNotFound)
+			if got != (server.TokenCredentials{}) {
+				t.Errorf("Token of a revoked token returned a record for %q (secret not shown)", got.Token)
+			}
+		}
 	}
 	name := func(what string) string { return what + "-" + rand.Text()[:8] }
 
@@ -78,20 +97,25 @@ func TestTokenStore(t *testing.T, newStore func() server.TokenStore) {
 	t.Run("Revoke", func(t *testing.T) {
 		s := newStore()
 		client := name("client")
-		revoked, kept := token(client, "alice"), token(client, "alice")
-		put(t, s, revoked)
+		gone, kept := token(client, "alice"), token(client, "alice")
+		put(t, s, gone)
 		put(t, s, kept)
-		if err := s.Revoke(ctx, revoked.Token, now); err != nil {
+		if err := s.Revoke(ctx, gone.Token, now); err != nil {
 			t.Fatalf("Revoke: %v", err)
 		}
-		unknown(t, s, revoked.Token)
+		revoked(t, s, gone.Token)
 		known(t, s, kept)
-		wantErr(t, "second Revoke", s.Revoke(ctx, revoked.Token, now), server.ErrNotFound)
+		wantErr(t, "second Revoke", s.Revoke(ctx, gone.Token, now), server.ErrNotFound)
 		// The grant still holds the token kept, and only it.
 		if n, err := s.RevokeGrant(ctx, client, "alice", now); n != 1 || err != nil {
 			t.Errorf("RevokeGrant after Revoke of one of two tokens = %d, %v; want 1, nil", n, err)
 		}
-		unknown(t, s, kept.Token)
+		revoked(t, s, kept.Token)
+		// A token revoked cannot be stored again.
+		if err := s.PutToken(ctx, gone, now); err == nil {
+			t.Error("PutToken of a revoked token succeeded")
+		}
+		revoked(t, s, gone.Token)
 	})
 
 	t.Run("RevokeGrant", func(t *testing.T) {
@@ -114,7 +138,7 @@ func TestTokenStore(t *testing.T, newStore func() server.TokenStore) {
 			t.Errorf("RevokeGrant = %d, %v; want %d, nil", n, err, len(grant))
 		}
 		for _, tok := range grant {
-			unknown(t, s, tok.Token)
+			revoked(t, s, tok.Token)
 		}
 		for _, tok := range keep {
 			known(t, s, tok)

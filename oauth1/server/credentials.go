@@ -49,7 +49,8 @@ type ConsumerStore interface {
 // A CredentialStore looks up the credentials a [Verifier] needs, by consumer
 // key and by token. Both methods return an error wrapping [ErrNotFound] for
 // an unknown key or token, and one wrapping [ErrStoreUnavailable] when the
-// store cannot be reached. TokenCredentials returns the record of token,
+// store cannot be reached; an error that also wraps [ErrTokenRevoked] is
+// answered token_revoked. TokenCredentials returns the record of token,
 // its Secret and ConsumerKey filled in: the Verifier refuses a token whose
 // ConsumerKey is not the request's, a token issued to another client, and
 // passes the record's User on in [Verification].User. A Verifier that

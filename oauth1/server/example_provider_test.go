@@ -32,9 +32,9 @@ func ExampleProvider() {
 	mux.Handle("POST /oauth/access_token", p.AccessTokenHandler())
 	mux.HandleFunc("GET /oauth/authorize", func(w http.ResponseWriter, r *http.Request) {
 		// A real consent page signs the user in, shows which client asks
-		// (p.Temporary.Temporary has its ConsumerKey) and approves on a POST
-		// protected against cross-site request forgery. This one approves
-		// at once for alice.
+		// (p.Pending has its ConsumerKey) and approves on a POST protected
+		// against cross-site request forgery. This one approves at once
+		// for alice.
 		redirect, pin, err := p.Authorize(r.Context(), r.FormValue("oauth_token"), "alice")
 		switch {
 		case err != nil:
@@ -103,8 +103,10 @@ func ExampleProvider() {
 	// oauth1: token request to https://photos.example/oauth/access_token: provider answered 401 Unauthorized: oauth_problem=token_used
 }
 
-// Authorize adds oauth_token and the verifier to the callback, keeping its
-// query (RFC 5849 §2.2); the consent page redirects there.
+// The consent page finds which client asks with Pending, shows it to the
+// signed-in user, and on approval calls Authorize, which adds oauth_token
+// and the verifier to the callback, keeping its query (RFC 5849 §2.2); the
+// consent page redirects there.
 func ExampleProvider_Authorize() {
 	ctx := context.Background()
 	p := &server.Provider{Temporary: new(server.MemoryTemporaryStore)}
@@ -116,6 +118,15 @@ func ExampleProvider_Authorize() {
 	if err != nil {
 		panic(err)
 	}
+	// GET of the consent page: its form names the client (never the
+	// secret, which Pending leaves empty).
+	pending, err := p.Pending(ctx, "hh5s93j4hdidpola")
+	if err != nil {
+		panic(err) // a real page answers "unknown, expired or already used"
+	}
+	fmt.Printf("Allow %s to print your photos? (secret %q)\n", pending.ConsumerKey, pending.Secret)
+
+	// POST of the form, with jane signed in.
 	redirect, verifier, err := p.Authorize(ctx, "hh5s93j4hdidpola", "jane")
 	if err != nil {
 		panic(err)
@@ -123,8 +134,12 @@ func ExampleProvider_Authorize() {
 	fmt.Println(strings.Replace(redirect, verifier, "VERIFIER", 1))
 	_, _, err = p.Authorize(ctx, "hh5s93j4hdidpola", "jane")
 	fmt.Println(err)
+	_, err = p.Pending(ctx, "hh5s93j4hdidpola")
+	fmt.Println(err)
 	// Output:
+	// Allow dpf43f3p2l4k3l03 to print your photos? (secret "")
 	// http://printer.example.com/ready?job=42&oauth_token=hh5s93j4hdidpola&oauth_verifier=VERIFIER
+	// oauth1: token already used: temporary token "hh5s93j4hdidpola" is already authorized
 	// oauth1: token already used: temporary token "hh5s93j4hdidpola" is already authorized
 }
 

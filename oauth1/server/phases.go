@@ -190,7 +190,9 @@ func (v *Verifier) lookup(q *found) error {
 		} else {
 			t, err = v.Store.TokenCredentials(ctx, consumerKey, token)
 		}
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, ErrTokenRevoked) {
+			return problem(oauth1.ProblemTokenRevoked, err)
+		} else if errors.Is(err, ErrNotFound) {
 			return problem(oauth1.ProblemTokenRejected, err)
 		} else if err != nil {
 			return fmt.Errorf("oauth1: looking up the token: %w", err)

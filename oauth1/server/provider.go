@@ -4,13 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -28,9 +26,9 @@ const defaultTemporaryTTL = 10 * time.Minute
 // request (RFC 5849 §2.1) and the token request (§2.3) as HTTP handlers,
 // and the steps of the resource owner authorization (§2.2) that the
 // provider's own consent page calls, [Provider.Authorize] and
-// [Provider.Deny]. Consumers supplies the client registrations, Temporary
-// keeps the temporary credentials it issues and Tokens the token
-// credentials:
+// [Provider.Deny], after [Provider.Pending] has shown the owner who asks.
+// Consumers supplies the client registrations, Temporary keeps the
+// temporary credentials it issues and Tokens the token credentials:
 //
 //	p := &server.Provider{
 //		Consumers: consumers,
@@ -39,7 +37,7 @@ const defaultTemporaryTTL = 10 * time.Minute
 //	}
 //	mux.Handle("POST /oauth/request_token", p.RequestTokenHandler())
 //	mux.Handle("POST /oauth/access_token", p.AccessTokenHandler())
-//	mux.HandleFunc("/oauth/authorize", consentPage) // calls p.Authorize or p.Deny
+//	mux.HandleFunc("/oauth/authorize", consentPage) // calls p.Pending, then p.Authorize or p.Deny
 //	mux.Handle("/api/", p.Middleware(api))
 //
 // The Provider verifies requests itself, with the settings of Verifier:
@@ -51,6 +49,7 @@ const defaultTemporaryTTL = 10 * time.Minute
 // [Verification] of a request signed with token credentials names their
 // User. [Provider.Revoke] and [Provider.RevokeGrant] revoke token
 // credentials, at once: a request signed with them is then refused with
+// token_revoked, for as long as Tokens remembers the revocation, then with
 // token_rejected.
 //
 // Each setting has one place: the Provider's own fields, and the
@@ -270,105 +269,6 @@ func (p *Provider) checkCallback(ctx context.Context, v *Verification) error {
 		}
 	}
 	return nil
-}
-
-// Authorize records that user approved the temporary credentials token
-// (§2.2), once, and makes their verification code. The provider's consent page
-// calls it when the resource owner approves, and sends them to redirect:
-// the callback URL with oauth_token and oauth_verifier added to its query.
-// When the callback is "oob", redirect is empty and the page shows the
-// code, then eight digits, for the user to type into the client.
-//
-// The consent page finds who is asking in p.Temporary.Temporary(ctx,
-// token, now) (the ConsumerKey; now is time.Now(), or the clock of
-// p.Verifier if it has one), and must make sure that the approval comes from the
-// signed-in user: a form protected against cross-site request forgery,
-// never a plain link, or any site could approve in their name. An unknown
-// or expired token is an error wrapping [ErrNotFound]; one already
-// approved or exchanged, [ErrTokenUsed].
-func (p *Provider) Authorize(ctx context.Context, token, user string) (redirect, code string, err error) {
-	if p.Temporary == nil {
-		return "", "", errNoTemporary
-	}
-	now := p.now()
-	t, err := p.Temporary.Temporary(ctx, token, now)
-	if err != nil {
-		return "", "", err
-	}
-	if t.Callback == "oob" {
-		code = pin()
-	} else {
-		code = rand.Text()
-	}
-	if err := p.Temporary.Authorize(ctx, token, user, code, now); err != nil {
-		return "", "", err
-	}
-	if t.Callback == "oob" {
-		return "", code, nil
-	}
-	return appendQuery(t.Callback, oauth1.Param{Name: "oauth_token", Value: token}, oauth1.Param{Name: "oauth_verifier", Value: code}), code, nil
-}
-
-// Deny records that the resource owner refused the temporary credentials
-// token: they are used up. The consent page sends the owner to redirect,
-// the callback URL with oauth_token and oauth_problem=permission_denied
-// added, which [oauth1.ParseCallback] reports as [oauth1.ErrDenied]; for
-// "oob", redirect is empty. Errors are those of Authorize: temporary
-// credentials already approved are refused with [ErrTokenUsed] and stay
-// the client's, so that whoever reaches the consent page's deny action
-// with the token cannot cancel a flow the owner approved.
-func (p *Provider) Deny(ctx context.Context, token string) (redirect string, err error) {
-	if p.Temporary == nil {
-		return "", errNoTemporary
-	}
-	// Approving with a code nobody holds takes the one approval the store
-	// allows, atomically, in every TemporaryStore: it fails with ErrTokenUsed
-	// on credentials already approved, and no exchange can succeed after it.
-	now := p.now()
-	if err := p.Temporary.Authorize(ctx, token, "", rand.Text(), now); err != nil {
-		return "", err
-	}
-	t, err := p.Temporary.TakeTemporary(ctx, token, now)
-	if err != nil {
-		return "", err
-	}
-	if t.Callback == "oob" {
-		return "", nil
-	}
-	return appendQuery(t.Callback, oauth1.Param{Name: "oauth_token", Value: token}, oauth1.Param{Name: "oauth_problem", Value: string(oauth1.ProblemPermissionDenied)}), nil
-}
-
-// pin returns eight random decimal digits. The modulo bias, below 10^-11,
-// does not matter.
-func pin() string {
-	var b [8]byte
-	rand.Read(b[:]) // never fails since Go 1.24: it crashes the program instead
-	n := binary.LittleEndian.Uint64(b[:]) % 1e8
-	s := strconv.FormatUint(n, 10)
-	return strings.Repeat("0", 8-len(s)) + s
-}
-
-// appendQuery adds ps to the query of rawURL, before any fragment.
-func appendQuery(rawURL string, ps ...oauth1.Param) string {
-	u, frag, hasFrag := strings.Cut(rawURL, "#")
-	b := []byte(u)
-	switch {
-	case !strings.Contains(u, "?"):
-		b = append(b, '?')
-	case !strings.HasSuffix(u, "?") && !strings.HasSuffix(u, "&"):
-		b = append(b, '&')
-	}
-	for i, p := range ps {
-		if i > 0 {
-			b = append(b, '&')
-		}
-		b = wire.AppendPair(b, p.Name, p.Value)
-	}
-	if hasFrag {
-		b = append(b, '#')
-		b = append(b, frag...)
-	}
-	return string(b)
 }
 
 // AccessTokenHandler returns the handler of the token request (§2.3). It

@@ -57,10 +57,10 @@ func (p *Provider) now() time.Time {
 }
 
 // Revoke revokes the token credentials token, at once: a request signed
-// with them is refused with token_rejected from the moment Revoke returns,
+// with them is refused with token_revoked from the moment Revoke returns,
 // by every instance that shares the Provider's Tokens. An operator calls it
-// for a token that leaked; an unknown token is an error wrapping
-// [ErrNotFound].
+// for a token that leaked; an unknown or already revoked token is an error
+// wrapping [ErrNotFound].
 func (p *Provider) Revoke(ctx context.Context, token string) error {
 	if p.Tokens == nil {
 		return errNoTokens

@@ -72,7 +72,7 @@ type resourceStore struct {
 
 func (s resourceStore) TokenCredentials(ctx context.Context, consumerKey, token string) (TokenCredentials, error) {
 	t, err := s.CredentialStore.TokenCredentials(ctx, consumerKey, token)
-	if errors.Is(err, ErrNotFound) && s.p.Temporary != nil {
+	if errors.Is(err, ErrNotFound) && !errors.Is(err, ErrTokenRevoked) && s.p.Temporary != nil {
 		if _, terr := s.p.Temporary.Temporary(ctx, token, s.p.now()); terr == nil {
 			return TokenCredentials{}, errTemporaryOnResource
 		}

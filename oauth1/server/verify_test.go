@@ -625,6 +625,7 @@ func TestProblemErrorStatus(t *testing.T) {
 		oauth1.ProblemVersionRejected: 400, oauth1.ProblemParameterAbsent: 400, oauth1.ProblemParameterRejected: 400,
 		oauth1.ProblemSignatureMethodRejected: 400, oauth1.ProblemTimestampRefused: 401, oauth1.ProblemNonceUsed: 401,
 		oauth1.ProblemSignatureInvalid: 401, oauth1.ProblemBodyHashInvalid: 401, oauth1.ProblemConsumerKeyUnknown: 401, oauth1.ProblemTokenRejected: 401,
+		oauth1.ProblemTokenRevoked: 401,
 	} {
 		if got := problem(code, nil).StatusCode; got != want {
 			t.Errorf("problem(%s).StatusCode = %d, want %d", code, got, want)

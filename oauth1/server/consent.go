@@ -1,0 +1,134 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/internal/wire"
+)
+
+// Pending returns the temporary credentials token, issued and awaiting the
+// resource owner's approval (§2.2), on the Provider's clock: what the
+// consent page shows before the owner approves or denies, the client
+// asking (ConsumerKey, to look up in Consumers) and where the owner goes
+// next (Callback). Their Secret is empty: it is the client's, and no page
+// may show it. Unknown or expired temporary credentials are an error
+// wrapping [ErrNotFound]; those already approved, denied or exchanged,
+// [ErrTokenUsed], and the page should not offer to approve them.
+func (p *Provider) Pending(ctx context.Context, token string) (TemporaryCredentials, error) {
+	if p.Temporary == nil {
+		return TemporaryCredentials{}, errNoTemporary
+	}
+	t, err := p.Temporary.Temporary(ctx, token, p.now())
+	if err != nil {
+		return TemporaryCredentials{}, err
+	}
+	if t.VerificationCode != "" {
+		return TemporaryCredentials{}, fmt.Errorf("%w: temporary token %q is already authorized", ErrTokenUsed, token)
+	}
+	t.Secret = ""
+	return t, nil
+}
+
+// Authorize records that user approved the temporary credentials token
+// (§2.2), once, and makes their verification code. The provider's consent page
+// calls it when the resource owner approves, and sends them to redirect:
+// the callback URL with oauth_token and oauth_verifier added to its query.
+// When the callback is "oob", redirect is empty and the page shows the
+// code, then eight digits, for the user to type into the client.
+//
+// The consent page finds who is asking with [Provider.Pending], and must
+// make sure that the approval comes from the signed-in user: a form
+// protected against cross-site request forgery, never a plain link, or any
+// site could approve in their name. An unknown or expired token is an
+// error wrapping [ErrNotFound]; one already approved or exchanged,
+// [ErrTokenUsed].
+func (p *Provider) Authorize(ctx context.Context, token, user string) (redirect, code string, err error) {
+	if p.Temporary == nil {
+		return "", "", errNoTemporary
+	}
+	now := p.now()
+	t, err := p.Temporary.Temporary(ctx, token, now)
+	if err != nil {
+		return "", "", err
+	}
+	if t.Callback == "oob" {
+		code = pin()
+	} else {
+		code = rand.Text()
+	}
+	if err := p.Temporary.Authorize(ctx, token, user, code, now); err != nil {
+		return "", "", err
+	}
+	if t.Callback == "oob" {
+		return "", code, nil
+	}
+	return appendQuery(t.Callback, oauth1.Param{Name: "oauth_token", Value: token}, oauth1.Param{Name: "oauth_verifier", Value: code}), code, nil
+}
+
+// Deny records that the resource owner refused the temporary credentials
+// token: they are used up. The consent page sends the owner to redirect,
+// the callback URL with oauth_token and oauth_problem=permission_denied
+// added, which [oauth1.ParseCallback] reports as [oauth1.ErrDenied]; for
+// "oob", redirect is empty. Errors are those of Authorize: temporary
+// credentials already approved are refused with [ErrTokenUsed] and stay
+// the client's, so that whoever reaches the consent page's deny action
+// with the token cannot cancel a flow the owner approved.
+func (p *Provider) Deny(ctx context.Context, token string) (redirect string, err error) {
+	if p.Temporary == nil {
+		return "", errNoTemporary
+	}
+	// Approving with a code nobody holds takes the one approval the store
+	// allows, atomically, in every TemporaryStore: it fails with ErrTokenUsed
+	// on credentials already approved, and no exchange can succeed after it.
+	now := p.now()
+	if err := p.Temporary.Authorize(ctx, token, "", rand.Text(), now); err != nil {
+		return "", err
+	}
+	t, err := p.Temporary.TakeTemporary(ctx, token, now)
+	if err != nil {
+		return "", err
+	}
+	if t.Callback == "oob" {
+		return "", nil
+	}
+	return appendQuery(t.Callback, oauth1.Param{Name: "oauth_token", Value: token}, oauth1.Param{Name: "oauth_problem", Value: string(oauth1.ProblemPermissionDenied)}), nil
+}
+
+// pin returns eight random decimal digits. The modulo bias, below 10^-11,
+// does not matter.
+func pin() string {
+	var b [8]byte
+	rand.Read(b[:]) // never fails since Go 1.24: it crashes the program instead
+	n := binary.LittleEndian.Uint64(b[:]) % 1e8
+	s := strconv.FormatUint(n, 10)
+	return strings.Repeat("0", 8-len(s)) + s
+}
+
+// appendQuery adds ps to the query of rawURL, before any fragment.
+func appendQuery(rawURL string, ps ...oauth1.Param) string {
+	u, frag, hasFrag := strings.Cut(rawURL, "#")
+	b := []byte(u)
+	switch {
+	case !strings.Contains(u, "?"):
+		b = append(b, '?')
+	case !strings.HasSuffix(u, "?") && !strings.HasSuffix(u, "&"):
+		b = append(b, '&')
+	}
+	for i, p := range ps {
+		if i > 0 {
+			b = append(b, '&')
+		}
+		b = wire.AppendPair(b, p.Name, p.Value)
+	}
+	if hasFrag {
+		b = append(b, '#')
+		b = append(b, frag...)
+	}
+	return string(b)
+}
