@@ -1,20 +1,40 @@
 package oauth1
 
-import "github.com/countersign/countersign/oauth1/internal/wire"
+import (
+	"strconv"
+
+	"github.com/countersign/countersign/oauth1/internal/wire"
+)
 
 // An AuthHeaderError reports an Authorization header value that is not a
-// well-formed OAuth credentials field (RFC 5849 §3.5.1, RFC 9110 §11.4).
-// [ParseAuthHeader] returns it, and the
+// well-formed OAuth credentials field (RFC 5849 §3.5.1, RFC 9110 §11.4), and
+// where. [ParseAuthHeader] returns it, and the
 // [github.com/countersign/countersign/oauth1/server.ProblemError] refusing a
-// request with a malformed header wraps it. Its fields:
-//
-//	Offset int    // byte offset in the header value where parsing failed
-//	Reason string // what was expected or found there
-//	Err    error  // the decoding error of a bad percent-encoding (a *percent.EscapeError), or nil
-//
-// Its Error method names the offset and what was wrong there; Unwrap
-// returns Err.
-type AuthHeaderError = wire.HeaderError
+// request with a malformed header wraps it.
+type AuthHeaderError struct {
+	Offset int    // byte offset in the header value where parsing failed
+	Reason string // what was expected or found there
+	Err    error  // the decoding error of a bad percent-encoding (a *percent.EscapeError), or nil
+}
+
+func (e *AuthHeaderError) Error() string {
+	s := "oauth1: malformed Authorization header at offset " + strconv.Itoa(e.Offset) + ": " + e.Reason
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *AuthHeaderError) Unwrap() error { return e.Err }
+
+// headerError returns err as an *AuthHeaderError when it is the internal
+// parser's, and err otherwise.
+func headerError(err error) error {
+	if he, ok := err.(*wire.HeaderError); ok {
+		return &AuthHeaderError{Offset: he.Offset, Reason: he.Reason, Err: he.Err}
+	}
+	return err
+}
 
 // ParseAuthHeader parses the value of an Authorization header that uses the
 // OAuth scheme (RFC 5849 §3.5.1) and returns its parameters in the order
@@ -33,7 +53,7 @@ type AuthHeaderError = wire.HeaderError
 func ParseAuthHeader(v string) ([]Param, error) {
 	a, err := wire.NewAuthParser(v, nil)
 	if err != nil {
-		return nil, err
+		return nil, headerError(err)
 	}
 	// Room for every parameter at once, so that a hostile header costs a
 	// few times its size, not a chain of regrown slices.
@@ -41,7 +61,7 @@ func ParseAuthHeader(v string) ([]Param, error) {
 	for {
 		p, ok, err := a.Next()
 		if err != nil {
-			return nil, err
+			return nil, headerError(err)
 		}
 		if !ok {
 			break

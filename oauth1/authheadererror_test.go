@@ -2,6 +2,7 @@ package oauth1_test
 
 import (
 	"net/http/httptest"
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -44,4 +45,13 @@ func TestAuthHeaderErrorNameable(t *testing.T) {
 	require.ErrorAs(t, err, &pe)
 	require.ErrorAs(t, err, &he, "the ProblemError wraps the *oauth1.AuthHeaderError")
 	assert.Equal(t, 30, he.Offset)
+}
+
+// TestAuthHeaderErrorDeclaredHere: the type is declared in package oauth1,
+// not an alias of an internal one, so that go doc shows its fields and the
+// API record holds them.
+func TestAuthHeaderErrorDeclaredHere(t *testing.T) {
+	typ := reflect.TypeFor[oauth1.AuthHeaderError]()
+	assert.Equal(t, "github.com/countersign/countersign/oauth1", typ.PkgPath())
+	assert.Equal(t, "AuthHeaderError", typ.Name())
 }

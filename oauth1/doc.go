@@ -94,7 +94,7 @@
 //
 // # Who uses what
 //
-// This package is the client: someone who only signs requests reads its 65
+// This package is the client: someone who only signs requests reads its 67
 // exported names (types, functions, methods, variables and constants), of
 // which [Problem] and its fifteen codes, [ProblemReport], [Param],
 // [ParseAuthHeader] and [AuthHeaderError] are the vocabulary both sides share. Package

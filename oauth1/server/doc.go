@@ -48,5 +48,5 @@
 // A provider reads this package (56 exported names: types, functions,
 // methods, variables and constants) and the vocabulary it shares with
 // clients in package oauth1: [oauth1.Param], [oauth1.Problem] and its codes,
-// [oauth1.ProblemReport], [oauth1.ParseAuthHeader]. A client reads only package oauth1 (65).
+// [oauth1.ProblemReport], [oauth1.ParseAuthHeader]. A client reads only package oauth1 (67).
 package server

@@ -36,6 +36,9 @@ func collectProtocol(s *state, r *http.Request, limit int64) (sig []byte, form, 
 		}
 		seen = true
 		if sig, err = s.parseHeader(h); err != nil {
+			if he, ok := err.(*wire.HeaderError); ok {
+				err = &oauth1.AuthHeaderError{Offset: he.Offset, Reason: he.Reason, Err: he.Err}
+			}
 			return fail(problem(oauth1.ProblemParameterRejected, err, "Authorization"))
 		}
 	}
