@@ -30,20 +30,6 @@ const (
 
 var kmEnv = map[string]string{"OAUTH1_CONSUMER_SECRET": kmSecret, "OAUTH1_TOKEN_SECRET": kmTokenSecret}
 
-// kmEnc is RFC 5849 §3.6 percent-encoding.
-func kmEnc(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0 {
-			b.WriteByte(c)
-		} else {
-			fmt.Fprintf(&b, "%%%02X", c)
-		}
-	}
-	return b.String()
-}
-
 // kmRequest returns a raw GET of scheme://api.example.com/1/me?q=1 signed
 // by a client that declares method, computes the HMAC with h under key,
 // and sends the MAC as encode makes it (nil: standard base64); and the
@@ -55,24 +41,24 @@ func kmRequest(scheme, method string, h func() hash.Hash, key string, encode fun
 	}
 	var pairs []string
 	for n, v := range params {
-		pairs = append(pairs, kmEnc(n)+"="+kmEnc(v))
+		pairs = append(pairs, enc(n)+"="+enc(v))
 	}
 	sort.Strings(pairs)
-	base = "GET&" + kmEnc(scheme+"://api.example.com/1/me") + "&" + kmEnc(strings.Join(pairs, "&"))
+	base = "GET&" + enc(scheme+"://api.example.com/1/me") + "&" + enc(strings.Join(pairs, "&"))
 	m := hmac.New(h, []byte(key))
 	m.Write([]byte(base))
 	sig := base64.StdEncoding.EncodeToString(m.Sum(nil))
 	if encode != nil {
 		sig = encode(m.Sum(nil))
 	}
-	auth := `OAuth oauth_consumer_key="` + kmKey + `", oauth_nonce="n", oauth_signature="` + kmEnc(sig) + `", oauth_signature_method="` + method +
+	auth := `OAuth oauth_consumer_key="` + kmKey + `", oauth_nonce="n", oauth_signature="` + enc(sig) + `", oauth_signature_method="` + method +
 		`", oauth_timestamp="1", oauth_token="` + kmToken + `", oauth_version="1.0"`
 	return "GET /1/me?q=1 HTTP/1.1\nHost: api.example.com\nAuthorization: " + auth + "\n\n", base
 }
 
 // Signature encodings clients send.
 var (
-	encTwice = func(sum []byte) string { return kmEnc(base64.StdEncoding.EncodeToString(sum)) }
+	encTwice = func(sum []byte) string { return enc(base64.StdEncoding.EncodeToString(sum)) }
 	encHex   = hex.EncodeToString
 	encURL   = base64.RawURLEncoding.EncodeToString
 )
@@ -89,29 +75,29 @@ var kmCases = []struct {
 	encode func([]byte) string
 	want   []basestring.MistakeKind
 }{
-	{"signature encoded twice", "HMAC-SHA1", sha1.New, kmEnc(kmSecret) + "&" + kmEnc(kmTokenSecret), encTwice, kinds(basestring.SignatureEncoding)},
-	{"hex signature", "HMAC-SHA256", sha256.New, kmEnc(kmSecret) + "&" + kmEnc(kmTokenSecret), encHex, kinds(basestring.SignatureEncoding)},
-	{"unpadded URL-safe signature", "HMAC-SHA512", sha512.New, kmEnc(kmSecret) + "&" + kmEnc(kmTokenSecret), encURL, kinds(basestring.SignatureEncoding)},
-	{"empty token secret", "HMAC-SHA1", sha1.New, kmEnc(kmSecret) + "&", nil, kinds(basestring.EmptyTokenSecret)},
-	{"consumer secret only", "HMAC-SHA1", sha1.New, kmEnc(kmSecret), nil, kinds(basestring.ConsumerSecretOnly)},
-	{"swapped secrets", "HMAC-SHA1", sha1.New, kmEnc(kmTokenSecret) + "&" + kmEnc(kmSecret), nil, kinds(basestring.SwappedSecrets)},
+	{"signature encoded twice", "HMAC-SHA1", sha1.New, enc(kmSecret) + "&" + enc(kmTokenSecret), encTwice, kinds(basestring.SignatureEncoding)},
+	{"hex signature", "HMAC-SHA256", sha256.New, enc(kmSecret) + "&" + enc(kmTokenSecret), encHex, kinds(basestring.SignatureEncoding)},
+	{"unpadded URL-safe signature", "HMAC-SHA512", sha512.New, enc(kmSecret) + "&" + enc(kmTokenSecret), encURL, kinds(basestring.SignatureEncoding)},
+	{"empty token secret", "HMAC-SHA1", sha1.New, enc(kmSecret) + "&", nil, kinds(basestring.EmptyTokenSecret)},
+	{"consumer secret only", "HMAC-SHA1", sha1.New, enc(kmSecret), nil, kinds(basestring.ConsumerSecretOnly)},
+	{"swapped secrets", "HMAC-SHA1", sha1.New, enc(kmTokenSecret) + "&" + enc(kmSecret), nil, kinds(basestring.SwappedSecrets)},
 	{"secrets not encoded", "HMAC-SHA1", sha1.New, kmSecret + "&" + kmTokenSecret, nil, kinds(basestring.SecretNotEncoded)},
-	{"secrets encoded twice", "HMAC-SHA1", sha1.New, kmEnc(kmEnc(kmSecret)) + "&" + kmEnc(kmEnc(kmTokenSecret)), nil, kinds(basestring.SecretEncodedTwice)},
-	{"token secret with a newline", "HMAC-SHA1", sha1.New, kmEnc(kmSecret) + "&" + kmEnc(kmTokenSecret+"\n"), nil, kinds(basestring.SecretWhitespace)},
-	{"consumer key as secret", "HMAC-SHA1", sha1.New, kmEnc(kmKey) + "&" + kmEnc(kmTokenSecret), nil, kinds(basestring.ConsumerKeyAsSecret)},
-	{"token as secret", "HMAC-SHA1", sha1.New, kmEnc(kmSecret) + "&" + kmEnc(kmToken), nil, kinds(basestring.TokenAsSecret)},
-	{"base64-encoded secret", "HMAC-SHA1", sha1.New, kmEnc(base64.StdEncoding.EncodeToString([]byte(kmSecret))) + "&" + kmEnc(kmTokenSecret), nil, kinds(basestring.Base64Secret)},
-	{"SHA-512 digest as HMAC-SHA1", "HMAC-SHA1", sha512.New, kmEnc(kmSecret) + "&" + kmEnc(kmTokenSecret), nil, kinds(basestring.WrongHMACHash)},
-	{"SHA-1 digest as HMAC-SHA256", "HMAC-SHA256", sha1.New, kmEnc(kmSecret) + "&" + kmEnc(kmTokenSecret), nil, kinds(basestring.WrongHMACHash)},
+	{"secrets encoded twice", "HMAC-SHA1", sha1.New, enc(enc(kmSecret)) + "&" + enc(enc(kmTokenSecret)), nil, kinds(basestring.SecretEncodedTwice)},
+	{"token secret with a newline", "HMAC-SHA1", sha1.New, enc(kmSecret) + "&" + enc(kmTokenSecret+"\n"), nil, kinds(basestring.SecretWhitespace)},
+	{"consumer key as secret", "HMAC-SHA1", sha1.New, enc(kmKey) + "&" + enc(kmTokenSecret), nil, kinds(basestring.ConsumerKeyAsSecret)},
+	{"token as secret", "HMAC-SHA1", sha1.New, enc(kmSecret) + "&" + enc(kmToken), nil, kinds(basestring.TokenAsSecret)},
+	{"base64-encoded secret", "HMAC-SHA1", sha1.New, enc(base64.StdEncoding.EncodeToString([]byte(kmSecret))) + "&" + enc(kmTokenSecret), nil, kinds(basestring.Base64Secret)},
+	{"SHA-512 digest as HMAC-SHA1", "HMAC-SHA1", sha512.New, enc(kmSecret) + "&" + enc(kmTokenSecret), nil, kinds(basestring.WrongHMACHash)},
+	{"SHA-1 digest as HMAC-SHA256", "HMAC-SHA256", sha1.New, enc(kmSecret) + "&" + enc(kmTokenSecret), nil, kinds(basestring.WrongHMACHash)},
 	{"another key", "HMAC-SHA1", sha1.New, "another&key", nil, kinds(basestring.KeyUnknown)},
 	{"another key, hex", "HMAC-SHA1", sha1.New, "another&key", encHex, kinds(basestring.KeyUnknown)},
 	// Two mistakes, and three.
-	{"hex SHA-256 digest as HMAC-SHA1", "HMAC-SHA1", sha256.New, kmEnc(kmSecret) + "&" + kmEnc(kmTokenSecret), encHex, kinds(basestring.SignatureEncoding, basestring.WrongHMACHash)},
-	{"empty token secret, hex", "HMAC-SHA1", sha1.New, kmEnc(kmSecret) + "&", encHex, kinds(basestring.SignatureEncoding, basestring.EmptyTokenSecret)},
-	{"swapped secrets with SHA-256", "HMAC-SHA1", sha256.New, kmEnc(kmTokenSecret) + "&" + kmEnc(kmSecret), nil, kinds(basestring.SwappedSecrets, basestring.WrongHMACHash)},
-	{"empty token secret and a newline", "HMAC-SHA1", sha1.New, kmEnc(kmSecret+"\n") + "&", nil, kinds(basestring.EmptyTokenSecret, basestring.SecretWhitespace)},
-	{"consumer secret only with a newline", "HMAC-SHA256", sha256.New, kmEnc(kmSecret + "\n"), nil, kinds(basestring.ConsumerSecretOnly, basestring.SecretWhitespace)},
-	{"token as secret, SHA-512, encoded twice", "HMAC-SHA1", sha512.New, kmEnc(kmSecret) + "&" + kmEnc(kmToken), encTwice, kinds(basestring.SignatureEncoding, basestring.TokenAsSecret, basestring.WrongHMACHash)},
+	{"hex SHA-256 digest as HMAC-SHA1", "HMAC-SHA1", sha256.New, enc(kmSecret) + "&" + enc(kmTokenSecret), encHex, kinds(basestring.SignatureEncoding, basestring.WrongHMACHash)},
+	{"empty token secret, hex", "HMAC-SHA1", sha1.New, enc(kmSecret) + "&", encHex, kinds(basestring.SignatureEncoding, basestring.EmptyTokenSecret)},
+	{"swapped secrets with SHA-256", "HMAC-SHA1", sha256.New, enc(kmTokenSecret) + "&" + enc(kmSecret), nil, kinds(basestring.SwappedSecrets, basestring.WrongHMACHash)},
+	{"empty token secret and a newline", "HMAC-SHA1", sha1.New, enc(kmSecret+"\n") + "&", nil, kinds(basestring.EmptyTokenSecret, basestring.SecretWhitespace)},
+	{"consumer secret only with a newline", "HMAC-SHA256", sha256.New, enc(kmSecret + "\n"), nil, kinds(basestring.ConsumerSecretOnly, basestring.SecretWhitespace)},
+	{"token as secret, SHA-512, encoded twice", "HMAC-SHA1", sha512.New, enc(kmSecret) + "&" + enc(kmToken), encTwice, kinds(basestring.SignatureEncoding, basestring.TokenAsSecret, basestring.WrongHMACHash)},
 }
 
 func kinds(k ...basestring.MistakeKind) []basestring.MistakeKind { return k }
@@ -137,7 +123,7 @@ func TestVerifyNamesEveryKeyMistake(t *testing.T) {
 			if r.code != exitFailure || !strings.Contains(r.stdout, want) {
 				t.Errorf("exit %d, want 1 and %q in:\n%s%s", r.code, want, r.stdout, r.stderr)
 			}
-			for _, secret := range []string{kmSecret, kmTokenSecret, kmEnc(kmSecret), kmEnc(kmTokenSecret)} {
+			for _, secret := range []string{kmSecret, kmTokenSecret, enc(kmSecret), enc(kmTokenSecret)} {
 				if strings.Contains(r.stdout+r.stderr, secret) {
 					t.Errorf("the output holds a secret:\n%s%s", r.stdout, r.stderr)
 				}
@@ -151,7 +137,7 @@ func TestVerifyNamesEveryKeyMistake(t *testing.T) {
 // in it; and that with no evidence it tries http when https explains
 // nothing.
 func TestVerifyCapturedHTTP(t *testing.T) {
-	swapped := kmEnc(kmTokenSecret) + "&" + kmEnc(kmSecret)
+	swapped := enc(kmTokenSecret) + "&" + enc(kmSecret)
 	req, _ := kmRequest("http", "HMAC-SHA1", sha1.New, swapped, nil)
 	withHeader := func(h string) string {
 		return strings.Replace(req, "Host: api.example.com\n", "Host: api.example.com\n"+h+"\n", 1)
@@ -190,7 +176,7 @@ func TestVerifyCapturedHTTP(t *testing.T) {
 // TestVerifyWithoutSecret checks that verify with no secret and no key file
 // is a usage error, as main.go's exit statuses say: nothing can be checked.
 func TestVerifyWithoutSecret(t *testing.T) {
-	req, _ := kmRequest("https", "HMAC-SHA1", sha1.New, kmEnc(kmSecret)+"&"+kmEnc(kmTokenSecret), nil)
+	req, _ := kmRequest("https", "HMAC-SHA1", sha1.New, enc(kmSecret)+"&"+enc(kmTokenSecret), nil)
 	r := runCmd(t, map[string]string{"OAUTH1_TOKEN_SECRET": kmTokenSecret}, req, "verify", "--any-time")
 	if r.code != exitUsage || !strings.Contains(r.stderr, "no key to verify with") || r.stdout != "" {
 		t.Errorf("verify without a secret: exit %d, stdout %q, stderr %q; want exit %d and a usage error", r.code, r.stdout, r.stderr, exitUsage)

@@ -62,19 +62,21 @@ func (v Vector) Header() string {
 		{"version", "oauth_version"},
 	} {
 		if val := v.Get(f[0]); val != "" {
-			ps = append(ps, f[1]+`="`+encode(val)+`"`)
+			ps = append(ps, f[1]+`="`+Encode(val)+`"`)
 		}
 	}
 	slices.Sort(ps)
 	if realm := v.Get("realm"); realm != "" {
-		ps = append([]string{`realm="` + encode(realm) + `"`}, ps...)
+		ps = append([]string{`realm="` + Encode(realm) + `"`}, ps...)
 	}
 	return "OAuth " + strings.Join(ps, ", ")
 }
 
-// encode percent-encodes s per RFC 5849 section 3.6: everything but
-// ALPHA, DIGIT, "-", ".", "_" and "~", with upper-case hex digits.
-func encode(s string) string {
+// Encode percent-encodes s per RFC 5849 section 3.6: everything but
+// ALPHA, DIGIT, "-", ".", "_" and "~", with upper-case hex digits. It is
+// written out apart from package percent, so that tests can build expected
+// base strings without the code under test.
+func Encode(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]

@@ -52,8 +52,8 @@ func TestHeader(t *testing.T) {
 
 func TestEncode(t *testing.T) {
 	for in, want := range map[string]string{"": "", "aZ09-._~": "aZ09-._~", "a b+c/=": "a%20b%2Bc%2F%3D", "☃": "%E2%98%83", "%": "%25"} {
-		if got := encode(in); got != want {
-			t.Errorf("encode(%q) = %q, want %q", in, got, want)
+		if got := Encode(in); got != want {
+			t.Errorf("Encode(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
