@@ -273,11 +273,6 @@ func onlyScheme(ds []basestring.Difference, want, got string) (string, bool) {
 	return strings.ToLower(gs), true
 }
 
-func verifyOK(v *server.Verifier, r *http.Request) bool {
-	_, err := v.Verify(r)
-	return err == nil
-}
-
 // problemHint explains a refusal in a sentence; it never includes a secret.
 func problemHint(pe *server.ProblemError, store credStore) string {
 	detail := ""
