@@ -7,7 +7,8 @@
 // a settable [Clock] and [SequentialNonces]; in failure messages,
 // basestring.Format(basestring.Diff(want, got)) says how two base strings
 // differ. A provider's own stores are checked against their interfaces'
-// contracts by [TestNonceStore], [TestTemporaryStore] and [TestTokenStore].
+// contracts by [TestConsumerStore], [TestCredentialStore],
+// [TestNonceStore], [TestTemporaryStore] and [TestTokenStore].
 //
 // A client test runs the whole flow against it:
 //

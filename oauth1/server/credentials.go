@@ -41,7 +41,9 @@ type Registration struct {
 
 // A ConsumerStore looks up client registrations by consumer key, for a
 // [Provider]. Consumer returns an error wrapping [ErrNotFound] for an
-// unknown key. Implementations must be safe for concurrent use.
+// unknown key. Implementations must be safe for concurrent use. Package
+// [github.com/countersign/countersign/oauth1/oauth1test] has a conformance
+// test, TestConsumerStore, for implementations.
 type ConsumerStore interface {
 	Consumer(ctx context.Context, consumerKey string) (Registration, error)
 }
@@ -56,7 +58,9 @@ type ConsumerStore interface {
 // passes the record's User on in [Verification].User. A Verifier that
 // checks requests to protected resources must know access tokens only (a
 // [Provider] does that for the tokens it issues). Implementations must be
-// safe for concurrent use.
+// safe for concurrent use. Package
+// [github.com/countersign/countersign/oauth1/oauth1test] has a conformance
+// test, TestCredentialStore, for implementations.
 type CredentialStore interface {
 	ConsumerStore
 	TokenCredentials(ctx context.Context, consumerKey, token string) (TokenCredentials, error)
