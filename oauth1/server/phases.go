@@ -3,13 +3,15 @@ package server
 import (
 	"errors"
 	"fmt"
-	"github.com/countersign/countersign/oauth1"
-	"github.com/countersign/countersign/oauth1/basestring"
-	"github.com/countersign/countersign/oauth1/internal/wire"
 	"net/http"
 	"slices"
 	"sync"
 	"time"
+	"unicode/utf8"
+
+	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/basestring"
+	"github.com/countersign/countersign/oauth1/internal/wire"
 )
 
 // The phases of Verify, each a method over what the earlier ones found.
@@ -176,6 +178,14 @@ func (v *Verifier) checkTime(q *found) error {
 func (v *Verifier) lookup(q *found) error {
 	ctx := q.r.Context()
 	consumerKey := q.consumerKey
+	// No store has such a key or token, and a database may fail on one
+	// (a NUL in a PostgreSQL text parameter): refused here, as unknown.
+	if !lookupable(consumerKey) {
+		return problem(oauth1.ProblemConsumerKeyUnknown, errors.New("the consumer key holds a control character or is not UTF-8"))
+	}
+	if !lookupable(q.token) {
+		return problem(oauth1.ProblemTokenRejected, errors.New("the token holds a control character or is not UTF-8"))
+	}
 	var err error
 	q.consumer, err = v.Store.Consumer(ctx, consumerKey)
 	if errors.Is(err, ErrNotFound) {
@@ -203,6 +213,17 @@ func (v *Verifier) lookup(q *found) error {
 		q.tokenSecret, q.user = t.Secret, t.User
 	}
 	return nil
+}
+
+// lookupable reports whether s is UTF-8 without control characters, as
+// every consumer key and token a provider issues is.
+func lookupable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	return utf8.ValidString(s)
 }
 
 // checkSigned rebuilds the base string and checks the signature, and the
