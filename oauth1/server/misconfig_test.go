@@ -32,27 +32,7 @@ func TestProviderMisconfigured(t *testing.T) {
 		p.Verifier = &Verifier{Now: clock, Nonces: new(MemoryNonceStore)}
 		var observed []error
 		p.Observe = func(_ *http.Request, _ *Verification, err error) { observed = append(observed, err) }
-		tok := &oauth1.Credentials{Token: "t", Secret: "s"}
-		for _, ep := range []struct {
-			name string
-			h    http.Handler
-			r    *http.Request
-		}{
-			{"request token", p.RequestTokenHandler(), providerRequest(t, "http://p.example/request", nil, clock(), oauth1.Param{Name: "oauth_callback", Value: "oob"})},
-			{"access token", p.AccessTokenHandler(), providerRequest(t, "http://p.example/access", tok, clock(), oauth1.Param{Name: "oauth_verifier", Value: "v"})},
-			{"two-legged resource", p.Middleware(http.NotFoundHandler()), providerRequest(t, "http://p.example/api", nil, clock())},
-			{"resource", p.Middleware(http.NotFoundHandler()), providerRequest(t, "http://p.example/api", tok, clock())},
-		} {
-			observed = nil
-			w := httptest.NewRecorder()
-			ep.h.ServeHTTP(w, ep.r)
-			if w.Code != http.StatusInternalServerError {
-				t.Errorf("%s, %s: %d %s, want 500", tt.name, ep.name, w.Code, w.Body)
-			}
-			if len(observed) != 1 || observed[0] == nil || !strings.Contains(observed[0].Error(), tt.field) {
-				t.Errorf("%s, %s: Observe saw %v, want an error saying %q", tt.name, ep.name, observed, tt.field)
-			}
-		}
+		failsEveryEndpoint(t, p, clock, &observed, tt.name, tt.field, true)
 	}
 }
 
@@ -75,26 +55,7 @@ func TestProviderIgnoredSettings(t *testing.T) {
 		p := &Provider{Consumers: Consumers{"key": {Secret: "secret"}}, Temporary: new(MemoryTemporaryStore), Tokens: new(MemoryTokenStore), Verifier: tt.v}
 		var observed []error
 		p.Observe = func(_ *http.Request, _ *Verification, err error) { observed = append(observed, err) }
-		tok := &oauth1.Credentials{Token: "t", Secret: "s"}
-		for _, ep := range []struct {
-			name string
-			h    http.Handler
-			r    *http.Request
-		}{
-			{"request token", p.RequestTokenHandler(), providerRequest(t, "http://p.example/request", nil, clock(), oauth1.Param{Name: "oauth_callback", Value: "oob"})},
-			{"access token", p.AccessTokenHandler(), providerRequest(t, "http://p.example/access", tok, clock(), oauth1.Param{Name: "oauth_verifier", Value: "v"})},
-			{"two-legged resource", p.Middleware(http.NotFoundHandler()), providerRequest(t, "http://p.example/api", nil, clock())},
-		} {
-			observed = nil
-			w := httptest.NewRecorder()
-			ep.h.ServeHTTP(w, ep.r)
-			if w.Code != http.StatusInternalServerError {
-				t.Errorf("Verifier.%s, %s: %d %s, want 500", tt.name, ep.name, w.Code, w.Body)
-			}
-			if len(observed) != 1 || observed[0] == nil || !strings.Contains(observed[0].Error(), tt.field) {
-				t.Errorf("Verifier.%s, %s: Observe saw %v, want an error saying %q", tt.name, ep.name, observed, tt.field)
-			}
-		}
+		failsEveryEndpoint(t, p, clock, &observed, "Verifier."+tt.name, tt.field, false)
 	}
 
 	// The settings the Provider uses are no error: a two-legged request
@@ -149,4 +110,36 @@ type seen struct {
 	v       *Verification
 	err     error
 	written bool
+}
+
+// failsEveryEndpoint checks that each endpoint of p (with withToken, also a
+// resource request signed with a token) answers 500 and that Observe,
+// which appends to observed, saw one error saying field.
+func failsEveryEndpoint(t *testing.T, p *Provider, clock func() time.Time, observed *[]error, name, field string, withToken bool) {
+	t.Helper()
+	tok := &oauth1.Credentials{Token: "t", Secret: "s"}
+	type endpoint struct {
+		name string
+		h    http.Handler
+		r    *http.Request
+	}
+	eps := []endpoint{
+		{"request token", p.RequestTokenHandler(), providerRequest(t, "http://p.example/request", nil, clock(), oauth1.Param{Name: "oauth_callback", Value: "oob"})},
+		{"access token", p.AccessTokenHandler(), providerRequest(t, "http://p.example/access", tok, clock(), oauth1.Param{Name: "oauth_verifier", Value: "v"})},
+		{"two-legged resource", p.Middleware(http.NotFoundHandler()), providerRequest(t, "http://p.example/api", nil, clock())},
+	}
+	if withToken {
+		eps = append(eps, endpoint{"resource", p.Middleware(http.NotFoundHandler()), providerRequest(t, "http://p.example/api", tok, clock())})
+	}
+	for _, ep := range eps {
+		*observed = nil
+		w := httptest.NewRecorder()
+		ep.h.ServeHTTP(w, ep.r)
+		if w.Code != http.StatusInternalServerError {
+			t.Errorf("%s, %s: %d %s, want 500", name, ep.name, w.Code, w.Body)
+		}
+		if len(*observed) != 1 || (*observed)[0] == nil || !strings.Contains((*observed)[0].Error(), field) {
+			t.Errorf("%s, %s: Observe saw %v, want an error saying %q", name, ep.name, *observed, field)
+		}
+	}
 }
