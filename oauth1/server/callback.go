@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/countersign/countersign/internal/ascii"
 )
@@ -128,8 +129,11 @@ func checkWebHost(u *url.URL) error {
 // of http and https dropped) and port, and:
 //
 //   - when the registered path ends in "/", a path that begins with it,
-//     with no dot segment ("." or "..", escaped or not) and no escaped
-//     slash or backslash after it;
+//     and whose rest, percent-decoded until it no longer changes (four
+//     times at most), holds no dot segment ("." or "..", also "..." or
+//     ".. ", or followed by ";"), no backslash, no slash, '?' or '#' made
+//     by decoding, no control character and nothing that is not UTF-8 (so
+//     no overlong encoding of '.' or '/', such as %c0%ae);
 //   - otherwise the same path, compared byte for byte.
 //
 // A registered callback with a query matches only that query, byte for
@@ -233,17 +237,65 @@ func authority(u *url.URL) string {
 	return host
 }
 
+// maxDecodeRounds bounds how many times escapesPrefix percent-decodes the
+// rest of a path: a rest still changing after that many is refused.
+const maxDecodeRounds = 4
+
 // escapesPrefix reports whether the rest of a path, after a registered
-// prefix, can lead out of it: a dot segment, escaped or followed by
-// parameters (";"), or an escaped slash or backslash.
+// prefix, can lead out of it through a server or proxy that decodes it
+// again: it is percent-decoded until it no longer changes (at most
+// maxDecodeRounds times), and refused if any round holds a dot segment
+// ("." or "..", also with trailing dots or spaces, or followed by
+// parameters, ";"), a backslash, a slash, '?' or '#' that decoding made, a
+// control character, a malformed escape, or bytes that are not UTF-8 (an
+// overlong %c0%ae among them); or a dot-like character such as the
+// fullwidth full stop, which some servers normalize to '.'.
 func escapesPrefix(rest string) bool {
-	lower := strings.ToLower(rest)
-	if strings.Contains(lower, "%2f") || strings.Contains(lower, "%5c") {
+	s := rest
+	for range maxDecodeRounds {
+		if unsafeSegments(s) {
+			return true
+		}
+		d, err := url.PathUnescape(s)
+		switch {
+		case err != nil:
+			return true
+		case d == s:
+			return false
+		case countAny(d, "/?#") != countAny(s, "/?#"):
+			return true // an escaped slash, '?' or '#'
+		}
+		s = d
+	}
+	return true // still encoded after maxDecodeRounds: deeper than any honest callback
+}
+
+// countAny returns how many bytes of s are in chars.
+func countAny(s, chars string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(chars, s[i]) >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// unsafeSegments reports whether the path s holds a backslash, a control
+// character or bytes that are not UTF-8, or a segment that some server
+// could read as a dot segment.
+func unsafeSegments(s string) bool {
+	if !utf8.ValidString(s) || strings.ContainsRune(s, '\\') {
 		return true
 	}
-	for seg := range strings.SplitSeq(lower, "/") {
-		seg, _, _ = strings.Cut(strings.ReplaceAll(seg, "%2e", "."), ";")
-		if seg == "." || seg == ".." {
+	for _, r := range s {
+		if r < ' ' || r == 0x7F || (0x80 <= r && r < 0xA0) {
+			return true
+		}
+	}
+	for seg := range strings.SplitSeq(s, "/") {
+		seg, _, _ = strings.Cut(seg, ";")
+		if seg != "" && strings.Trim(seg, ". \t\u2024\uFE52\uFF0E\u3002") == "" {
 			return true
 		}
 	}

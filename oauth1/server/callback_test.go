@@ -240,3 +240,57 @@ func TestMatchCallbackLoopback(t *testing.T) {
 		}
 	}
 }
+
+// TestMatchCallbackEncodedDotSegments: after a registered prefix, a dot
+// segment hidden under any depth of percent-encoding, an overlong or
+// invalid UTF-8 encoding of '.' or '/', a backslash or a fragment in any
+// encoding matches nothing, since a server or proxy that decodes the path
+// again would leave the prefix.
+func TestMatchCallbackEncodedDotSegments(t *testing.T) {
+	registered := []string{"https://good.example/app/"}
+	for _, tt := range []struct {
+		cb    string
+		match bool
+	}{
+		{"https://good.example/app/x", true},
+		{"https://good.example/app/a.b/c..d/...e", true},
+		{"https://good.example/app/caf%C3%A9", true},
+		{"https://good.example/app/a%2541", true}, // "a%41", then "aA"
+		{"https://good.example/app/%7Euser", true},
+
+		{"https://good.example/app/%252e%252e/admin", false},
+		{"https://good.example/app/%252E%252E/admin", false},
+		{"https://good.example/app/%25252e%25252e/admin", false},
+		{"https://good.example/app/%2525252e%2525252e/admin", false},
+		{"https://good.example/app/%2e%2E/admin", false},
+		{"https://good.example/app/%2E%2e/admin", false},
+		{"https://good.example/app/.%2e/admin", false},
+		{"https://good.example/app/%2e/admin", false},
+		{"https://good.example/app/%c0%ae%c0%ae/admin", false},
+		{"https://good.example/app/%C0%AE%C0%AE/admin", false},
+		{"https://good.example/app/%e0%80%ae%e0%80%ae/admin", false},
+		{"https://good.example/app/%25c0%25ae%25c0%25ae/admin", false},
+		{"https://good.example/app/..%c0%afadmin", false},
+		{"https://good.example/app/..%2fadmin", false},
+		{"https://good.example/app/..%252fadmin", false},
+		{"https://good.example/app/..%5cadmin", false},
+		{"https://good.example/app/..%255cadmin", false},
+		{"https://good.example/app/x%5C..%5Cadmin", false},
+		{"https://good.example/app/..;/admin", false},
+		{"https://good.example/app/..%3b/admin", false},
+		{"https://good.example/app/..%253b/admin", false},
+		{"https://good.example/app/.../admin", false},
+		{"https://good.example/app/..%20/admin", false},
+		{"https://good.example/app/%ef%bc%8e%ef%bc%8e/admin", false}, // fullwidth full stops
+		{"https://good.example/app/x%2523frag", false},
+		{"https://good.example/app/x%253fq=1", false},
+		{"https://good.example/app/x%2500", false},
+		{"https://good.example/app/x%ff", false},
+		{"https://good.example/app/%25", false},
+		{"https://good.example/app/%252", false},
+	} {
+		if err := MatchCallback(registered, tt.cb); (err == nil) != tt.match {
+			t.Errorf("MatchCallback(%q) = %v, want match %v", tt.cb, err, tt.match)
+		}
+	}
+}
