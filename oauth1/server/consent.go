@@ -12,6 +12,25 @@ import (
 	"github.com/countersign/countersign/oauth1/internal/wire"
 )
 
+// Bounds of the strings the consent page and an operator pass on to the
+// stores: a Provider issues tokens of 26 characters, and clients send
+// nonces of a few dozen.
+const (
+	maxTokenLen = 256
+	maxNonceLen = 256
+)
+
+// checkToken refuses, as unknown, a token no Provider issues: longer than
+// maxTokenLen, with a control character or not UTF-8 (the Verifier's rule
+// for the keys and tokens it looks up), so that a store over SQL never
+// gets one. The error does not quote it.
+func checkToken(token string) error {
+	if len(token) > maxTokenLen || !lookupable(token) {
+		return fmt.Errorf("%w: a token longer than %d bytes, with a control character or not UTF-8", ErrNotFound, maxTokenLen)
+	}
+	return nil
+}
+
 // Pending returns the temporary credentials token, issued and awaiting the
 // resource owner's approval (§2.2), on the Provider's clock: what the
 // consent page shows before the owner approves or denies, the client
@@ -19,8 +38,15 @@ import (
 // next (Callback). Their Secret is empty: it is the client's, and no page
 // may show it. Unknown or expired temporary credentials are an error
 // wrapping [ErrNotFound]; those already approved, denied or exchanged,
-// [ErrTokenUsed], and the page should not offer to approve them.
+// [ErrTokenUsed], and the page should not offer to approve them. A token
+// no Provider issues, longer than 256 bytes, with a control character or
+// not UTF-8, is refused as unknown by Pending, Authorize, Deny and Revoke
+// before Temporary or Tokens is asked: the consent page may pass on what
+// the query held.
 func (p *Provider) Pending(ctx context.Context, token string) (TemporaryCredentials, error) {
+	if err := checkToken(token); err != nil {
+		return TemporaryCredentials{}, err
+	}
 	if p.Temporary == nil {
 		return TemporaryCredentials{}, errNoTemporary
 	}
@@ -49,6 +75,9 @@ func (p *Provider) Pending(ctx context.Context, token string) (TemporaryCredenti
 // error wrapping [ErrNotFound]; one already approved or exchanged,
 // [ErrTokenUsed].
 func (p *Provider) Authorize(ctx context.Context, token, user string) (redirect, code string, err error) {
+	if err := checkToken(token); err != nil {
+		return "", "", err
+	}
 	if p.Temporary == nil {
 		return "", "", errNoTemporary
 	}
@@ -80,6 +109,9 @@ func (p *Provider) Authorize(ctx context.Context, token, user string) (redirect,
 // the client's, so that whoever reaches the consent page's deny action
 // with the token cannot cancel a flow the owner approved.
 func (p *Provider) Deny(ctx context.Context, token string) (redirect string, err error) {
+	if err := checkToken(token); err != nil {
+		return "", err
+	}
 	if p.Temporary == nil {
 		return "", errNoTemporary
 	}

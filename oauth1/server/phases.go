@@ -171,6 +171,10 @@ func (v *Verifier) checkTime(q *found) error {
 	if hasTS && q.nonce == "" {
 		return problem(oauth1.ProblemParameterRejected, errors.New("empty nonce"), "oauth_nonce")
 	}
+	// The NonceStore gets the nonce: none over SQL should see these.
+	if hasTS && (len(q.nonce) > maxNonceLen || !lookupable(q.nonce)) {
+		return problem(oauth1.ProblemParameterRejected, fmt.Errorf("a nonce longer than %d bytes, with a control character or not UTF-8", maxNonceLen), "oauth_nonce")
+	}
 	return nil
 }
 

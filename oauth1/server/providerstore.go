@@ -62,6 +62,9 @@ func (p *Provider) now() time.Time {
 // for a token that leaked; an unknown or already revoked token is an error
 // wrapping [ErrNotFound].
 func (p *Provider) Revoke(ctx context.Context, token string) error {
+	if err := checkToken(token); err != nil {
+		return err
+	}
 	if p.Tokens == nil {
 		return errNoTokens
 	}
