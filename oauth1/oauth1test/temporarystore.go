@@ -27,8 +27,9 @@ func wantErr(t *testing.T, what string, err, target error) {
 // TestTemporaryStore checks that the stores newStore returns keep the
 // [server.TemporaryStore] contract: round trips, ErrNotFound for unknown
 // and expired tokens, Authorize once (also among 64 concurrent calls),
-// TakeTemporary once (also among 64 concurrent calls), and ErrTokenUsed
-// after the exchange and until expiry. Expiry is decided on the now each
+// TakeTemporary once (also among 64 concurrent calls), ErrTokenUsed
+// after the exchange and until expiry, and RevokeGrant of approved,
+// unexchanged credentials only. Expiry is decided on the now each
 // call is passed, a test clock in 2011: a store must not read a clock of
 // its own. Every subtest uses fresh random tokens and consumer keys, so
 // newStore may return the same shared store each time.
@@ -207,6 +208,45 @@ func TestTemporaryStore(t *testing.T, newStore func() server.TemporaryStore) {
 		allFail(t, s, fresh.Token, at, server.ErrNotFound)
 		if _, err := s.Temporary(ctx, later.Token, at); err != nil {
 			t.Errorf("Temporary of credentials stored at the later time: %v", err)
+		}
+	})
+
+	t.Run("RevokeGrant", func(t *testing.T) {
+		// Only the grant's approved, unexchanged credentials are revoked;
+		// every method then fails with ErrTokenRevoked and ErrNotFound.
+		s := newStore()
+		approved, taken, pending, other := put(t, s, time.Minute), temp(time.Minute), temp(time.Minute), temp(time.Minute)
+		taken.ConsumerKey, pending.ConsumerKey, other.ConsumerKey = approved.ConsumerKey, approved.ConsumerKey, approved.ConsumerKey
+		for _, tc := range []server.TemporaryCredentials{taken, pending, other} {
+			if err := s.PutTemporary(ctx, tc, now); err != nil {
+				t.Fatalf("PutTemporary: %v", err)
+			}
+		}
+		for tc, user := range map[string]string{approved.Token: "alice", taken.Token: "alice", other.Token: "bob"} {
+			if err := s.Authorize(ctx, tc, user, "code", now); err != nil {
+				t.Fatalf("Authorize: %v", err)
+			}
+		}
+		if _, err := s.TakeTemporary(ctx, taken.Token, now); err != nil {
+			t.Fatalf("TakeTemporary: %v", err)
+		}
+		if n, err := s.RevokeGrant(ctx, approved.ConsumerKey, "alice", now); n != 1 || err != nil {
+			t.Errorf("RevokeGrant = %d, %v; want 1 (the approved, unexchanged credentials), nil", n, err)
+		}
+		allFail(t, s, approved.Token, now, server.ErrTokenRevoked)
+		allFail(t, s, approved.Token, now, server.ErrNotFound)
+		_, err := s.TakeTemporary(ctx, taken.Token, now)
+		wantErr(t, "TakeTemporary of credentials exchanged before RevokeGrant", err, server.ErrTokenUsed)
+		for _, tc := range []server.TemporaryCredentials{pending, other} {
+			if _, err := s.Temporary(ctx, tc.Token, now); err != nil {
+				t.Errorf("Temporary of credentials RevokeGrant must leave: %v", err)
+			}
+		}
+		if n, err := s.RevokeGrant(ctx, approved.ConsumerKey, "alice", now); n != 0 || err != nil {
+			t.Errorf("second RevokeGrant = %d, %v; want 0, nil", n, err)
+		}
+		if n, err := s.RevokeGrant(ctx, "consumer-"+rand.Text()[:6], "nobody", now); n != 0 || err != nil {
+			t.Errorf("RevokeGrant of an unknown grant = %d, %v; want 0, nil", n, err)
 		}
 	})
 

@@ -72,14 +72,27 @@ func (p *Provider) Revoke(ctx context.Context, token string) error {
 }
 
 // RevokeGrant revokes every token credential issued to the client
-// consumerKey on behalf of user, and returns how many it revoked: what a
-// resource owner does who withdraws an approval ("disconnect this app"),
-// or an operator for a client that must lose a user's access. It takes
-// effect at once, as Revoke does, for the tokens issued before it was
-// called.
+// consumerKey on behalf of user, and the temporary credentials user
+// approved for it that are not yet exchanged, and returns how many
+// credentials it revoked: what a resource owner does who withdraws an
+// approval ("disconnect this app"), or an operator for a client that must
+// lose a user's access. It takes effect at once, as Revoke does, for the
+// credentials issued and approved before it was called: an exchange of
+// temporary credentials approved earlier is refused with token_revoked.
 func (p *Provider) RevokeGrant(ctx context.Context, consumerKey, user string) (int, error) {
+	if p.Temporary == nil {
+		return 0, errNoTemporary
+	}
 	if p.Tokens == nil {
 		return 0, errNoTokens
 	}
-	return p.Tokens.RevokeGrant(ctx, consumerKey, user, p.now())
+	now := p.now()
+	// Temporary credentials first: an exchange that took them before
+	// stores its token before Tokens.RevokeGrant runs, or while it runs.
+	temp, err := p.Temporary.RevokeGrant(ctx, consumerKey, user, now)
+	if err != nil {
+		return 0, fmt.Errorf("oauth1: revoking approved temporary credentials: %w", err)
+	}
+	n, err := p.Tokens.RevokeGrant(ctx, consumerKey, user, now)
+	return temp + n, err
 }

@@ -41,7 +41,10 @@ var ErrTokenUsed = errors.New("oauth1: token already used")
 // credentials live while now is before their Expires; after that they are
 // unknown, an error wrapping [ErrNotFound]. Once TakeTemporary has removed
 // them, every method for that token fails with [ErrTokenUsed] until
-// Expires, so that a second exchange is reported as such. A store that
+// Expires, so that a second exchange is reported as such. Once RevokeGrant
+// has returned, the temporary credentials it revoked are gone for every
+// method, in any process: an error wrapping both [ErrTokenRevoked] and
+// ErrNotFound, so that the exchange is refused with token_revoked. A store that
 // cannot be reached returns an error wrapping [ErrStoreUnavailable].
 // Package [github.com/countersign/countersign/oauth1/oauth1test] has a
 // conformance test, TestTemporaryStore, for implementations.
@@ -59,6 +62,12 @@ type TemporaryStore interface {
 	// processes) exactly one succeeds; the others get an error wrapping
 	// ErrTokenUsed.
 	TakeTemporary(ctx context.Context, token string, now time.Time) (TemporaryCredentials, error)
+	// RevokeGrant revokes the temporary credentials that user approved
+	// for the client consumerKey and that are not yet exchanged, so that
+	// a grant withdrawn ([Provider.RevokeGrant]) cannot be taken up by an
+	// approval made before, and returns how many it revoked: none is no
+	// error. Credentials approved while it runs may survive it.
+	RevokeGrant(ctx context.Context, consumerKey, user string, now time.Time) (int, error)
 }
 
 // defaultMaxTemporary is the capacity of a [MemoryTemporaryStore] whose
@@ -104,9 +113,10 @@ type MemoryTemporaryStore struct {
 
 	mu         sync.Mutex
 	temp       map[string]*tempEntry
-	expiry     expiryHeap     // the entries of temp, soonest Expires first
-	perClient  map[string]int // entries of temp by client; no zero counts
-	expiryWork int            // entries expiry looked at: a test hook
+	expiry     expiryHeap                        // the entries of temp, soonest Expires first
+	perClient  map[string]int                    // entries of temp by client; no zero counts
+	approved   map[grant]map[*tempEntry]struct{} // authorized entries not taken, by grant
+	expiryWork int                               // entries expiry looked at: a test hook
 }
 
 type tempEntry struct {
@@ -114,6 +124,7 @@ type tempEntry struct {
 	client     string // t.ConsumerKey, kept once TakeTemporary clears t
 	authorized bool
 	used       bool // taken: kept until t.Expires to answer ErrTokenUsed
+	revoked    bool // by RevokeGrant: kept until t.Expires to answer ErrTokenRevoked
 }
 
 // expiryHeap is a min-heap of entries by Expires: expiry looks at the
@@ -155,6 +166,7 @@ func (m *MemoryTemporaryStore) PutTemporary(_ context.Context, t TemporaryCreden
 	if m.temp == nil {
 		m.temp = make(map[string]*tempEntry)
 		m.perClient = make(map[string]int)
+		m.approved = make(map[grant]map[*tempEntry]struct{})
 	}
 	m.expire(now)
 	if _, ok := m.temp[t.Token]; ok {
@@ -183,6 +195,7 @@ func (m *MemoryTemporaryStore) expire(now time.Time) {
 		}
 		heap.Pop(&m.expiry)
 		delete(m.temp, e.t.Token)
+		m.unlist(e)
 		if m.perClient[e.client]--; m.perClient[e.client] <= 0 {
 			delete(m.perClient, e.client)
 		}
@@ -200,6 +213,8 @@ func (m *MemoryTemporaryStore) live(token string, now time.Time) (*tempEntry, er
 		return nil, fmt.Errorf("%w: temporary token %q expired", ErrNotFound, token)
 	case e.used:
 		return nil, fmt.Errorf("%w: temporary token %q was exchanged", ErrTokenUsed, token)
+	case e.revoked:
+		return nil, fmt.Errorf("%w: %w: temporary token %q: its grant was revoked", ErrNotFound, ErrTokenRevoked, token)
 	}
 	return e, nil
 }
@@ -230,7 +245,45 @@ func (m *MemoryTemporaryStore) Authorize(_ context.Context, token, user, code st
 		return fmt.Errorf("%w: temporary token %q is already authorized", ErrTokenUsed, token)
 	}
 	e.authorized, e.t.User, e.t.VerificationCode = true, user, code
+	g := grant{e.client, user}
+	if m.approved[g] == nil {
+		m.approved[g] = make(map[*tempEntry]struct{})
+	}
+	m.approved[g][e] = struct{}{}
 	return nil
+}
+
+// unlist removes e from the approved entries of its grant, if it is
+// there. m.mu must be held.
+func (m *MemoryTemporaryStore) unlist(e *tempEntry) {
+	if !e.authorized {
+		return
+	}
+	g := grant{e.client, e.t.User}
+	delete(m.approved[g], e)
+	if len(m.approved[g]) == 0 {
+		delete(m.approved, g)
+	}
+}
+
+// RevokeGrant revokes the temporary credentials user approved for the
+// client consumerKey and that are not yet exchanged, and returns how many
+// it revoked. They stay, without their secret, until they expire, to
+// answer [ErrTokenRevoked].
+func (m *MemoryTemporaryStore) RevokeGrant(_ context.Context, consumerKey, user string, now time.Time) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	g := grant{consumerKey, user}
+	n := 0
+	for e := range m.approved[g] {
+		if now.Before(e.t.Expires) {
+			n++
+		}
+		e.revoked = true
+		e.t = TemporaryCredentials{Token: e.t.Token, Expires: e.t.Expires, User: user}
+	}
+	delete(m.approved, g)
+	return n, nil
 }
 
 // TakeTemporary removes and returns the temporary credentials for token.
@@ -242,6 +295,7 @@ func (m *MemoryTemporaryStore) TakeTemporary(_ context.Context, token string, no
 		return TemporaryCredentials{}, err
 	}
 	t := e.t
+	m.unlist(e)
 	// Only the token and its expiry stay, to answer ErrTokenUsed.
 	e.used, e.t = true, TemporaryCredentials{Token: t.Token, Expires: t.Expires}
 	return t, nil
