@@ -2,8 +2,10 @@ package redisstore
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -61,7 +63,8 @@ func NewTemporaryStore(client redis.UniversalClient, prefix string) *TemporarySt
 // The fields of a temporary record: t token, s secret, c consumer key, cb
 // callback, e expiry (Unix milliseconds, on the Provider's clock), u user,
 // v verification code, a present once authorized, x present once
-// exchanged (TakeTemporary then drops everything but t and e).
+// exchanged (TakeTemporary then drops everything but t and e), r present
+// once revoked by RevokeGrant (which drops s, cb and v).
 
 var putTemporary = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -78,6 +81,7 @@ if not f[1] then return 'notfound' end
 local e = tonumber(f[1])
 if not e then return 'malformed' end
 if e <= tonumber(ARGV[3]) then return 'notfound' end
+if redis.call('HEXISTS', KEYS[1], 'r') == 1 then return 'revoked' end
 if f[2] or f[3] then return 'used' end
 redis.call('HSET', KEYS[1], 'u', ARGV[1], 'v', ARGV[2], 'a', '1')
 return 'ok'
@@ -90,6 +94,7 @@ local e = tonumber(f[1])
 if not e then return {'malformed'} end
 if e <= tonumber(ARGV[1]) then return {'notfound'} end
 if f[2] then return {'used'} end
+if redis.call('HEXISTS', KEYS[1], 'r') == 1 then return {'revoked'} end
 redis.call('HDEL', KEYS[1], 's', 'c', 'cb', 'u', 'v', 'a')
 redis.call('HSET', KEYS[1], 'x', '1')
 return {'ok', f[3], f[4], f[5], f[6], f[1], f[7], f[8]}
@@ -116,6 +121,33 @@ local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
 redis.call('PEXPIREAT', KEYS[1], last[2])
 return 1
 `)
+
+// revokeTemporary revokes the record KEYS[1] if it is approved by ARGV[2]
+// for the client ARGV[1], unexpired at ARGV[3] (Unix milliseconds) and
+// neither exchanged nor revoked: it drops the secret, the callback and
+// the verification code, marks it r, and returns 1; else 0.
+var revokeTemporary = redis.NewScript(`
+local f = redis.call('HMGET', KEYS[1], 'c', 'u', 'a', 'x', 'r', 'e')
+if f[1] ~= ARGV[1] or f[2] ~= ARGV[2] or not f[3] or f[4] or f[5] then return 0 end
+local e = tonumber(f[6])
+if not e or e <= tonumber(ARGV[3]) then return 0 end
+redis.call('HDEL', KEYS[1], 's', 'cb', 'v')
+redis.call('HSET', KEYS[1], 'r', '1')
+return 1
+`)
+
+// errTemporaryRevoked is the error for temporary credentials revoked by
+// RevokeGrant.
+var errTemporaryRevoked = fmt.Errorf("redisstore: temporary credentials: %w: %w", server.ErrNotFound, server.ErrTokenRevoked)
+
+// approvedKey returns the key of the sorted set of the hashes of the
+// temporary tokens user approved for consumerKey: the length prefix keeps
+// ("ab", "c") and ("a", "bc") apart.
+func (s *TemporaryStore) approvedKey(consumerKey, user string) string {
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(consumerKey)))
+	return s.prefix + "approved:" + hash(string(n[:])+consumerKey+user)
+}
 
 func (s *TemporaryStore) key(token string) string {
 	return s.prefix + "temp:" + hash(token)
@@ -187,12 +219,12 @@ func (s *TemporaryStore) PutTemporary(ctx context.Context, t server.TemporaryCre
 func (s *TemporaryStore) Temporary(ctx context.Context, token string, now time.Time) (server.TemporaryCredentials, error) {
 	key := s.key(token)
 	f, err := bounded(ctx, s.honours, func(ctx context.Context) ([]any, error) {
-		return s.client.HMGet(ctx, key, "e", "x", "t", "s", "c", "cb", "u", "v").Result()
+		return s.client.HMGet(ctx, key, "e", "x", "t", "s", "c", "cb", "u", "v", "r").Result()
 	})
 	if err != nil {
 		return server.TemporaryCredentials{}, storeError("reading temporary credentials", err)
 	}
-	if len(f) != 8 {
+	if len(f) != 9 {
 		return server.TemporaryCredentials{}, errMalformedTemporary
 	}
 	if f[0] == nil {
@@ -206,8 +238,10 @@ func (s *TemporaryStore) Temporary(ctx context.Context, token string, now time.T
 		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials expired: %w", server.ErrNotFound)
 	case f[1] != nil:
 		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials were exchanged: %w", server.ErrTokenUsed)
+	case f[8] != nil:
+		return server.TemporaryCredentials{}, errTemporaryRevoked
 	}
-	return temporary(token, f[0], f[2:])
+	return temporary(token, f[0], f[2:8])
 }
 
 // errMalformedTemporary and errMalformedToken report a reply of the wrong
@@ -261,12 +295,36 @@ func temporary(token string, e any, f []any) (server.TemporaryCredentials, error
 	}, nil
 }
 
-// Authorize records user and the verification code for token, once.
+// Authorize records user and the verification code for token, once. The
+// token is first listed, by its hash, in a sorted set of the grant's
+// approved tokens (under the prefix, "approved:" and the hex SHA-256 of the
+// consumer key and user) scored by expiry, so that a RevokeGrant that
+// runs after Authorize returned finds it.
 func (s *TemporaryStore) Authorize(ctx context.Context, token, user, code string, now time.Time) error {
 	if code == "" {
 		return errors.New("redisstore: Authorize: empty verification code")
 	}
 	key := s.key(token)
+	f, err := bounded(ctx, s.honours, func(ctx context.Context) ([]any, error) {
+		return s.client.HMGet(ctx, key, "c", "e").Result()
+	})
+	if err != nil {
+		return storeError("reading temporary credentials", err)
+	}
+	if len(f) != 2 {
+		return errMalformedTemporary
+	}
+	if c, ok := f[0].(string); ok {
+		// Unexpired, approved or not: the script below decides.
+		if expires, err := expiry(f[1]); err == nil && now.Before(expires) {
+			ttl := max(expires.Sub(now).Milliseconds(), 1)
+			if _, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
+				return reserve.Run(ctx, s.client, []string{s.approvedKey(c, user)}, hash(token), ttl, math.MaxInt32).Int()
+			}); err != nil {
+				return storeError("listing approved temporary credentials", err)
+			}
+		}
+	}
 	res, err := bounded(ctx, s.honours, func(ctx context.Context) (string, error) {
 		return authorize.Run(ctx, s.client, []string{key}, user, code, now.UnixMilli()).Text()
 	})
@@ -280,6 +338,8 @@ func (s *TemporaryStore) Authorize(ctx context.Context, token, user, code string
 		return fmt.Errorf("redisstore: temporary credentials: %w", server.ErrNotFound)
 	case "used":
 		return fmt.Errorf("redisstore: temporary credentials already authorized or exchanged: %w", server.ErrTokenUsed)
+	case "revoked":
+		return errTemporaryRevoked
 	case "malformed":
 		return errMalformedTemporary
 	}
@@ -301,9 +361,46 @@ func (s *TemporaryStore) TakeTemporary(ctx context.Context, token string, now ti
 		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials: %w", server.ErrNotFound)
 	case len(f) == 1 && f[0] == "used":
 		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials were exchanged: %w", server.ErrTokenUsed)
+	case len(f) == 1 && f[0] == "revoked":
+		return server.TemporaryCredentials{}, errTemporaryRevoked
 	case len(f) == 8 && f[0] == "ok":
 		// t, s, c, cb, then e, then u, v
 		return temporary(token, f[5], []any{f[1], f[2], f[3], f[4], f[6], f[7]})
 	}
 	return server.TemporaryCredentials{}, errMalformedTemporary
+}
+
+// RevokeGrant revokes the temporary credentials user approved for the
+// client consumerKey and that are not yet exchanged, listed in the grant's
+// set, and returns how many it revoked. Each record is revoked by a script
+// that checks it still names the grant, one key at a time, so that it
+// works on a Redis Cluster; revoked records keep their token, client, user
+// and expiry until they expire, to answer [server.ErrTokenRevoked].
+func (s *TemporaryStore) RevokeGrant(ctx context.Context, consumerKey, user string, now time.Time) (int, error) {
+	approved := s.approvedKey(consumerKey, user)
+	members, err := bounded(ctx, s.honours, func(ctx context.Context) ([]string, error) {
+		return s.client.ZRange(ctx, approved, 0, -1).Result()
+	})
+	if err != nil {
+		return 0, storeError("listing approved temporary credentials", err)
+	}
+	revoked := 0
+	for _, m := range members {
+		n, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
+			return revokeTemporary.Run(ctx, s.client, []string{s.prefix + "temp:" + m}, consumerKey, user, now.UnixMilli()).Int()
+		})
+		if err != nil {
+			return revoked, storeError("revoking temporary credentials", err)
+		}
+		if n != 0 && n != 1 {
+			return revoked, fmt.Errorf("redisstore: RevokeGrant: unexpected reply %d", n)
+		}
+		revoked += n
+		if _, err := bounded(ctx, s.honours, func(ctx context.Context) (int64, error) {
+			return s.client.ZRem(ctx, approved, m).Result()
+		}); err != nil {
+			return revoked, storeError("revoking temporary credentials", err)
+		}
+	}
+	return revoked, nil
 }
