@@ -89,12 +89,12 @@ func TestMemoryTemporaryStoreFull(t *testing.T) {
 	require.NoError(t, put("c", 2*time.Minute))
 	_, err := s.TakeTemporary(ctx, "a", clock.Now())
 	require.NoError(t, err)
-	if err := put("d", time.Minute); !errors.Is(err, server.ErrTemporaryStoreFull) {
-		t.Fatalf("PutTemporary into a full store: %v, want ErrTemporaryStoreFull", err)
+	if err := put("d", time.Minute); !errors.Is(err, server.ErrStoreFull) {
+		t.Fatalf("PutTemporary into a full store: %v, want ErrStoreFull", err)
 	}
 	clock.Advance(59 * time.Second)
-	if err := put("d", time.Minute); !errors.Is(err, server.ErrTemporaryStoreFull) {
-		t.Fatalf("PutTemporary before anything expired: %v, want ErrTemporaryStoreFull", err)
+	if err := put("d", time.Minute); !errors.Is(err, server.ErrStoreFull) {
+		t.Fatalf("PutTemporary before anything expired: %v, want ErrStoreFull", err)
 	}
 	clock.Advance(time.Second) // "a", exchanged, expires
 	require.NoError(t, put("d", time.Minute), "PutTemporary once one expired")

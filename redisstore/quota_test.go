@@ -77,7 +77,7 @@ func TestTemporaryFlood(t *testing.T) {
 
 // TestTemporaryQuota checks the per-client quota: exact under concurrency
 // across instances, per client, freed as credentials expire, reported with
-// an error that wraps server.ErrTemporaryStoreFull and names the client, and
+// an error that wraps server.ErrStoreFull and names the client, and
 // kept in a key that expires with the last of them.
 func TestTemporaryQuota(t *testing.T) {
 	addr := sharedAddr(t)
@@ -114,7 +114,7 @@ func testTemporaryQuota(t *testing.T, newClient func() redis.UniversalClient) {
 			switch {
 			case err == nil:
 				ok.Add(1)
-			case assert.ErrorIs(t, err, server.ErrTemporaryStoreFull):
+			case assert.ErrorIs(t, err, server.ErrStoreFull):
 				full.Add(1)
 				assert.Contains(t, err.Error(), `"flooder"`, "the error names the client")
 			}
@@ -143,12 +143,12 @@ func testTemporaryQuota(t *testing.T, newClient func() redis.UniversalClient) {
 	for i := range quota {
 		require.NoError(t, put(stores[i%len(stores)], "flooder", time.Minute), "put %d after expiry", i)
 	}
-	assert.ErrorIs(t, put(stores[0], "flooder", time.Minute), server.ErrTemporaryStoreFull)
+	assert.ErrorIs(t, put(stores[0], "flooder", time.Minute), server.ErrStoreFull)
 
 	// Exchanged credentials count until they expire, as MemoryTemporaryStore's.
 	_, err := stores[0].TakeTemporary(ctx, fmt.Sprint("tok-", seq.Load()-1), time.Now())
 	require.NoError(t, err)
-	assert.ErrorIs(t, put(stores[0], "flooder", time.Minute), server.ErrTemporaryStoreFull)
+	assert.ErrorIs(t, put(stores[0], "flooder", time.Minute), server.ErrStoreFull)
 
 	// A token stored twice does not count twice, nor leaves the quota short.
 	dup := server.TemporaryCredentials{Token: "dup", Secret: "s", ConsumerKey: "dup-client", Callback: "oob", Expires: time.Now().Add(time.Minute)}
@@ -159,5 +159,5 @@ func testTemporaryQuota(t *testing.T, newClient func() redis.UniversalClient) {
 	for i := range quota - 1 {
 		require.NoError(t, put(stores[0], "dup-client", time.Minute), "put %d after a duplicate", i)
 	}
-	assert.ErrorIs(t, put(stores[0], "dup-client", time.Minute), server.ErrTemporaryStoreFull)
+	assert.ErrorIs(t, put(stores[0], "dup-client", time.Minute), server.ErrStoreFull)
 }

@@ -155,7 +155,7 @@ func (s *TemporaryStore) key(token string) string {
 
 // PutTemporary stores t until t.Expires. It fails if t.Token is empty, if
 // t.Expires is zero, or if the token is already stored; and, with an error
-// wrapping [server.ErrTemporaryStoreFull] that names the client, when
+// wrapping [server.ErrStoreFull] that names the client, when
 // t.ConsumerKey already has MaxTemporaryPerClient unexpired temporary
 // credentials.
 //
@@ -187,7 +187,7 @@ func (s *TemporaryStore) PutTemporary(ctx context.Context, t server.TemporaryCre
 		return storeError("counting temporary credentials", err)
 	case r == 0:
 		return fmt.Errorf("redisstore: client %q has %d unexpired temporary credentials, its quota: %w",
-			t.ConsumerKey, quota, server.ErrTemporaryStoreFull)
+			t.ConsumerKey, quota, server.ErrStoreFull)
 	case r != 1 && r != 2:
 		return fmt.Errorf("redisstore: PutTemporary: unexpected reply %d", r)
 	}

@@ -48,7 +48,7 @@ func TestWrittenProblemsAreNamed(t *testing.T) {
 		errors.New("a store failed"),
 		fmt.Errorf("%w: down", ErrStoreUnavailable),
 		ErrNonceStoreFull,
-		fmt.Errorf("oauth1: storing temporary credentials: %w", ErrTemporaryStoreFull),
+		fmt.Errorf("oauth1: storing temporary credentials: %w", ErrStoreFull),
 		fmt.Errorf("%w: limit", oauth1.ErrBodyTooLarge),
 		problem(oauth1.ProblemNonceUsed, nil),
 	} {

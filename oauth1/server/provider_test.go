@@ -18,9 +18,9 @@ import (
 // with Retry-After.
 func TestWriteErrorTemporaryStoreFull(t *testing.T) {
 	w := httptest.NewRecorder()
-	new(Verifier).WriteError(w, fmt.Errorf("oauth1: storing temporary credentials: %w", ErrTemporaryStoreFull))
+	new(Verifier).WriteError(w, fmt.Errorf("oauth1: storing temporary credentials: %w", ErrStoreFull))
 	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" || w.Body.String() != "oauth_problem=internal_error" {
-		t.Errorf("WriteError(ErrTemporaryStoreFull) = %d, Retry-After %q, %q; want 503, a Retry-After, oauth_problem=internal_error",
+		t.Errorf("WriteError(ErrStoreFull) = %d, Retry-After %q, %q; want 503, a Retry-After, oauth_problem=internal_error",
 			w.Code, w.Header().Get("Retry-After"), w.Body.String())
 	}
 }

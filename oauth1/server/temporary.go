@@ -82,12 +82,15 @@ const defaultMaxTemporary = 1 << 17
 // default capacity, so that one client cannot take the store.
 const defaultMaxTemporaryPerClient = 1024
 
-// ErrTemporaryStoreFull is returned, possibly wrapped, by a
-// TemporaryStore's PutTemporary (MemoryTemporaryStore's and redisstore's)
-// when the store holds its maximum number of unexpired temporary
-// credentials, or the client its share of them. A [Provider] answers it
-// with 503 Service Unavailable.
-var ErrTemporaryStoreFull = errors.New("oauth1: temporary credential store is full")
+// ErrStoreFull is returned, possibly wrapped, by a store that holds its
+// maximum: by PutTemporary of [MemoryTemporaryStore] and redisstore's
+// TemporaryStore when the store holds its maximum number of unexpired
+// temporary credentials, or the client its share of them; by PutToken of
+// [MemoryTokenStore] and redisstore's TokenStore when the store holds its
+// maximum number of token credentials, or the client its share. A full
+// store refuses new credentials and keeps those it holds. A [Provider]
+// answers it with 503 Service Unavailable.
+var ErrStoreFull = errors.New("oauth1: store is full")
 
 // MemoryTemporaryStore is an in-memory [TemporaryStore] for a single
 // process. The zero value is ready to use and safe for concurrent use; a
@@ -96,7 +99,7 @@ var ErrTemporaryStoreFull = errors.New("oauth1: temporary credential store is fu
 // Expired temporary credentials are dropped as new ones are stored, at a
 // cost that does not grow with how many are kept. At most MaxTemporary are
 // kept, and at most MaxTemporaryPerClient for one consumer key: past
-// either, PutTemporary fails with [ErrTemporaryStoreFull] rather than drop
+// either, PutTemporary fails with [ErrStoreFull] rather than drop
 // any, so that a client flooding the temporary credential request can
 // exhaust neither memory nor the other clients' room.
 type MemoryTemporaryStore struct {
@@ -147,7 +150,7 @@ var _ TemporaryStore = (*MemoryTemporaryStore)(nil)
 
 // PutTemporary stores t until t.Expires. It fails if t.Token is empty, if
 // t.Expires is zero, if the token is already stored, or with
-// [ErrTemporaryStoreFull], naming the client when it is the client's share
+// [ErrStoreFull], naming the client when it is the client's share
 // that is full.
 func (m *MemoryTemporaryStore) PutTemporary(_ context.Context, t TemporaryCredentials, now time.Time) error {
 	if t.Token == "" || t.Expires.IsZero() {
@@ -173,10 +176,10 @@ func (m *MemoryTemporaryStore) PutTemporary(_ context.Context, t TemporaryCreden
 		return errors.New("oauth1: PutTemporary: the token is already stored")
 	}
 	if len(m.temp) >= limit {
-		return fmt.Errorf("%w: %d temporary credentials", ErrTemporaryStoreFull, limit)
+		return fmt.Errorf("%w: %d temporary credentials", ErrStoreFull, limit)
 	}
 	if n := m.perClient[t.ConsumerKey]; perClient > 0 && n >= perClient {
-		return fmt.Errorf("%w: client %q holds %d temporary credentials, its share", ErrTemporaryStoreFull, t.ConsumerKey, n)
+		return fmt.Errorf("%w: client %q holds %d temporary credentials, its share", ErrStoreFull, t.ConsumerKey, n)
 	}
 	e := &tempEntry{t: t, client: t.ConsumerKey}
 	m.temp[t.Token] = e

@@ -52,8 +52,8 @@ func TestMemoryTemporaryStorePerClientQuota(t *testing.T) {
 	m := new(MemoryTemporaryStore)
 	fillTemporary(t, m, "hog", defaultMaxTemporaryPerClient, now.Add(time.Hour))
 	err := m.PutTemporary(context.Background(), TemporaryCredentials{Token: "one-more", ConsumerKey: "hog", Expires: now.Add(time.Hour)}, now)
-	if !errors.Is(err, ErrTemporaryStoreFull) || !strings.Contains(fmt.Sprint(err), `"hog"`) {
-		t.Errorf("PutTemporary over the client's quota: %v, want ErrTemporaryStoreFull naming the client", err)
+	if !errors.Is(err, ErrStoreFull) || !strings.Contains(fmt.Sprint(err), `"hog"`) {
+		t.Errorf("PutTemporary over the client's quota: %v, want ErrStoreFull naming the client", err)
 	}
 	if err := m.PutTemporary(context.Background(), TemporaryCredentials{Token: "other", ConsumerKey: "polite", Expires: now.Add(time.Hour)}, now); err != nil {
 		t.Errorf("PutTemporary for another client: %v", err)
@@ -70,8 +70,8 @@ func TestMemoryTemporaryStorePerClientQuota(t *testing.T) {
 	if _, err := small.TakeTemporary(context.Background(), "c-0", now); err != nil {
 		t.Fatal(err)
 	}
-	if err := small.PutTemporary(context.Background(), TemporaryCredentials{Token: "x", ConsumerKey: "c", Expires: now.Add(time.Hour)}, now); !errors.Is(err, ErrTemporaryStoreFull) {
-		t.Errorf("PutTemporary with exchanged credentials unexpired: %v, want ErrTemporaryStoreFull", err)
+	if err := small.PutTemporary(context.Background(), TemporaryCredentials{Token: "x", ConsumerKey: "c", Expires: now.Add(time.Hour)}, now); !errors.Is(err, ErrStoreFull) {
+		t.Errorf("PutTemporary with exchanged credentials unexpired: %v, want ErrStoreFull", err)
 	}
 	now = now.Add(2 * time.Millisecond)
 	if _, err := small.Temporary(context.Background(), "c-0", now); !errors.Is(err, ErrNotFound) {

@@ -37,7 +37,11 @@ var ErrTokenRevoked = errors.New("oauth1: token revoked")
 // bounded number of revocations, so that revoking cannot grow it without
 // bound; a revocation forgotten leaves an unknown token, refused with
 // token_rejected. A token revoked cannot be stored again while its
-// revocation is remembered. A store that cannot be reached returns an
+// revocation is remembered. A store may bound the token credentials it
+// keeps, in all and for one client: a full store fails PutToken with an
+// error wrapping [ErrStoreFull], and never drops credentials it holds to
+// make room, so that a full store refuses new grants and keeps serving
+// the users it has. A store that cannot be reached returns an
 // error wrapping [ErrStoreUnavailable]. Package
 // [github.com/countersign/countersign/oauth1/oauth1test] has a conformance
 // test, TestTokenStore, for implementations.
@@ -62,6 +66,15 @@ const (
 	maxRevoked = 1 << 16
 )
 
+// Bounds of a MemoryTokenStore's token credentials when its MaxTokens and
+// MaxTokensPerClient are zero: about 600 MB when full (560 B a token
+// measured, with consumer keys and users of a few dozen bytes, one token a
+// user), and 1/16 of that for one client.
+const (
+	defaultMaxTokens          = 1 << 20
+	defaultMaxTokensPerClient = 1 << 16
+)
+
 // MemoryTokenStore is an in-memory [TokenStore] for a single process. The
 // zero value is ready to use and safe for concurrent use; a
 // MemoryTokenStore must not be copied after first use. Token credentials
@@ -69,10 +82,27 @@ const (
 // remembered (Token returns [ErrTokenRevoked]) for 24 hours on the clock
 // the calls are passed, and only the last 65,536 of them: a loop that
 // issues and revokes tokens cannot grow the store without bound.
+//
+// At most MaxTokens token credentials are kept, and at most
+// MaxTokensPerClient for one consumer key: past either, PutToken fails
+// with [ErrStoreFull] (a Provider answers the token request 503) and the
+// credentials kept go on working, so that a client that collects tokens
+// (with a user account that approves its flows) exhausts only its share.
 type MemoryTokenStore struct {
-	mu     sync.RWMutex
-	tokens map[string]TokenCredentials
-	grants map[grant]map[string]struct{} // the tokens of each grant
+	// MaxTokens bounds the token credentials kept; zero means 1<<20
+	// (1,048,576), about 600 MB when full.
+	MaxTokens int
+
+	// MaxTokensPerClient bounds the token credentials kept for one
+	// consumer key; zero means 1<<16 (65,536), 1/16 of the default
+	// MaxTokens, and a negative value means no bound but MaxTokens. Raise
+	// it for a client with more users than that.
+	MaxTokensPerClient int
+
+	mu        sync.RWMutex
+	perClient map[string]int // tokens by consumer key; no zero counts
+	tokens    map[string]TokenCredentials
+	grants    map[grant]map[string]struct{} // the tokens of each grant
 
 	revoked map[string]time.Time // when each remembered token was revoked
 	order   []revocation         // the same, oldest first
@@ -90,7 +120,8 @@ type grant struct{ consumerKey, user string }
 var _ TokenStore = (*MemoryTokenStore)(nil)
 
 // PutToken stores t. It fails if t.Token is empty, already stored or
-// revoked.
+// revoked, or with [ErrStoreFull], naming the client when it is the
+// client's share that is full.
 func (m *MemoryTokenStore) PutToken(_ context.Context, t TokenCredentials, now time.Time) error {
 	if t.Token == "" {
 		return errors.New("oauth1: PutToken: empty token")
@@ -107,6 +138,23 @@ func (m *MemoryTokenStore) PutToken(_ context.Context, t TokenCredentials, now t
 	if m.isRevoked(t.Token, now) {
 		return errors.New("oauth1: PutToken: the token was revoked")
 	}
+	limit, perClient := m.MaxTokens, m.MaxTokensPerClient
+	if limit <= 0 {
+		limit = defaultMaxTokens
+	}
+	if perClient == 0 {
+		perClient = defaultMaxTokensPerClient
+	}
+	if len(m.tokens) >= limit {
+		return fmt.Errorf("%w: %d token credentials", ErrStoreFull, limit)
+	}
+	if n := m.perClient[t.ConsumerKey]; perClient > 0 && n >= perClient {
+		return fmt.Errorf("%w: client %q holds %d token credentials, its share", ErrStoreFull, t.ConsumerKey, n)
+	}
+	if m.perClient == nil {
+		m.perClient = make(map[string]int)
+	}
+	m.perClient[t.ConsumerKey]++
 	m.tokens[t.Token] = t
 	g := grant{t.ConsumerKey, t.User}
 	if m.grants[g] == nil {
@@ -180,6 +228,9 @@ func (m *MemoryTokenStore) RevokeGrant(_ context.Context, consumerKey, user stri
 func (m *MemoryTokenStore) remove(t TokenCredentials, now time.Time) {
 	delete(m.tokens, t.Token)
 	delete(m.grants[grant{t.ConsumerKey, t.User}], t.Token)
+	if m.perClient[t.ConsumerKey]--; m.perClient[t.ConsumerKey] <= 0 {
+		delete(m.perClient, t.ConsumerKey)
+	}
 	if m.revoked == nil {
 		m.revoked = make(map[string]time.Time)
 	}
