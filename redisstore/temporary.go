@@ -34,6 +34,11 @@ import (
 // a record that something else wrote under the prefix is an error, never
 // credentials with a field missing.
 type TemporaryStore struct {
+	// MaxTemporary bounds the unexpired temporary credentials kept in
+	// all, exchanged ones included until they expire; zero means
+	// DefaultMaxTemporary. Set it before the store is first used.
+	MaxTemporary int
+
 	// MaxTemporaryPerClient bounds the unexpired temporary credentials
 	// kept for one client (consumer key), exchanged ones included until
 	// they expire; zero means DefaultMaxTemporaryPerClient. Set it before
@@ -53,6 +58,13 @@ var _ server.TemporaryStore = (*TemporaryStore)(nil)
 // about 3 MB of Redis per client when every callback is as long as a
 // Provider allows.
 const DefaultMaxTemporaryPerClient = 1000
+
+// DefaultMaxTemporary is the bound of a TemporaryStore whose MaxTemporary
+// is zero, that of a server.MemoryTemporaryStore: with a Provider's default
+// ten-minute TemporaryTTL, a sustained 200 flows a second, and at most
+// about 400 MB of Redis when every callback is as long as a Provider
+// allows.
+const DefaultMaxTemporary = 1 << 17
 
 // NewTemporaryStore returns a TemporaryStore that keeps its records in
 // client under keys that start with prefix (such as "myapp:oauth:").
@@ -154,17 +166,20 @@ func (s *TemporaryStore) key(token string) string {
 }
 
 // PutTemporary stores t until t.Expires. It fails if t.Token is empty, if
-// t.Expires is zero, or if the token is already stored; and, with an error
-// wrapping [server.ErrStoreFull] that names the client, when
-// t.ConsumerKey already has MaxTemporaryPerClient unexpired temporary
-// credentials.
+// t.Expires is zero, or if the token is already stored; and with an error
+// wrapping [server.ErrStoreFull] when the store already holds
+// MaxTemporary unexpired temporary credentials, or t.ConsumerKey
+// MaxTemporaryPerClient (the error then names the client).
 //
-// The quota is kept per client in a sorted set of the client's tokens'
-// hashes scored by expiry, under the prefix, "quota:" and the hex SHA-256
-// of the consumer key; a Lua script drops the expired members, counts and
-// adds, atomically, before the record is stored. Credentials that cannot
-// be stored after all (Redis failed in between, or the token is already
-// stored) may count until they would have expired.
+// The bounds are kept in sorted sets of the tokens' hashes scored by
+// expiry: one for the store under the prefix and "quota-all", one per
+// client under the prefix, "quota:" and the hex SHA-256 of the consumer
+// key. A Lua script drops a set's expired members, counts and adds,
+// atomically; the store's set first, then the client's, each one key, so
+// that the store works on a Redis Cluster; a place taken in the first and
+// refused in the second is given back. Credentials that cannot be stored
+// after all (Redis failed in between, or the token is already stored) may
+// count until they would have expired.
 func (s *TemporaryStore) PutTemporary(ctx context.Context, t server.TemporaryCredentials, now time.Time) error {
 	if t.Token == "" || t.Expires.IsZero() {
 		return errors.New("redisstore: PutTemporary: empty token or zero Expires")
@@ -178,10 +193,34 @@ func (s *TemporaryStore) PutTemporary(ctx context.Context, t server.TemporaryCre
 	if quota <= 0 {
 		quota = DefaultMaxTemporaryPerClient
 	}
-	quotaKey, member := s.prefix+"quota:"+hash(t.ConsumerKey), hash(t.Token)
+	limit := s.MaxTemporary
+	if limit <= 0 {
+		limit = DefaultMaxTemporary
+	}
+	allKey, quotaKey, member := s.prefix+"quota-all", s.prefix+"quota:"+hash(t.ConsumerKey), hash(t.Token)
+	// giveBack removes member from the set key, if Redis answers.
+	giveBack := func(key string) {
+		bounded(ctx, s.honours, func(ctx context.Context) (int64, error) {
+			return s.client.ZRem(ctx, key, member).Result()
+		})
+	}
+	g, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
+		return reserve.Run(ctx, s.client, []string{allKey}, member, ttl, limit).Int()
+	})
+	switch {
+	case err != nil:
+		return storeError("counting temporary credentials", err)
+	case g == 0:
+		return fmt.Errorf("redisstore: the store has %d unexpired temporary credentials, its bound: %w", limit, server.ErrStoreFull)
+	case g != 1 && g != 2:
+		return fmt.Errorf("redisstore: PutTemporary: unexpected reply %d", g)
+	}
 	r, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
 		return reserve.Run(ctx, s.client, []string{quotaKey}, member, ttl, quota).Int()
 	})
+	if (err != nil || r == 0) && g == 1 {
+		giveBack(allKey)
+	}
 	switch {
 	case err != nil:
 		return storeError("counting temporary credentials", err)
@@ -197,11 +236,14 @@ func (s *TemporaryStore) PutTemporary(ctx context.Context, t server.TemporaryCre
 		return putTemporary.Run(ctx, s.client, []string{key},
 			t.Token, t.Secret, t.ConsumerKey, t.Callback, ms, t.User, t.VerificationCode, ttl).Int()
 	})
-	if n != 1 && r == 1 {
-		// Not stored after all: give the place back, if Redis answers.
-		bounded(ctx, s.honours, func(ctx context.Context) (int64, error) {
-			return s.client.ZRem(ctx, quotaKey, member).Result()
-		})
+	if n != 1 && err == nil {
+		// Not stored after all: give the places back.
+		if r == 1 {
+			giveBack(quotaKey)
+		}
+		if g == 1 {
+			giveBack(allKey)
+		}
 	}
 	if err != nil {
 		return storeError("storing temporary credentials", err)

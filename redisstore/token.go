@@ -32,13 +32,42 @@ import (
 // RevokeGrant. Each command and script touches one key, so that the store
 // works on a Redis Cluster: RevokeGrant removes the tokens of the set one
 // at a time, each only if its record still names the grant.
+//
+// At most MaxTokens token credentials are kept, and MaxTokensPerClient for
+// one client: past either, PutToken fails with [server.ErrStoreFull] (a
+// Provider answers the token request 503) and the tokens kept go on
+// working. The count is kept by a Lua script over two kinds of key in one
+// Cluster slot, by the hash tag {tokens}: a counter under the prefix and
+// "count:{tokens}", and a set of the hashes of each client's tokens under
+// the prefix, "count:{tokens}:" and the hex SHA-256 of the consumer key. A
+// prefix with a hash tag of its own (such as "{myapp}:") puts every key
+// in its slot instead, which works as well; a prefix holding "{}" does
+// not. Tokens stored by a version of this package without the bounds are
+// not counted. A revocation interrupted by a Redis failure may leave its
+// token counted: the count errs on the full side, never the other.
 type TokenStore struct {
+	// MaxTokens bounds the token credentials kept; zero means
+	// DefaultMaxTokens. MaxTokensPerClient bounds those of one client;
+	// zero means DefaultMaxTokensPerClient and a negative value no bound
+	// but MaxTokens. Set them before the store is first used.
+	MaxTokens, MaxTokensPerClient int
+
 	client  redis.UniversalClient
 	prefix  string
 	honours bool // client bounds calls by their context's deadline
 }
 
 var _ server.TokenStore = (*TokenStore)(nil)
+
+// Bounds of a TokenStore whose MaxTokens and MaxTokensPerClient are zero:
+// about 600 MB of Redis when full (about 600 B a token, consumer keys and
+// users of a few dozen bytes, one token a user), and 1/16 of the store for
+// one client, so that a client that collects tokens (with a user account
+// that approves its flows) fills only its share.
+const (
+	DefaultMaxTokens          = 1 << 20
+	DefaultMaxTokensPerClient = 1 << 16
+)
 
 // NewTokenStore returns a TokenStore that keeps its records in client under
 // keys that start with prefix (such as "myapp:oauth:").
@@ -80,6 +109,42 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `)
 
+// countToken counts a token: KEYS[1] is the store's counter, KEYS[2] the
+// set of the hashes of the client's tokens, ARGV[1] the token's hash,
+// ARGV[2] MaxTokens and ARGV[3] MaxTokensPerClient (negative: none). It
+// returns 1 once counted, 2 if counted already, 0 when the store is full
+// and 3 when the client's share is.
+var countToken = redis.NewScript(`
+if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1 then return 2 end
+if tonumber(redis.call('GET', KEYS[1]) or '0') >= tonumber(ARGV[2]) then return 0 end
+local share = tonumber(ARGV[3])
+if share >= 0 and redis.call('SCARD', KEYS[2]) >= share then return 3 end
+redis.call('SADD', KEYS[2], ARGV[1])
+redis.call('INCR', KEYS[1])
+return 1
+`)
+
+// uncountToken gives back the place of the token ARGV[1] in the counts
+// KEYS[1] and KEYS[2], if it has one.
+var uncountToken = redis.NewScript(`
+if redis.call('SREM', KEYS[2], ARGV[1]) == 1 then redis.call('DECR', KEYS[1]) end
+return 1
+`)
+
+// countKeys returns the keys of the store's counter and of the set of
+// consumerKey's tokens, in one Cluster slot.
+func (s *TokenStore) countKeys(consumerKey string) []string {
+	return []string{s.prefix + "count:{tokens}", s.prefix + "count:{tokens}:" + hash(consumerKey)}
+}
+
+// uncount gives back the place of the token whose hash is member, if
+// Redis answers: a failure leaves it counted.
+func (s *TokenStore) uncount(ctx context.Context, consumerKey, member string) {
+	bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
+		return uncountToken.Run(ctx, s.client, s.countKeys(consumerKey), member).Int()
+	})
+}
+
 // revokedTTL is how long a tombstone lasts, in milliseconds.
 const revokedTTL = 24 * 60 * 60 * 1000
 
@@ -101,14 +166,36 @@ func (s *TokenStore) grantKey(consumerKey, user string) string {
 }
 
 // PutToken stores t. It fails if t.Token is empty, already stored or
-// revoked less than 24 hours ago. The
-// token is added to its grant's set first, so that a RevokeGrant that
-// finds the set after PutToken returned finds the token.
+// revoked less than 24 hours ago, and with an error wrapping
+// [server.ErrStoreFull] when the store holds MaxTokens token credentials
+// or t.ConsumerKey MaxTokensPerClient (the error then names the client).
+// The token is counted first, then added to its grant's set, so that a
+// RevokeGrant that finds the set after PutToken returned finds the token.
 func (s *TokenStore) PutToken(ctx context.Context, t server.TokenCredentials, _ time.Time) error {
 	if t.Token == "" {
 		return errors.New("redisstore: PutToken: empty token")
 	}
 	member := hash(t.Token)
+	limit, share := s.MaxTokens, s.MaxTokensPerClient
+	if limit <= 0 {
+		limit = DefaultMaxTokens
+	}
+	if share == 0 {
+		share = DefaultMaxTokensPerClient
+	}
+	c, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
+		return countToken.Run(ctx, s.client, s.countKeys(t.ConsumerKey), member, limit, share).Int()
+	})
+	switch {
+	case err != nil:
+		return storeError("counting token credentials", err)
+	case c == 0:
+		return fmt.Errorf("redisstore: the store has %d token credentials, its bound: %w", limit, server.ErrStoreFull)
+	case c == 3:
+		return fmt.Errorf("redisstore: client %q has %d token credentials, its share: %w", t.ConsumerKey, share, server.ErrStoreFull)
+	case c != 1 && c != 2:
+		return fmt.Errorf("redisstore: PutToken: unexpected reply %d", c)
+	}
 	grant := s.grantKey(t.ConsumerKey, t.User)
 	if _, err := bounded(ctx, s.honours, func(ctx context.Context) (int64, error) {
 		return s.client.SAdd(ctx, grant, member).Result()
@@ -127,7 +214,11 @@ func (s *TokenStore) PutToken(ctx context.Context, t server.TokenCredentials, _ 
 		return nil
 	case 0:
 		// The set may now list a token of another grant: RevokeGrant
-		// checks each record before it deletes it.
+		// checks each record before it deletes it. The stored token
+		// counts already, unless this call counted it.
+		if c == 1 {
+			s.uncount(ctx, t.ConsumerKey, member)
+		}
 		return errors.New("redisstore: PutToken: the token is already stored")
 	}
 	return fmt.Errorf("redisstore: PutToken: unexpected reply %d", n)
@@ -185,6 +276,7 @@ func (s *TokenStore) Revoke(ctx context.Context, token string, _ time.Time) erro
 	bounded(ctx, s.honours, func(ctx context.Context) (int64, error) {
 		return s.client.SRem(ctx, s.grantKey(v[2], v[3]), member).Result()
 	})
+	s.uncount(ctx, v[2], member)
 	return nil
 }
 
@@ -210,6 +302,9 @@ func (s *TokenStore) RevokeGrant(ctx context.Context, consumerKey, user string, 
 			return revoked, fmt.Errorf("redisstore: RevokeGrant: unexpected reply %d", n)
 		}
 		revoked += n
+		if n == 1 {
+			s.uncount(ctx, consumerKey, m)
+		}
 		// Only the members read: a token added meanwhile stays listed.
 		if _, err := bounded(ctx, s.honours, func(ctx context.Context) (int64, error) {
 			return s.client.SRem(ctx, grant, m).Result()
