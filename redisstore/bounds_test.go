@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -20,11 +21,17 @@ import (
 // with ErrStoreFull, exactly, under concurrency; a request refused for its
 // client's share takes no place in the store's bound.
 func TestTemporaryGlobalBound(t *testing.T) {
-	addr, prefix := sharedAddr(t), testPrefix(t)
+	addr := sharedAddr(t)
+	testTemporaryGlobalBound(t, func() redis.UniversalClient { return newClient(t, addr) })
+}
+
+// testTemporaryGlobalBound is TestTemporaryGlobalBound with the clients newClient returns.
+func testTemporaryGlobalBound(t *testing.T, newClient func() redis.UniversalClient) {
+	prefix := testPrefix(t)
 	ctx := context.Background()
 	var stores [4]*redisstore.TemporaryStore
 	for i := range stores {
-		stores[i] = redisstore.NewTemporaryStore(newClient(t, addr), prefix)
+		stores[i] = redisstore.NewTemporaryStore(newClient(), prefix)
 		stores[i].MaxTemporary, stores[i].MaxTemporaryPerClient = 10, 4
 	}
 	var seq atomic.Int64
@@ -64,7 +71,7 @@ func TestTemporaryGlobalBound(t *testing.T) {
 	assert.EqualValues(t, 6, ok.Load(), "stored of 48 at once")
 	assert.EqualValues(t, 42, full.Load(), "refused of 48 at once")
 	assert.ErrorIs(t, put(stores[0], "newcomer"), server.ErrStoreFull, "a client with nothing stored, the store full")
-	assert.Len(t, allKeys(t, newClient(t, addr), prefix+"temp:*"), 10, "records stored")
+	assert.Len(t, allKeys(t, newClient(), prefix+"temp:*"), 10, "records stored")
 }
 
 // TestTokenBounds: past MaxTokens token credentials in all, or a client's
@@ -73,12 +80,18 @@ func TestTemporaryGlobalBound(t *testing.T) {
 // still get tokens while one client's share is full, and revocations
 // (Revoke, RevokeGrant) free places; a token stored twice counts once.
 func TestTokenBounds(t *testing.T) {
-	addr, prefix := sharedAddr(t), testPrefix(t)
+	addr := sharedAddr(t)
+	testTokenBounds(t, func() redis.UniversalClient { return newClient(t, addr) })
+}
+
+// testTokenBounds is TestTokenBounds with the clients newClient returns.
+func testTokenBounds(t *testing.T, newClient func() redis.UniversalClient) {
+	prefix := testPrefix(t)
 	ctx := context.Background()
 	now := time.Now()
 	var stores [4]*redisstore.TokenStore
 	for i := range stores {
-		stores[i] = redisstore.NewTokenStore(newClient(t, addr), prefix)
+		stores[i] = redisstore.NewTokenStore(newClient(), prefix)
 		stores[i].MaxTokens, stores[i].MaxTokensPerClient = 10, 4
 	}
 	put := func(s *redisstore.TokenStore, token, client, user string) error {
@@ -111,7 +124,7 @@ func TestTokenBounds(t *testing.T) {
 		require.NoError(t, put(stores[i%4], fmt.Sprint("c-", i), fmt.Sprint("client-", i), "u"))
 	}
 	assert.ErrorIs(t, put(stores[0], "late", "latecomer", "u"), server.ErrStoreFull, "the store full")
-	keys := allKeys(t, newClient(t, addr), prefix+"token:*")
+	keys := allKeys(t, newClient(), prefix+"token:*")
 	assert.Len(t, keys, 10, "records stored")
 	for _, s := range stores {
 		_, err := s.Token(ctx, "a-1", now)
@@ -122,9 +135,13 @@ func TestTokenBounds(t *testing.T) {
 	require.NoError(t, stores[2].Revoke(ctx, "c-0", now))
 	require.NoError(t, put(stores[0], "late", "latecomer", "u"))
 	assert.ErrorIs(t, put(stores[0], "late-2", "latecomer", "u"), server.ErrStoreFull)
-	n, err := stores[3].RevokeGrant(ctx, "hog", "user-0", now)
-	require.NoError(t, err)
-	require.Positive(t, n)
+	n := 0
+	for _, user := range []string{"user-0", "user-1"} {
+		m, err := stores[3].RevokeGrant(ctx, "hog", user, now)
+		require.NoError(t, err)
+		n += m
+	}
+	require.Equal(t, 4, n, "the hog's tokens revoked")
 	for i := range n {
 		require.NoError(t, put(stores[i%4], fmt.Sprint("new-", i), "newcomer", "u"))
 	}
@@ -132,7 +149,7 @@ func TestTokenBounds(t *testing.T) {
 }
 
 // TestTokenDefaultBounds: a TokenStore with zero bounds has the documented
-// defaults: one client's token 65,537 is refused. The counter is set
+// bound in all: past DefaultMaxTokens, PutToken is refused. The counter is set
 // rather than filled, to keep the test quick.
 func TestTokenDefaultBounds(t *testing.T) {
 	addr, prefix := sharedAddr(t), testPrefix(t)

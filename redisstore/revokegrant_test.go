@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"testing"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -18,8 +19,14 @@ import (
 // token_revoked and stores no token; bob's flow for the same client goes
 // through.
 func TestRevokeGrantApprovedTemporary(t *testing.T) {
-	addr, prefix := sharedAddr(t), testPrefix(t)
-	p0, p1, p2 := newProvider(newClient(t, addr), prefix), newProvider(newClient(t, addr), prefix), newProvider(newClient(t, addr), prefix)
+	addr := sharedAddr(t)
+	testRevokeGrantApprovedTemporary(t, func() redis.UniversalClient { return newClient(t, addr) })
+}
+
+// testRevokeGrantApprovedTemporary is TestRevokeGrantApprovedTemporary with the clients newClient returns.
+func testRevokeGrantApprovedTemporary(t *testing.T, newClient func() redis.UniversalClient) {
+	prefix := testPrefix(t)
+	p0, p1, p2 := newProvider(newClient(), prefix), newProvider(newClient(), prefix), newProvider(newClient(), prefix)
 	ctx := context.Background()
 	approve := func(user string) (*oauth1.Credentials, string) {
 		rec := post(t, p0.RequestTokenHandler(), "http://provider.example/request_token", nil,
@@ -42,7 +49,7 @@ func TestRevokeGrantApprovedTemporary(t *testing.T) {
 	rec := post(t, p0.AccessTokenHandler(), "http://provider.example/access_token", alice, oauth1.Param{Name: "oauth_verifier", Value: aliceCode})
 	assert.Equal(t, http.StatusUnauthorized, rec.Code, rec.Body.String())
 	assert.Equal(t, "oauth_problem=token_revoked", rec.Body.String())
-	assert.Empty(t, allKeys(t, newClient(t, addr), prefix+"token:*"), "token credentials stored")
+	assert.Empty(t, allKeys(t, newClient(), prefix+"token:*"), "token credentials stored")
 
 	rec = post(t, p0.AccessTokenHandler(), "http://provider.example/access_token", bob, oauth1.Param{Name: "oauth_verifier", Value: bobCode})
 	assert.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
