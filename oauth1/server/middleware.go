@@ -45,8 +45,8 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 // with v.SendBaseString the oauth_signature_base_string of a
 // signature_invalid problem; never its KeyMistake or its Err); a body too
 // large gets 413, a store that cannot be reached ([ErrStoreUnavailable]),
-// a full nonce store ([ErrNonceStoreFull]) or a full temporary or token
-// credential store ([ErrStoreFull], from a [Provider]) 503 with Retry-After,
+// a full nonce, temporary or token credential store ([ErrStoreFull]) 503
+// with Retry-After,
 // and any other error 500, with no
 // detail: both with the [oauth1.ProblemInternalError] code.
 func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
@@ -61,7 +61,7 @@ func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
 		w.Header().Set("WWW-Authenticate", string(wire.AppendQuoted([]byte("OAuth realm="), v.Realm)))
 	case errors.Is(err, oauth1.ErrBodyTooLarge):
 		status, body = http.StatusRequestEntityTooLarge, "oauth_problem=parameter_rejected"
-	case errors.Is(err, ErrStoreUnavailable), errors.Is(err, ErrNonceStoreFull):
+	case errors.Is(err, ErrStoreUnavailable), errors.Is(err, errNonceStoreFull):
 		status = http.StatusServiceUnavailable
 		w.Header().Set("Retry-After", "5") // seconds; a store outage or a burst is transient
 	case errors.Is(err, ErrStoreFull):

@@ -2,7 +2,7 @@ package server
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"hash/maphash"
 	"math"
 	"runtime"
@@ -43,10 +43,11 @@ type NonceStore interface {
 	Use(ctx context.Context, n Nonce, now, expires time.Time) (fresh bool, err error)
 }
 
-// ErrNonceStoreFull is returned by [MemoryNonceStore.Use] when the store
-// holds its maximum number of unexpired nonces. The store then refuses new
-// requests rather than forgetting nonces that could be replayed.
-var ErrNonceStoreFull = errors.New("oauth1: nonce store is full")
+// errNonceStoreFull, wrapping [ErrStoreFull], is returned by
+// [MemoryNonceStore.Use] when the store holds its maximum number of
+// unexpired nonces. The store then refuses new requests rather than
+// forgetting nonces that could be replayed.
+var errNonceStoreFull = fmt.Errorf("%w: nonces", ErrStoreFull)
 
 // defaultMaxNonces is the capacity of a [MemoryNonceStore] whose MaxNonces
 // is zero: about 60 MB when full (57 bytes per nonce measured with a million
@@ -67,13 +68,13 @@ const nonceShards = 32
 // about one in 10^13 per request at a million stored nonces, makes a fresh
 // request look like a replay, never the reverse), and drops nonces once they
 // expire. Memory is bounded: at most MaxNonces nonces are kept, and when
-// that many are unexpired, Use fails with [ErrNonceStoreFull] instead of
+// that many are unexpired, Use fails with [ErrStoreFull] instead of
 // evicting any. Since the Verifier records a nonce only after the signature
 // checks out, only holders of valid credentials can fill the store.
 type MemoryNonceStore struct {
 	// MaxNonces is the number of nonces the store holds at most; zero
 	// means 1<<20 (about 60 MB when full). Exactly MaxNonces distinct unexpired nonces
-	// are accepted; the next is refused with ErrNonceStoreFull, after the
+	// are accepted; the next is refused with ErrStoreFull, after the
 	// store has dropped every expired nonce to make room.
 	MaxNonces int
 
@@ -162,7 +163,7 @@ func (m *MemoryNonceStore) Use(_ context.Context, n Nonce, now, expires time.Tim
 	fresh, full = s.use(&m.count, limit, sum, t, exp)
 	s.mu.Unlock()
 	if full {
-		return false, ErrNonceStoreFull
+		return false, errNonceStoreFull
 	}
 	return fresh, nil
 }

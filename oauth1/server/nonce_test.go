@@ -53,7 +53,7 @@ func TestMemoryNonceStoreFlood(t *testing.T) {
 	for i := range 10 * max {
 		ok, err := m.Use(ctx, Nonce{ConsumerKey: "flood", Value: fmt.Sprint(i), Timestamp: 1e9}, t0, exp)
 		switch {
-		case errors.Is(err, ErrNonceStoreFull):
+		case errors.Is(err, ErrStoreFull):
 			full++
 		case err != nil || !ok:
 			t.Fatalf("Use(nonce %d) = %v, %v", i, ok, err)
@@ -163,12 +163,12 @@ func TestMemoryNonceStoreExpiredBehindLive(t *testing.T) {
 	use("2", 0, 300, true, nil)
 	use("3", 0, 300, true, nil)
 	use("4", 0, 300, true, nil)
-	use("5", 100, 400, false, ErrNonceStoreFull) // four live nonces: full
-	use("6", 200, 500, false, ErrNonceStoreFull) // still full; the sweep at 100 freed nothing
-	use("5", 301, 601, true, nil)                // 2, 3 and 4 have expired behind 1
+	use("5", 100, 400, false, ErrStoreFull) // four live nonces: full
+	use("6", 200, 500, false, ErrStoreFull) // still full; the sweep at 100 freed nothing
+	use("5", 301, 601, true, nil)           // 2, 3 and 4 have expired behind 1
 	use("6", 301, 601, true, nil)
 	use("7", 301, 601, true, nil)
-	use("8", 301, 601, false, ErrNonceStoreFull)
+	use("8", 301, 601, false, ErrStoreFull)
 	use("1", 301, 601, false, nil) // a replay
 	use("5", 302, 602, false, nil)
 	if n := m.size(); n != limit {
@@ -187,17 +187,17 @@ func TestMemoryNonceStoreExpiredBehindLive(t *testing.T) {
 	use("2", 0, 500, true, nil)
 	use("3", 0, 500, true, nil)
 	use("4", 0, 500, true, nil)
-	use("5", 10, 510, false, ErrNonceStoreFull)
+	use("5", 10, 510, false, ErrStoreFull)
 	use("5", 501, 801, true, nil) // swept 2, 3 and 4; 1 expires next, at 600
 	use("6", 502, 520, true, nil) // expires first
 	use("7", 503, 803, true, nil)
-	use("8", 504, 804, false, ErrNonceStoreFull)
+	use("8", 504, 804, false, ErrStoreFull)
 	use("8", 521, 821, true, nil) // 6 expired behind 1
 }
 
 // TestMemoryNonceStoreExactBound checks that MaxNonces is the exact bound:
 // that many distinct unexpired nonces are accepted, whatever shards their
-// hashes fall in, the next one gets ErrNonceStoreFull, and once they have
+// hashes fall in, the next one gets ErrStoreFull, and once they have
 // expired there is room for as many again.
 func TestMemoryNonceStoreExactBound(t *testing.T) {
 	ctx := context.Background()
@@ -215,8 +215,8 @@ func TestMemoryNonceStoreExactBound(t *testing.T) {
 			}
 			for i := range 3 {
 				ok, err := m.Use(ctx, Nonce{ConsumerKey: "c", Value: prefix + "over" + fmt.Sprint(i)}, now, now.Add(time.Minute))
-				if ok || !errors.Is(err, ErrNonceStoreFull) {
-					t.Fatalf("MaxNonces %d: Use(nonce %d) = %v, %v, want false, ErrNonceStoreFull", max, max+1+i, ok, err)
+				if ok || !errors.Is(err, ErrStoreFull) {
+					t.Fatalf("MaxNonces %d: Use(nonce %d) = %v, %v, want false, ErrStoreFull", max, max+1+i, ok, err)
 				}
 			}
 			// A replay is still a replay, not a full store.
@@ -249,7 +249,7 @@ func TestMemoryNonceStoreConcurrentBound(t *testing.T) {
 					switch {
 					case ok && err == nil:
 						accepted.Add(1)
-					case errors.Is(err, ErrNonceStoreFull):
+					case errors.Is(err, ErrStoreFull):
 						full.Add(1)
 					default:
 						t.Errorf("Use = %v, %v", ok, err)

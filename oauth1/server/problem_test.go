@@ -47,7 +47,7 @@ func TestWrittenProblemsAreNamed(t *testing.T) {
 	for _, err := range []error{
 		errors.New("a store failed"),
 		fmt.Errorf("%w: down", ErrStoreUnavailable),
-		ErrNonceStoreFull,
+		ErrStoreFull,
 		fmt.Errorf("oauth1: storing temporary credentials: %w", ErrStoreFull),
 		fmt.Errorf("%w: limit", oauth1.ErrBodyTooLarge),
 		problem(oauth1.ProblemNonceUsed, nil),

@@ -83,7 +83,8 @@ const defaultMaxTemporary = 1 << 17
 const defaultMaxTemporaryPerClient = 1024
 
 // ErrStoreFull is returned, possibly wrapped, by a store that holds its
-// maximum: by PutTemporary of [MemoryTemporaryStore] and redisstore's
+// maximum: by [MemoryNonceStore.Use] when the store holds its maximum
+// number of unexpired nonces; by PutTemporary of [MemoryTemporaryStore] and redisstore's
 // TemporaryStore when the store holds its maximum number of unexpired
 // temporary credentials, or the client its share of them; by PutToken of
 // [MemoryTokenStore] and redisstore's TokenStore when the store holds its

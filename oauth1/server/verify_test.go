@@ -748,7 +748,7 @@ func TestMiddlewareErrors(t *testing.T) {
 		status int
 		retry  string // Retry-After
 	}{
-		{"store full", func(v *Verifier) { v.Nonces = failingStore{ErrNonceStoreFull} }, nil, 503, "5"},
+		{"store full", func(v *Verifier) { v.Nonces = failingStore{errNonceStoreFull} }, nil, 503, "5"},
 		{"store down", func(v *Verifier) {
 			v.Nonces = failingStore{fmt.Errorf("%w: redis: connection refused", ErrStoreUnavailable)}
 		}, nil, 503, "5"},
@@ -781,7 +781,7 @@ func TestMiddlewareErrors(t *testing.T) {
 // store's own error, ErrStoreUnavailable included.
 func TestVerifyNonceStoreDown(t *testing.T) {
 	down := fmt.Errorf("%w: redis: connection refused", ErrStoreUnavailable)
-	for _, storeErr := range []error{down, fmt.Errorf("shared store: %w: %w", ErrStoreUnavailable, context.DeadlineExceeded), ErrNonceStoreFull, errors.New("broken")} {
+	for _, storeErr := range []error{down, fmt.Errorf("shared store: %w: %w", ErrStoreUnavailable, context.DeadlineExceeded), errNonceStoreFull, errors.New("broken")} {
 		v := xVerifier()
 		v.Nonces = failingStore{storeErr}
 		got, err := v.Verify(signed(t, xConfig(), "GET", "https://api.example.com/r", "", "", "down"))
