@@ -3,10 +3,14 @@ package server
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/countersign/countersign/oauth1"
 )
 
 // TestMemoryTokenStoreBounds: PutToken past MaxTokens, or past a client's
@@ -90,5 +94,49 @@ func TestMemoryTokenStoreDefaultShare(t *testing.T) {
 	}
 	if err := m.PutToken(ctx, TokenCredentials{Token: "other", ConsumerKey: "other"}, now); err != nil {
 		t.Errorf("another client's PutToken: %v", err)
+	}
+}
+
+// TestProviderTokenStoreFull: with the token store full, a Provider
+// answers a new exchange 503 with Retry-After and stores nothing, and the
+// users who hold tokens go on using them.
+func TestProviderTokenStoreFull(t *testing.T) {
+	ctx := context.Background()
+	now := time.Unix(1700000000, 0)
+	clock := func() time.Time { now = now.Add(time.Second); return now }
+	tokens := &MemoryTokenStore{MaxTokens: 1}
+	p := &Provider{
+		Consumers: Consumers{"key": {Secret: "secret"}},
+		Temporary: new(MemoryTemporaryStore),
+		Tokens:    tokens,
+		Verifier:  &Verifier{Now: clock},
+	}
+	flow := func(user string) *httptest.ResponseRecorder {
+		w := httptest.NewRecorder()
+		p.RequestTokenHandler().ServeHTTP(w, providerRequest(t, "http://p.example/request", nil, clock(), oauth1.Param{Name: "oauth_callback", Value: "oob"}))
+		temp := parseCredentials(t, w.Body.String())
+		_, code, err := p.Authorize(ctx, temp.Token, user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w = httptest.NewRecorder()
+		p.AccessTokenHandler().ServeHTTP(w, providerRequest(t, "http://p.example/access", temp, clock(), oauth1.Param{Name: "oauth_verifier", Value: code}))
+		return w
+	}
+	w := flow("alice")
+	if w.Code != http.StatusOK {
+		t.Fatalf("alice's exchange: %d %s", w.Code, w.Body)
+	}
+	alice := parseCredentials(t, w.Body.String())
+	if w := flow("bob"); w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" {
+		t.Errorf("bob's exchange with the store full = %d %q, Retry-After %q; want 503 with Retry-After", w.Code, w.Body, w.Header().Get("Retry-After"))
+	}
+	if len(tokens.tokens) != 1 {
+		t.Errorf("%d tokens stored, want alice's alone", len(tokens.tokens))
+	}
+	w = httptest.NewRecorder()
+	p.Middleware(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})).ServeHTTP(w, providerRequest(t, "http://p.example/api", alice, clock()))
+	if w.Code != http.StatusOK {
+		t.Errorf("alice's request with the store full: %d %s", w.Code, w.Body)
 	}
 }
