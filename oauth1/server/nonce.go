@@ -15,7 +15,9 @@ import (
 
 // A Nonce identifies one signed request for replay protection: RFC 5849
 // §3.3 makes the nonce unique per timestamp, client credentials and token
-// combination. All fields are decoded values.
+// combination. All fields are decoded values. The Verifier refuses, before
+// the store sees it, a nonce longer than 256 bytes, with a control
+// character or not UTF-8, as it refuses such a consumer key or token.
 type Nonce struct {
 	ConsumerKey string
 	Token       string // empty for requests without a token
