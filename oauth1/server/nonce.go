@@ -5,12 +5,10 @@ import (
 	"errors"
 	"hash/maphash"
 	"math"
-	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
-	"weak"
 )
 
 // A Nonce identifies one signed request for replay protection: RFC 5849
@@ -266,21 +264,10 @@ func (s *nonceShard) purge(now int64, count *atomic.Int64) {
 	}
 }
 
-// ownNonces holds the MemoryNonceStore of each Verifier whose Nonces is
-// nil, by the Verifier's address: a copy of a Verifier is another
-// Verifier, with a store of its own. An entry goes when its Verifier is
-// collected.
-var ownNonces sync.Map // weak.Pointer[Verifier] → *MemoryNonceStore
-
-// defaultNonces returns v's own MemoryNonceStore, made on first use.
-func defaultNonces(v *Verifier) *MemoryNonceStore {
-	k := weak.Make(v)
-	if s, ok := ownNonces.Load(k); ok {
-		return s.(*MemoryNonceStore)
-	}
-	s, loaded := ownNonces.LoadOrStore(k, new(MemoryNonceStore))
-	if !loaded {
-		runtime.AddCleanup(v, func(k weak.Pointer[Verifier]) { ownNonces.Delete(k) }, k)
-	}
-	return s.(*MemoryNonceStore)
-}
+// defaultNonces is the NonceStore of every Verifier, and every Provider,
+// whose Nonces is nil: one for the process, so that no copy of a Verifier,
+// however a program holds it, accepts a request that another accepted.
+// Sharing it refuses only true replays, since a nonce is keyed by consumer
+// key, token, nonce and timestamp, and each consumer's share keeps one
+// client from filling it for the others.
+var defaultNonces MemoryNonceStore
