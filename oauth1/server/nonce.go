@@ -82,7 +82,7 @@ const nonceShards = 32
 // # Sizing
 //
 // A nonce costs about 57 bytes, and each consumer key with unexpired
-// nonces about 300 more. The Verifier keeps a nonce until its timestamp
+// nonces about 250 more, and its length. The Verifier keeps a nonce until its timestamp
 // leaves the window: Window plus a second after the timestamp, so about
 // five minutes for a client whose clock is right and up to ten for one
 // that dates its requests five minutes ahead (the default Window). A

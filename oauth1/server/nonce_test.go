@@ -158,6 +158,27 @@ func TestMemoryNonceStoreBytes(t *testing.T) {
 		t.Errorf("MemoryNonceStore holds %.0f bytes per nonce, documented about 60", perNonce)
 	}
 	runtime.KeepAlive(m)
+
+	// A consumer key of 21 bytes with a nonce: its set, documented about
+	// 250 bytes and the key.
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("consumer-key-%08d", i)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	m = new(MemoryNonceStore)
+	for i := range n {
+		m.Use(context.Background(), Nonce{ConsumerKey: keys[i], Value: "x", Timestamp: 1e9}, t0, t0.Add(time.Minute))
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	perConsumer := float64(after.HeapAlloc-before.HeapAlloc)/n - perNonce
+	t.Logf("%.0f bytes per consumer key", perConsumer)
+	if perConsumer > 400 {
+		t.Errorf("MemoryNonceStore holds %.0f bytes per consumer key, documented about 250 and the key", perConsumer)
+	}
+	runtime.KeepAlive(m)
 }
 
 // TestMemoryNonceStoreExpiredBehindLive fills a store with nonces that
