@@ -32,6 +32,11 @@ import (
 // RevokeGrant. Each command and script touches one key, so that the store
 // works on a Redis Cluster: RevokeGrant removes the tokens of the set one
 // at a time, each only if its record still names the grant.
+//
+// A revocation is only as durable as Redis: one lost with Redis state (a
+// restore from a snapshot taken before it, a failover to a replica that had
+// not received it) re-enables the token. See "Durability" in the package
+// documentation for what to do after a restore or failover.
 type TokenStore struct {
 	client  redis.UniversalClient
 	prefix  string

@@ -97,11 +97,22 @@ type Verifier struct {
 	// and each consumer key has a bounded share of it, so that one client
 	// cannot fill it for the others. Set Nonces for other sizes, or to a
 	// store shared by the instances of a service, such as redisstore's.
+	// PLAINTEXT requests without a timestamp and nonce are not recorded
+	// and have no replay protection (see SignatureMethods).
 	Nonces NonceStore
 
 	// SignatureMethods lists the accepted signature methods; nil means every HMAC
 	// and RSA method (HMAC-SHA1/256/512, RSA-SHA1/256/512). PLAINTEXT, if listed, is accepted only over https
 	// (RFC 5849 §3.4.4) unless AllowInsecurePlaintext is set.
+	//
+	// A PLAINTEXT request may omit oauth_timestamp and oauth_nonce (§3.1),
+	// and one that does has no replay protection: with no timestamp to
+	// check and no nonce to record, the Verifier accepts it again each time
+	// it is sent, for as long as the credentials are valid. Whoever obtains
+	// such a request (from a log, a proxy that terminates TLS, or the
+	// client's own storage) holds the secrets anyway, since PLAINTEXT sends
+	// them. A PLAINTEXT request that sends a timestamp has it checked and
+	// its nonce recorded like any other.
 	SignatureMethods       []string
 	AllowInsecurePlaintext bool
 
