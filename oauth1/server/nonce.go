@@ -247,8 +247,16 @@ func (s *nonceShard) use(count *atomic.Int64, limit, share int64, consumer strin
 	if len(set.seen) == 0 {
 		delete(s.consumers, consumer)
 	}
+	if err == errShareFull {
+		// %q: a key, though registered, is no place for control characters.
+		err = fmt.Errorf("oauth1: consumer key %.64q holds its share of the nonce store, %d unexpired nonces: %w", consumer, share, ErrNonceStoreFull)
+	}
 	return fresh, err
 }
+
+// errShareFull is nonceSet.use's refusal of a consumer key that holds its
+// share; nonceShard.use names the key.
+var errShareFull = errors.New("share full")
 
 // use is nonceShard.use for the consumer's set.
 func (set *nonceSet) use(count *atomic.Int64, limit, share int64, h uint64, t, exp int64) (bool, error) {
@@ -267,7 +275,7 @@ func (set *nonceSet) use(count *atomic.Int64, limit, share int64, h uint64, t, e
 			set.sweep(t, count)
 		}
 		if int64(len(set.seen)) >= share {
-			return false, fmt.Errorf("%w: the consumer key holds its share of the store (%d nonces)", ErrNonceStoreFull, share)
+			return false, errShareFull
 		}
 	}
 	if !ok && !reserve(count, limit) {

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -335,6 +336,9 @@ func TestMemoryNonceStoreConsumerShare(t *testing.T) {
 	}
 	if accepted != share || !errors.Is(err, ErrNonceStoreFull) {
 		t.Fatalf("a flood from one consumer key: %d accepted, then %v; want %d, then ErrNonceStoreFull", accepted, err, share)
+	}
+	if !strings.Contains(err.Error(), `consumer key "flood"`) {
+		t.Errorf("the refusal %q does not name the consumer key, for the operator's log", err)
 	}
 	for _, c := range []string{"honest", "other"} {
 		for i := range 3 {
