@@ -82,12 +82,12 @@ const nonceShards = 32
 // # Sizing
 //
 // A nonce costs about 57 bytes, and each consumer key with unexpired
-// nonces about 250 more, and its length. The Verifier keeps a nonce until its timestamp
-// leaves the window: Window plus a second after the timestamp, so about
-// five minutes for a client whose clock is right and up to ten for one
-// that dates its requests five minutes ahead (the default Window). A
-// consumer key whose share is S nonces can thus sustain S/301 verified
-// requests a second with the right time, S/601 at worst. With the
+// nonces about 250 more and its length. The Verifier keeps a nonce until
+// its timestamp leaves the window: Window plus a second after the
+// timestamp, so about five minutes for a client whose clock is right and
+// up to ten for one that dates its requests five minutes ahead (the
+// default Window). A consumer key whose share is S nonces can thus sustain
+// S/301 verified requests a second with the right time, S/601 at worst. With the
 // defaults, MaxNonces 1<<20 (about 60 MB when full) and a share of
 // 131,072 (about 7.5 MB), that is 435 requests a second for each client,
 // 218 at worst, and no fewer than eight registered clients flooding at
