@@ -50,6 +50,10 @@ type NonceStore interface {
 // Unavailable with Retry-After.
 var ErrNonceStoreFull = errors.New("oauth1: nonce store is full")
 
+// errNonceStoreFull is the error MemoryNonceStore.Use returns, or wraps,
+// when it is full.
+var errNonceStoreFull = ErrNonceStoreFull
+
 // defaultMaxNonces is the capacity of a [MemoryNonceStore] whose MaxNonces
 // is zero: about 60 MB when full (57 bytes per nonce measured with a million
 // nonces, BenchmarkMemoryNonceStore1M in bench/).
@@ -201,7 +205,7 @@ func (m *MemoryNonceStore) Use(_ context.Context, n Nonce, now, expires time.Tim
 	s.mu.Lock()
 	fresh, err := s.use(&m.count, limit, share, n.ConsumerKey, sum, t, exp)
 	s.mu.Unlock()
-	if err != ErrNonceStoreFull { // not full, or full for this consumer key only
+	if err != errNonceStoreFull { // not full, or full for this consumer key only
 		return fresh, err
 	}
 	// Each set drops the expired nonces at the front of its insertion
@@ -233,9 +237,9 @@ func (m *MemoryNonceStore) sweep(now int64) {
 
 // use is Use for the shard that holds the nonces of consumer, at time t,
 // in a store that holds count nonces and has room for limit, share of
-// them the consumer's. It records nothing, and returns ErrNonceStoreFull, when
+// them the consumer's. It records nothing, and returns errNonceStoreFull, when
 // h is not in the set and the store has no room, or another error wrapping
-// ErrNonceStoreFull when the consumer holds its share.
+// errNonceStoreFull when the consumer holds its share.
 func (s *nonceShard) use(count *atomic.Int64, limit, share int64, consumer string, h uint64, t, exp int64) (bool, error) {
 	set := s.consumers[consumer]
 	if set == nil {
@@ -249,7 +253,7 @@ func (s *nonceShard) use(count *atomic.Int64, limit, share int64, consumer strin
 	}
 	if err == errShareFull {
 		// %q: a key, though registered, is no place for control characters.
-		err = fmt.Errorf("oauth1: consumer key %.64q holds its share of the nonce store, %d unexpired nonces: %w", consumer, share, ErrNonceStoreFull)
+		err = fmt.Errorf("oauth1: consumer key %.64q holds its share of the nonce store, %d unexpired nonces: %w", consumer, share, errNonceStoreFull)
 	}
 	return fresh, err
 }
@@ -279,7 +283,7 @@ func (set *nonceSet) use(count *atomic.Int64, limit, share int64, h uint64, t, e
 		}
 	}
 	if !ok && !reserve(count, limit) {
-		return false, ErrNonceStoreFull
+		return false, errNonceStoreFull
 	}
 	set.seen[h] = exp
 	set.order = append(set.order, nonceEntry{h, exp})

@@ -70,7 +70,7 @@ func TestMemoryNonceStoreFlood(t *testing.T) {
 	for i := range 10 * max {
 		ok, err := m.Use(ctx, Nonce{ConsumerKey: "flood", Value: fmt.Sprint(i), Timestamp: 1e9}, t0, exp)
 		switch {
-		case errors.Is(err, ErrNonceStoreFull):
+		case errors.Is(err, errNonceStoreFull):
 			full++
 		case err != nil || !ok:
 			t.Fatalf("Use(nonce %d) = %v, %v", i, ok, err)
@@ -201,12 +201,12 @@ func TestMemoryNonceStoreExpiredBehindLive(t *testing.T) {
 	use("2", 0, 300, true, nil)
 	use("3", 0, 300, true, nil)
 	use("4", 0, 300, true, nil)
-	use("5", 100, 400, false, ErrNonceStoreFull) // four live nonces: full
-	use("6", 200, 500, false, ErrNonceStoreFull) // still full; the sweep at 100 freed nothing
+	use("5", 100, 400, false, errNonceStoreFull) // four live nonces: full
+	use("6", 200, 500, false, errNonceStoreFull) // still full; the sweep at 100 freed nothing
 	use("5", 301, 601, true, nil)                // 2, 3 and 4 have expired behind 1
 	use("6", 301, 601, true, nil)
 	use("7", 301, 601, true, nil)
-	use("8", 301, 601, false, ErrNonceStoreFull)
+	use("8", 301, 601, false, errNonceStoreFull)
 	use("1", 301, 601, false, nil) // a replay
 	use("5", 302, 602, false, nil)
 	if n := m.size(); n != limit {
@@ -225,17 +225,17 @@ func TestMemoryNonceStoreExpiredBehindLive(t *testing.T) {
 	use("2", 0, 500, true, nil)
 	use("3", 0, 500, true, nil)
 	use("4", 0, 500, true, nil)
-	use("5", 10, 510, false, ErrNonceStoreFull)
+	use("5", 10, 510, false, errNonceStoreFull)
 	use("5", 501, 801, true, nil) // swept 2, 3 and 4; 1 expires next, at 600
 	use("6", 502, 520, true, nil) // expires first
 	use("7", 503, 803, true, nil)
-	use("8", 504, 804, false, ErrNonceStoreFull)
+	use("8", 504, 804, false, errNonceStoreFull)
 	use("8", 521, 821, true, nil) // 6 expired behind 1
 }
 
 // TestMemoryNonceStoreExactBound checks that MaxNonces is the exact bound:
 // that many distinct unexpired nonces are accepted, whatever shards their
-// hashes fall in, the next one gets ErrNonceStoreFull, and once they have
+// hashes fall in, the next one gets errNonceStoreFull, and once they have
 // expired there is room for as many again.
 func TestMemoryNonceStoreExactBound(t *testing.T) {
 	ctx := context.Background()
@@ -255,8 +255,8 @@ func TestMemoryNonceStoreExactBound(t *testing.T) {
 			}
 			for i := range 3 {
 				ok, err := m.Use(ctx, Nonce{ConsumerKey: fmt.Sprint("d", i), Value: prefix + "over" + fmt.Sprint(i)}, now, now.Add(time.Minute))
-				if ok || err != ErrNonceStoreFull {
-					t.Fatalf("MaxNonces %d: Use(nonce %d) = %v, %v, want false, ErrNonceStoreFull", max, max+1+i, ok, err)
+				if ok || err != errNonceStoreFull {
+					t.Fatalf("MaxNonces %d: Use(nonce %d) = %v, %v, want false, errNonceStoreFull", max, max+1+i, ok, err)
 				}
 			}
 			// A replay is still a replay, not a full store.
@@ -289,7 +289,7 @@ func TestMemoryNonceStoreConcurrentBound(t *testing.T) {
 					switch {
 					case ok && err == nil:
 						accepted.Add(1)
-					case errors.Is(err, ErrNonceStoreFull):
+					case errors.Is(err, errNonceStoreFull):
 						full.Add(1)
 					default:
 						t.Errorf("Use = %v, %v", ok, err)
@@ -334,7 +334,7 @@ func TestMemoryNonceStoreConsumerShare(t *testing.T) {
 			t.Fatalf("the store took %d nonces of one consumer key without refusing one", i)
 		}
 	}
-	if accepted != share || !errors.Is(err, ErrNonceStoreFull) {
+	if accepted != share || !errors.Is(err, errNonceStoreFull) {
 		t.Fatalf("a flood from one consumer key: %d accepted, then %v; want %d, then ErrNonceStoreFull", accepted, err, share)
 	}
 	if !strings.Contains(err.Error(), `consumer key "flood"`) {
@@ -350,8 +350,8 @@ func TestMemoryNonceStoreConsumerShare(t *testing.T) {
 	if ok, err := m.Use(ctx, flood(0), now, exp); ok || err != nil {
 		t.Errorf("a replay of the flood's first nonce = %v, %v; want false, nil", ok, err)
 	}
-	if ok, err := m.Use(ctx, flood(share+1), now.Add(time.Minute), exp); ok || !errors.Is(err, ErrNonceStoreFull) {
-		t.Errorf("the flood a minute later = %v, %v; want ErrNonceStoreFull", ok, err)
+	if ok, err := m.Use(ctx, flood(share+1), now.Add(time.Minute), exp); ok || !errors.Is(err, errNonceStoreFull) {
+		t.Errorf("the flood a minute later = %v, %v; want errNonceStoreFull", ok, err)
 	}
 	// Once its nonces expire, the consumer key has its share again.
 	if ok, err := m.Use(ctx, flood(share+1), exp, exp.Add(time.Minute)); !ok || err != nil {
@@ -384,7 +384,7 @@ func TestMemoryNonceStoreShares(t *testing.T) {
 				ok, err := m.Use(ctx, Nonce{ConsumerKey: key, Value: strconv.Itoa(i)}, now, now.Add(time.Minute))
 				if ok {
 					accepted[key]++
-				} else if !errors.Is(err, ErrNonceStoreFull) {
+				} else if !errors.Is(err, errNonceStoreFull) {
 					t.Fatalf("%+v: Use(%s, %d) = %v, %v", tt, key, i, ok, err)
 				} else {
 					lastErr = err
@@ -398,8 +398,8 @@ func TestMemoryNonceStoreShares(t *testing.T) {
 				t.Errorf("%+v: consumer %s got %d nonces, share %d", tt, key, n, tt.wantShare)
 			}
 		}
-		if total != tt.maxNonces || accepted["consumer0"] != tt.wantShare || lastErr != ErrNonceStoreFull {
-			t.Errorf("%+v: %d accepted in all, %d for the first consumer, last refusal %v; want %d, %d, ErrNonceStoreFull",
+		if total != tt.maxNonces || accepted["consumer0"] != tt.wantShare || lastErr != errNonceStoreFull {
+			t.Errorf("%+v: %d accepted in all, %d for the first consumer, last refusal %v; want %d, %d, errNonceStoreFull",
 				tt, total, accepted["consumer0"], lastErr, tt.maxNonces, tt.wantShare)
 		}
 	}
