@@ -98,7 +98,7 @@ func TestNonceStoreConsumerShare(t *testing.T) {
 // COUNTERSIGN_LONG_TESTS=1 to run it.
 func TestNonceStoreFloodingClient(t *testing.T) {
 	if os.Getenv("COUNTERSIGN_LONG_TESTS") != "1" {
-		t.Skip("sends 160,000 requests, 10 to 30 s: set COUNTERSIGN_LONG_TESTS=1 to run it (.ci/run does)")
+		t.Skip("sends 160,000 requests to Redis, about 30 s: set COUNTERSIGN_LONG_TESTS=1 to run it")
 	}
 	ctx := context.Background()
 	srv := ownServer(t)
