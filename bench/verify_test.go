@@ -85,7 +85,7 @@ func received(tb testing.TB, c signCase) *http.Request {
 // raised so that a long run, which records more than the default million
 // within one window, measures recording rather than refusals.
 func BenchmarkMemoryNonceStoreUse(b *testing.B) {
-	m := server.MemoryNonceStore{MaxNonces: 1 << 24}
+	m := server.MemoryNonceStore{MaxNonces: 1 << 24, MaxNoncesPerConsumer: 1 << 24}
 	now := time.Unix(timestamp, 0)
 	ctx := context.Background()
 	n := server.Nonce{ConsumerKey: consumerKey, Token: token, Timestamp: now.Unix()}
@@ -113,7 +113,7 @@ func BenchmarkMemoryNonceStore1M(b *testing.B) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		m := &server.MemoryNonceStore{MaxNonces: 2 * count}
+		m := &server.MemoryNonceStore{MaxNonces: 2 * count, MaxNoncesPerConsumer: 2 * count}
 		n := server.Nonce{ConsumerKey: consumerKey, Timestamp: now.Unix()}
 		buf := make([]byte, 0, 32)
 		for i := range count {

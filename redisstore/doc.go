@@ -77,12 +77,18 @@
 //
 // Redis must never evict a nonce: a replay whose nonce was evicted is
 // accepted again. Every maxmemory-policy but noeviction evicts keys with a
-// TTL, which all nonces have, once Redis reaches its maxmemory, and a flood
-// of requests fills it. So the Redis that holds nonces must have
-// maxmemory-policy noeviction (or no maxmemory). Then a full Redis refuses
-// writes instead: Use returns an error, the Verifier refuses every request,
-// replays and fresh ones alike, with 503 Service Unavailable, and serves
-// again once nonces expire and free memory (within the timestamp window).
+// TTL, which all nonces have, once Redis reaches its maxmemory. So the
+// Redis that holds nonces must have maxmemory-policy noeviction (or no
+// maxmemory). Then a full Redis refuses writes instead: Use returns an
+// error, the Verifier refuses every fresh request with 503 Service
+// Unavailable (a replay is still refused as one), and serves again once
+// nonces expire and free memory (within the timestamp window).
+//
+// Nonces are bounded per client ([NonceStore.MaxNoncesPerConsumer]), so
+// that a registered client flooding valid requests fills its own share,
+// about 20 MB of Redis at the default share, and is answered 503, while
+// the other clients are served; see the sizing in [NonceStore]. Give Redis
+// room for the shares of the clients that might flood at once.
 // A Redis that must evict, such as one shared with a cache, cannot hold the
 // nonces; give them a Redis instance of their own (another database number
 // of the same instance shares its maxmemory and policy, and does not help).
@@ -92,9 +98,23 @@
 // ([TemporaryStore.MaxTemporaryPerClient]), so that one client cannot fill
 // Redis with them; a Provider answers a client over its quota with 503.
 //
+// # Durability: lost nonces and lost revocations
+//
 // Redis must keep what it was told: nonces, like credentials, are only as
 // durable as the Redis that holds them. A Redis restarted without
 // persistence, or a replica promoted before it received a write, forgets
 // the nonces recorded since, and a request replayed within its timestamp
 // window (five minutes by default) would then be accepted once more.
+//
+// A lost revocation is worse: it re-enables the token. [TokenStore.Revoke]
+// and [TokenStore.RevokeGrant] return once the primary holds the
+// revocation, not once it is on disk or on a replica. Restoring Redis from
+// a snapshot (an RDB file or a backup) taken before a revocation, failing
+// over to a replica that had not received it, or restarting Redis without
+// persistence brings back the token credentials as they were, and every
+// Verifier accepts them again, for good: token credentials do not expire.
+// Run the Redis that holds tokens with persistence (appendonly yes), keep
+// a record of revocations outside Redis (the audit log or database where
+// the user's "disconnect" is recorded), and after any restore or failover
+// revoke again every token revoked since the point Redis was restored to.
 package redisstore

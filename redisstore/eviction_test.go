@@ -42,8 +42,8 @@ func flood(t *testing.T, rdb *redis.Client, prefix string, n int) (refused int) 
 // fills. With volatile-lru, Redis evicts nonces to make room, and a replay
 // refused before the flood may be accepted after it: Check reports the
 // policy. With noeviction, Check is content, and once Redis is full the
-// Verifier answers 503 to everything, the replay included: it fails
-// closed.
+// Verifier answers every fresh request 503, and still refuses the replay:
+// it fails closed.
 func TestEviction(t *testing.T) {
 	ctx := context.Background()
 	for _, policy := range []string{"volatile-lru", "noeviction"} {
@@ -77,7 +77,9 @@ func TestEviction(t *testing.T) {
 		if policy == "noeviction" {
 			assert.Positive(t, refused, "Redis was not filled")
 			assert.Contains(t, info, "evicted_keys:0\r\n")
-			assert.Equal(t, http.StatusServiceUnavailable, rec.Code, "replay with Redis full")
+			// Telling a replay needs no memory: it is refused as one.
+			assert.Equal(t, http.StatusUnauthorized, rec.Code, "replay with Redis full")
+			assert.Equal(t, "oauth_problem=nonce_used", rec.Body.String(), "replay with Redis full")
 			assert.False(t, ran)
 			rec, ran = serve(v, signedHeader(t, time.Now(), "fresh"))
 			assert.Equal(t, http.StatusServiceUnavailable, rec.Code, "fresh request with Redis full")

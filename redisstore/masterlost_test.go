@@ -40,8 +40,11 @@ func TestClusterMasterLost(t *testing.T) {
 	store := redisstore.NewNonceStore(rc, testPrefix(t))
 
 	now := time.Now()
+	const n = 60
 	nonce := func(i int) server.Nonce {
-		return server.Nonce{ConsumerKey: consumerKey, Token: token, Value: "n" + strconv.Itoa(i), Timestamp: now.Unix()}
+		// A consumer key's nonces are in one key, so one slot: n consumer
+		// keys spread the nonces over the three masters.
+		return server.Nonce{ConsumerKey: consumerKey + strconv.Itoa(i%n), Token: token, Value: "n" + strconv.Itoa(i), Timestamp: now.Unix()}
 	}
 	use := func(i int, d time.Duration) (bool, time.Duration, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), d)
@@ -50,7 +53,6 @@ func TestClusterMasterLost(t *testing.T) {
 		ok, err := store.Use(ctx, nonce(i), now, now.Add(5*time.Minute))
 		return ok, time.Since(start), err
 	}
-	const n = 60 // spread over the three masters' slots
 	for i := range n {
 		if ok, _, err := use(i, 5*time.Second); !ok || err != nil {
 			t.Fatalf("nonce %d before the loss: ok=%v, err=%v", i, ok, err)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"time"
 
@@ -17,11 +15,51 @@ import (
 // NonceStore is an [server.NonceStore] kept in Redis, shared by every
 // Verifier that uses the same Redis and prefix. It is safe for concurrent
 // use.
+//
+// Each consumer key has a bounded share of the store, MaxNoncesPerConsumer
+// unexpired nonces, so that a registered client flooding it with valid
+// requests fills its own share, not Redis: its requests are then refused
+// with an error wrapping [server.ErrStoreFull] (503 with Retry-After
+// from the Middleware), and the other clients' are served.
+//
+// # Sizing
+//
+// The nonces of a consumer key are kept in one sorted set, under the
+// prefix, "nonces:" and the hex SHA-256 of the consumer key, whose members
+// are 16-byte hashes of the token, nonce and timestamp, scored by their
+// expiry on Redis's clock: about 150 bytes of Redis memory a nonce
+// (measured by TestNonceStoreBytes with Redis 7). The Verifier keeps a
+// nonce until its timestamp leaves the window: Window plus a second after
+// the timestamp, so about five minutes for a client whose clock is right
+// and up to ten for one that dates its requests five minutes ahead (the
+// default Window). A share of S nonces thus sustains S/301 verified
+// requests a second for one client with the right time, S/601 at worst,
+// across all the instances that share the store. The default share,
+// 131,072 nonces, is 435 requests a second (218 at worst) and at most
+// about 20 MB of Redis for each client that floods; size maxmemory for the
+// number of clients that might (see Memory and eviction in the package
+// documentation), or lower the share. A client that is busier raises it.
+//
+// All of a consumer key's nonces are in one key, hence on one node of a
+// Cluster, and each Use is one script on that key: one client's requests
+// are not spread across the Cluster's nodes.
 type NonceStore struct {
+	// MaxNoncesPerConsumer is the number of unexpired nonces kept at most
+	// for one consumer key; zero means 131,072. Exactly that many distinct
+	// unexpired nonces of one consumer key are accepted; the next is
+	// refused with an error wrapping [server.ErrStoreFull] until some
+	// expire. Set it before the store is first used.
+	MaxNoncesPerConsumer int
+
 	client  redis.UniversalClient
 	prefix  string
 	honours bool // client bounds calls by their context's deadline
 }
+
+// defaultMaxNoncesPerConsumer is the share of a NonceStore whose
+// MaxNoncesPerConsumer is zero, the same as the default share of a
+// server.MemoryNonceStore.
+const defaultMaxNoncesPerConsumer = 1 << 17
 
 var _ server.NonceStore = (*NonceStore)(nil)
 
@@ -32,38 +70,75 @@ func NewNonceStore(client redis.UniversalClient, prefix string) *NonceStore {
 	return &NonceStore{client: client, prefix: prefix, honours: honoursDeadlines(client)}
 }
 
-// Use records n until expires and reports whether it was fresh, with one
-// SET key 1 NX PX ttl: of any number of concurrent calls for the same nonce,
-// from any number of processes, exactly one reports true. An error from
-// Redis is returned wrapped, with [server.ErrStoreUnavailable] when Redis
-// could not answer; the Verifier then refuses the request, with 503.
+// useNonce records a nonce: KEYS[1] is its consumer key's sorted set of
+// nonce hashes scored by expiry on Redis's clock (Unix milliseconds);
+// ARGV[1] is the nonce's hash, ARGV[2] its time to live in milliseconds and
+// ARGV[3] the share. It adds the nonce unless it is there unexpired (a
+// replay) or the share is reached, then drops the expired members and keeps
+// the set until its last member expires. It returns 1 once added, 0 for a
+// replay and 2 when the share is reached. Each call costs O(log n) in the
+// set's size, plus the members it drops, each once.
 //
-// The time to live is expires − now, measured from the moment Redis
-// executes the SET, on Redis's clock. An absolute PXAT expires would trust
-// the Verifier's clock to agree with Redis's: a Verifier whose clock runs
-// behind Redis's, or a test with a fixed clock, would see its nonces expire
-// at once and accept replays.
+// ZADD is its first write: Redis refuses a script's first write with OOM
+// when it is over maxmemory, and lets the writes after it through.
+var useNonce = redis.NewScript(`
+if redis.replicate_commands then redis.replicate_commands() end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local e = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if e and tonumber(e) > now then return 0 end
+if redis.call('ZCOUNT', KEYS[1], string.format('(%.0f', now), '+inf') >= tonumber(ARGV[3]) then return 2 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('PEXPIREAT', KEYS[1], last[2])
+return 1
+`)
+
+// Use records n until expires and reports whether it was fresh, with one
+// Lua script on the set of n's consumer key: of any number of concurrent
+// calls for the same nonce, from any number of processes, exactly one
+// reports true. When the consumer key holds MaxNoncesPerConsumer unexpired
+// nonces, a new one is refused with an error wrapping
+// [server.ErrStoreFull]. An error from Redis is returned wrapped, with
+// [server.ErrStoreUnavailable] when Redis could not answer; the Verifier
+// then refuses the request, with 503.
+//
+// The time to live is expires − now, measured from the moment Redis runs
+// the script, on Redis's clock. An absolute expiry would trust the
+// Verifier's clock to agree with Redis's: a Verifier whose clock runs
+// behind Redis's, or a test with a fixed clock, would see its nonces
+// expire at once and accept replays.
 func (s *NonceStore) Use(ctx context.Context, n server.Nonce, now, expires time.Time) (bool, error) {
-	ttl := max(expires.Sub(now).Milliseconds(), 1) // PX 0 is an error in Redis
-	key := s.key(n)
-	res, err := bounded(ctx, s.honours, func(ctx context.Context) (any, error) {
-		return s.client.Do(ctx, "SET", key, "1", "NX", "PX", ttl).Result()
+	ttl := max(expires.Sub(now).Milliseconds(), 1)
+	share := s.MaxNoncesPerConsumer
+	if share <= 0 {
+		share = defaultMaxNoncesPerConsumer
+	}
+	key, member := s.key(n)
+	r, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
+		return useNonce.Run(ctx, s.client, []string{key}, member, ttl, share).Int()
 	})
 	switch {
-	case errors.Is(err, redis.Nil):
-		return false, nil // the key exists: a replay
 	case err != nil:
 		return false, storeError("recording a nonce", err)
-	case res != "OK":
-		return false, fmt.Errorf("redisstore: recording a nonce: unexpected reply %v", res)
+	case r == 1:
+		return true, nil
+	case r == 0:
+		return false, nil // a replay
+	case r == 2:
+		return false, fmt.Errorf("redisstore: client %.64q holds its share of the nonce store, %d unexpired nonces: %w",
+			n.ConsumerKey, share, server.ErrStoreFull)
 	}
-	return true, nil
+	return false, fmt.Errorf("redisstore: recording a nonce: unexpected reply %d", r)
 }
 
-// key returns the Redis key for n: the prefix, "nonce:", and the hex SHA-256
-// of the length-prefixed fields, so that a key is short whatever the client
-// sent, and ("ab", "c") and ("a", "bc") stay apart.
-func (s *NonceStore) key(n server.Nonce) string {
+// key returns the Redis key of the set of n's consumer key, and n's member
+// there: the first 16 bytes of the SHA-256 of the length-prefixed fields,
+// so that a member is short whatever the client sent, and ("ab", "c") and
+// ("a", "bc") stay apart. The consumer key is hashed into both, so that a
+// member never matches another client's nonce.
+func (s *NonceStore) key(n server.Nonce) (key, member string) {
 	h := sha256.New()
 	var num [8]byte
 	for _, f := range [...]string{n.ConsumerKey, n.Token, n.Value} {
@@ -74,5 +149,5 @@ func (s *NonceStore) key(n server.Nonce) string {
 	binary.BigEndian.PutUint64(num[:], uint64(n.Timestamp))
 	h.Write(num[:])
 	var sum [sha256.Size]byte
-	return s.prefix + "nonce:" + hex.EncodeToString(h.Sum(sum[:0]))
+	return s.prefix + "nonces:" + hash(n.ConsumerKey), string(h.Sum(sum[:0])[:16])
 }

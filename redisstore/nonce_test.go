@@ -107,13 +107,21 @@ func TestNonceStoreUse(t *testing.T) {
 	assert.True(t, use(s, huge))
 	keys, err := rdb.Keys(ctx, prefix+"*").Result()
 	require.NoError(t, err)
-	assert.Len(t, keys, 8) // n, the six others and huge
+	assert.Len(t, keys, 3) // one set for each consumer key: "key", "key2" and "ke"
+	members := int64(0)
 	for _, k := range keys {
-		assert.Len(t, k, len(prefix)+len("nonce:")+64, "key %q", k)
+		assert.Len(t, k, len(prefix)+len("nonces:")+64, "key %q", k)
 		ttl, err := rdb.PTTL(ctx, k).Result()
 		require.NoError(t, err)
 		assert.InDelta(t, 10*time.Minute, ttl, float64(5*time.Second), "PTTL %s", k)
+		m, err := rdb.ZRangeWithScores(ctx, k, 0, -1).Result()
+		require.NoError(t, err)
+		for _, z := range m {
+			assert.Len(t, z.Member, 16, "member of %s", k)
+		}
+		members += int64(len(m))
 	}
+	assert.EqualValues(t, 8, members) // n, the six others and huge
 }
 
 // TestNonceStoreClock checks that the nonce is kept for expires − now

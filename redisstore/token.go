@@ -45,6 +45,11 @@ import (
 // not. Tokens stored by a version of this package without the bounds are
 // not counted. A revocation interrupted by a Redis failure may leave its
 // token counted: the count errs on the full side, never the other.
+//
+// A revocation is only as durable as Redis: one lost with Redis state (a
+// restore from a snapshot taken before it, a failover to a replica that had
+// not received it) re-enables the token. See "Durability" in the package
+// documentation for what to do after a restore or failover.
 type TokenStore struct {
 	// MaxTokens bounds the token credentials kept; zero means
 	// DefaultMaxTokens. MaxTokensPerClient bounds those of one client;

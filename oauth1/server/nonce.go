@@ -2,15 +2,15 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"math"
-	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"weak"
 )
 
 // A Nonce identifies one signed request for replay protection: RFC 5849
@@ -53,11 +53,14 @@ var errNonceStoreFull = fmt.Errorf("%w: nonces", ErrStoreFull)
 
 // defaultMaxNonces is the capacity of a [MemoryNonceStore] whose MaxNonces
 // is zero: about 60 MB when full (57 bytes per nonce measured with a million
-// nonces, BenchmarkMemoryNonceStore1M in bench/), and, with
-// the default five-minute window (a nonce is kept up to ten minutes when its
-// timestamp is five minutes ahead), room for a sustained 1,700 verified
-// requests a second.
+// nonces, BenchmarkMemoryNonceStore1M in bench/).
 const defaultMaxNonces = 1 << 20
+
+// consumerShareDivisor sets the share of a consumer key in a
+// MemoryNonceStore whose MaxNoncesPerConsumer is zero: an eighth of
+// MaxNonces, so that it takes eight consumers flooding together to fill the
+// store.
+const consumerShareDivisor = 8
 
 const nonceShards = 32
 
@@ -69,10 +72,28 @@ const nonceShards = 32
 // so that nobody can construct colliding nonces; an accidental collision,
 // about one in 10^13 per request at a million stored nonces, makes a fresh
 // request look like a replay, never the reverse), and drops nonces once they
-// expire. Memory is bounded: at most MaxNonces nonces are kept, and when
-// that many are unexpired, Use fails with [ErrStoreFull] instead of
-// evicting any. Since the Verifier records a nonce only after the signature
-// checks out, only holders of valid credentials can fill the store.
+// expire. Memory is bounded: at most MaxNonces nonces are kept, at most
+// MaxNoncesPerConsumer of them for one consumer key, and when that many are
+// unexpired, Use fails with [ErrStoreFull] instead of evicting any.
+// Since the Verifier records a nonce only after the signature checks out,
+// only holders of valid credentials can fill the store, and each only its
+// own share: a client that floods it with valid requests is refused with
+// ErrStoreFull (503 from the Middleware) while the others are served.
+//
+// # Sizing
+//
+// A nonce costs about 57 bytes, and each consumer key with unexpired
+// nonces about 250 more and its length. The Verifier keeps a nonce until
+// its timestamp leaves the window: Window plus a second after the
+// timestamp, so about five minutes for a client whose clock is right and
+// up to ten for one that dates its requests five minutes ahead (the
+// default Window). A consumer key whose share is S nonces can thus sustain
+// S/301 verified requests a second with the right time, S/601 at worst. With the
+// defaults, MaxNonces 1<<20 (about 60 MB when full) and a share of
+// 131,072 (about 7.5 MB), that is 435 requests a second for each client,
+// 218 at worst, and no fewer than eight registered clients flooding at
+// once can fill the store. A store that serves one client, or a few busy
+// ones, raises MaxNoncesPerConsumer, up to MaxNonces.
 type MemoryNonceStore struct {
 	// MaxNonces is the number of nonces the store holds at most; zero
 	// means 1<<20 (about 60 MB when full). Exactly MaxNonces distinct unexpired nonces
@@ -80,21 +101,36 @@ type MemoryNonceStore struct {
 	// store has dropped every expired nonce to make room.
 	MaxNonces int
 
+	// MaxNoncesPerConsumer is the number of nonces the store holds at
+	// most for one consumer key, its share of MaxNonces; zero means an
+	// eighth of MaxNonces, at least one. Exactly that many distinct
+	// unexpired nonces of one consumer key are accepted; the next is
+	// refused with ErrStoreFull, and the other consumer keys are not
+	// affected. A value over MaxNonces means MaxNonces.
+	MaxNoncesPerConsumer int
+
 	once sync.Once
 	seed maphash.Seed
 	// count is the number of nonces in all shards, reserved before a
 	// nonce is added so that concurrent Uses in different shards never
 	// take the store past MaxNonces.
-	count  atomic.Int64
+	count atomic.Int64
+	// A consumer key's nonces are all in the shard its hash selects, so
+	// that its share is counted under one lock.
 	shards [nonceShards]nonceShard
 }
 
 type nonceShard struct {
-	mu   sync.Mutex
+	mu        sync.Mutex
+	consumers map[string]*nonceSet // consumer key → its nonces; no empty set is kept
+}
+
+// A nonceSet holds the nonces of one consumer key.
+type nonceSet struct {
 	seen map[uint64]int64 // hash → expiry, Unix nanoseconds
 	// order holds the hashes in insertion order, for purging. Expiries are
 	// nearly, not strictly, increasing: a nonce behind an unexpired one waits
-	// for it, and Use treats it as absent meanwhile; a full shard is swept
+	// for it, and Use treats it as absent meanwhile; a full set is swept
 	// for such nonces before it refuses one.
 	order []nonceEntry
 	head  int
@@ -113,8 +149,21 @@ var _ NonceStore = (*MemoryNonceStore)(nil)
 func (m *MemoryNonceStore) init() {
 	m.seed = maphash.MakeSeed()
 	for i := range m.shards {
-		m.shards[i].seen = make(map[uint64]int64)
+		m.shards[i].consumers = make(map[string]*nonceSet)
 	}
+}
+
+// limits returns the store's capacity and a consumer key's share.
+func (m *MemoryNonceStore) limits() (limit, share int64) {
+	limit = int64(m.MaxNonces)
+	if limit <= 0 {
+		limit = defaultMaxNonces
+	}
+	share = int64(m.MaxNoncesPerConsumer)
+	if share <= 0 {
+		share = max(limit/consumerShareDivisor, 1)
+	}
+	return limit, min(share, limit)
 }
 
 // size returns the number of nonces the store holds, expired or not.
@@ -124,7 +173,9 @@ func (m *MemoryNonceStore) size() int {
 	for i := range m.shards {
 		s := &m.shards[i]
 		s.mu.Lock()
-		n += len(s.seen)
+		for _, set := range s.consumers {
+			n += len(set.seen)
+		}
 		s.mu.Unlock()
 	}
 	return n
@@ -145,29 +196,23 @@ func (m *MemoryNonceStore) Use(_ context.Context, n Nonce, now, expires time.Tim
 	h.Write(strconv.AppendInt(num[:0], n.Timestamp, 10))
 	sum := h.Sum64()
 
-	limit := int64(m.MaxNonces)
-	if limit <= 0 {
-		limit = defaultMaxNonces
-	}
-	s := &m.shards[sum%nonceShards]
+	limit, share := m.limits()
+	s := &m.shards[maphash.String(m.seed, n.ConsumerKey)%nonceShards]
 	t, exp := now.UnixNano(), expires.UnixNano()
 	s.mu.Lock()
-	fresh, full := s.use(&m.count, limit, sum, t, exp)
+	fresh, err := s.use(&m.count, limit, share, n.ConsumerKey, sum, t, exp)
 	s.mu.Unlock()
-	if !full {
-		return fresh, nil
+	if err != errNonceStoreFull { // not full, or full for this consumer key only
+		return fresh, err
 	}
-	// Each shard drops the expired nonces at the front of its insertion
+	// Each set drops the expired nonces at the front of its insertion
 	// order as it goes; those behind a live one (sent with a clock minutes
-	// fast) and those in idle shards wait for this sweep.
+	// fast) and those of idle consumers wait for this sweep.
 	m.sweep(t)
 	s.mu.Lock()
-	fresh, full = s.use(&m.count, limit, sum, t, exp)
+	fresh, err = s.use(&m.count, limit, share, n.ConsumerKey, sum, t, exp)
 	s.mu.Unlock()
-	if full {
-		return false, errNonceStoreFull
-	}
-	return fresh, nil
+	return fresh, err
 }
 
 // sweep drops the expired nonces of every shard, one shard at a time.
@@ -175,32 +220,72 @@ func (m *MemoryNonceStore) sweep(now int64) {
 	for i := range m.shards {
 		s := &m.shards[i]
 		s.mu.Lock()
-		if now >= s.nextSweep {
-			s.sweep(now, &m.count)
+		for key, set := range s.consumers {
+			if now >= set.nextSweep {
+				set.sweep(now, &m.count)
+			}
+			if len(set.seen) == 0 {
+				delete(s.consumers, key)
+			}
 		}
 		s.mu.Unlock()
 	}
 }
 
-// use is Use for the shard that holds hash h, at time t, in a store that
-// holds count nonces and has room for limit. It reports full, and records
-// nothing, when h is not in the shard and the store has no room.
-func (s *nonceShard) use(count *atomic.Int64, limit int64, h uint64, t, exp int64) (fresh, full bool) {
-	e, ok := s.seen[h]
-	if ok && e > t {
-		return false, false
+// use is Use for the shard that holds the nonces of consumer, at time t,
+// in a store that holds count nonces and has room for limit, share of
+// them the consumer's. It records nothing, and returns errNonceStoreFull, when
+// h is not in the set and the store has no room, or another error wrapping
+// errNonceStoreFull when the consumer holds its share.
+func (s *nonceShard) use(count *atomic.Int64, limit, share int64, consumer string, h uint64, t, exp int64) (bool, error) {
+	set := s.consumers[consumer]
+	if set == nil {
+		set = &nonceSet{seen: make(map[uint64]int64)}
+		// A copy: the key may be part of a larger string, such as a header.
+		s.consumers[strings.Clone(consumer)] = set
 	}
-	s.purge(t, count)
+	fresh, err := set.use(count, limit, share, h, t, exp)
+	if len(set.seen) == 0 {
+		delete(s.consumers, consumer)
+	}
+	if err == errShareFull {
+		// %q: a key, though registered, is no place for control characters.
+		err = fmt.Errorf("oauth1: consumer key %.64q holds its share of the nonce store, %d unexpired nonces: %w", consumer, share, errNonceStoreFull)
+	}
+	return fresh, err
+}
+
+// errShareFull is nonceSet.use's refusal of a consumer key that holds its
+// share; nonceShard.use names the key.
+var errShareFull = errors.New("share full")
+
+// use is nonceShard.use for the consumer's set.
+func (set *nonceSet) use(count *atomic.Int64, limit, share int64, h uint64, t, exp int64) (bool, error) {
+	e, ok := set.seen[h]
+	if ok && e > t {
+		return false, nil
+	}
+	set.purge(t, count)
 	if ok {
-		_, ok = s.seen[h] // purge may have dropped the expired entry
+		_, ok = set.seen[h] // purge may have dropped the expired entry
+	}
+	if !ok && int64(len(set.seen)) >= share {
+		// Expired nonces behind a live one still count; a sweep, at most
+		// once per expiry, frees them.
+		if t >= set.nextSweep {
+			set.sweep(t, count)
+		}
+		if int64(len(set.seen)) >= share {
+			return false, errShareFull
+		}
 	}
 	if !ok && !reserve(count, limit) {
-		return false, true
+		return false, errNonceStoreFull
 	}
-	s.seen[h] = exp
-	s.order = append(s.order, nonceEntry{h, exp})
-	s.nextSweep = min(s.nextSweep, exp) // an old timestamp expires soon
-	return true, false
+	set.seen[h] = exp
+	set.order = append(set.order, nonceEntry{h, exp})
+	set.nextSweep = min(set.nextSweep, exp) // an old timestamp expires soon
+	return true, nil
 }
 
 // reserve adds one to count unless that would take it past limit. A
@@ -222,7 +307,7 @@ func reserve(count *atomic.Int64, limit int64) bool {
 // and notes when the next one expires: until then another sweep would free
 // nothing, so a store that is full of live nonces does not sweep the shard
 // on every refused request.
-func (s *nonceShard) sweep(now int64, count *atomic.Int64) {
+func (s *nonceSet) sweep(now int64, count *atomic.Int64) {
 	next := int64(math.MaxInt64)
 	kept := s.order[:0]
 	dropped := 0
@@ -244,7 +329,7 @@ func (s *nonceShard) sweep(now int64, count *atomic.Int64) {
 }
 
 // purge drops the expired nonces at the front of the insertion order.
-func (s *nonceShard) purge(now int64, count *atomic.Int64) {
+func (s *nonceSet) purge(now int64, count *atomic.Int64) {
 	dropped := 0
 	for s.head < len(s.order) && s.order[s.head].expires <= now {
 		e := s.order[s.head]
@@ -269,21 +354,10 @@ func (s *nonceShard) purge(now int64, count *atomic.Int64) {
 	}
 }
 
-// ownNonces holds the MemoryNonceStore of each Verifier whose Nonces is
-// nil, by the Verifier's address: a copy of a Verifier is another
-// Verifier, with a store of its own. An entry goes when its Verifier is
-// collected.
-var ownNonces sync.Map // weak.Pointer[Verifier] → *MemoryNonceStore
-
-// defaultNonces returns v's own MemoryNonceStore, made on first use.
-func defaultNonces(v *Verifier) *MemoryNonceStore {
-	k := weak.Make(v)
-	if s, ok := ownNonces.Load(k); ok {
-		return s.(*MemoryNonceStore)
-	}
-	s, loaded := ownNonces.LoadOrStore(k, new(MemoryNonceStore))
-	if !loaded {
-		runtime.AddCleanup(v, func(k weak.Pointer[Verifier]) { ownNonces.Delete(k) }, k)
-	}
-	return s.(*MemoryNonceStore)
-}
+// defaultNonces is the NonceStore of every Verifier, and every Provider,
+// whose Nonces is nil: one for the process, so that no copy of a Verifier,
+// however a program holds it, accepts a request that another accepted.
+// Sharing it refuses only true replays, since a nonce is keyed by consumer
+// key, token, nonce and timestamp, and each consumer's share keeps one
+// client from filling it for the others.
+var defaultNonces MemoryNonceStore

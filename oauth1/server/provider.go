@@ -92,8 +92,9 @@ type Provider struct {
 	// error at first use (see above). Its RequireToken applies to
 	// Middleware only. Its clock, Now, also dates the temporary
 	// credentials, and is passed to the stores. With Nonces nil, the
-	// Provider's endpoints share one MemoryNonceStore of the Provider's
-	// own.
+	// Provider's endpoints use the process's default nonce store, as
+	// every Verifier with Nonces nil does: a nonce used at one endpoint
+	// is used at all, and at every other Provider and Verifier.
 	//
 	// The Provider copies *Verifier on first use, as it reads its other
 	// fields then: like them, it must not be changed afterwards.
@@ -151,11 +152,6 @@ func (p *Provider) verifiers() {
 			p.forResources = *p.Verifier
 		}
 		p.forResources.Store = providerStore{p: p}
-		if p.forResources.Nonces == nil {
-			// One store for the three: a nonce used at one endpoint is
-			// used at all.
-			p.forResources.Nonces = new(MemoryNonceStore)
-		}
 		p.forIssue = p.forResources
 		p.forIssue.RequireToken = false // the temporary credential request has no token
 		p.forExchange = p.forIssue

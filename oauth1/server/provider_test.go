@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"net/http"
@@ -26,7 +27,8 @@ func TestWriteErrorTemporaryStoreFull(t *testing.T) {
 }
 
 // providerRequest returns a POST to url signed with client credentials
-// key/secret and tok at now.
+// key/secret and tok at now, with a fresh nonce: a Provider with Nonces
+// nil shares the process's nonce store with every test, and every run.
 func providerRequest(t *testing.T, url string, tok *oauth1.Credentials, now time.Time, extra ...oauth1.Param) *http.Request {
 	t.Helper()
 	c, err := http.NewRequest("POST", url, nil)
@@ -34,7 +36,7 @@ func providerRequest(t *testing.T, url string, tok *oauth1.Credentials, now time
 		t.Fatal(err)
 	}
 	cfg := &oauth1.Config{ConsumerKey: "key", ConsumerSecret: "secret"}
-	if err := cfg.SignAt(c, tok, now, fmt.Sprint(now.UnixNano(), url, extra), extra...); err != nil {
+	if err := cfg.SignAt(c, tok, now, rand.Text(), extra...); err != nil {
 		t.Fatal(err)
 	}
 	return received(t, c)

@@ -53,8 +53,8 @@ var defaultMethods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SH
 //
 // Only Store is required. A Verifier is safe for concurrent use and must
 // not be modified after first use; it holds no lock or cache of its own, so
-// copying one, to derive a Verifier with other settings, is fine (see
-// Nonces for what a copy shares).
+// copying one, to derive a Verifier with other settings, is fine: a copy
+// refuses the replays of what the original accepted (see Nonces).
 //
 // # The base string URI behind a proxy
 //
@@ -88,18 +88,31 @@ type Verifier struct {
 	// Provider's Verifier leaves it nil: the Provider has its own stores.
 	Store CredentialStore
 
-	// Nonces records nonces for replay protection. Nil means a
-	// MemoryNonceStore with the default MaxNonces, the Verifier's own: a
-	// copy of the Verifier, another Verifier at another address, starts
-	// with an empty store of its own, and accepts once more a request that
-	// the original accepted. Verifiers (and copies) that must refuse each
-	// other's replays, such as the instances of a service, share one store:
-	// set Nonces, to a shared store for several processes.
+	// Nonces records nonces for replay protection. Nil means one
+	// MemoryNonceStore with the default sizes, shared by every Verifier
+	// and Provider of the process whose Nonces is nil, however it is held
+	// (a copy, a value in a map, one built per request): none accepts a
+	// request that another accepted. Sharing it refuses only true replays,
+	// since a nonce is keyed by consumer key, token, nonce and timestamp,
+	// and each consumer key has a bounded share of it, so that one client
+	// cannot fill it for the others. Set Nonces for other sizes, or to a
+	// store shared by the instances of a service, such as redisstore's.
+	// PLAINTEXT requests without a timestamp and nonce are not recorded
+	// and have no replay protection (see SignatureMethods).
 	Nonces NonceStore
 
 	// SignatureMethods lists the accepted signature methods; nil means every HMAC
 	// and RSA method (HMAC-SHA1/256/512, RSA-SHA1/256/512). PLAINTEXT, if listed, is accepted only over https
 	// (RFC 5849 §3.4.4) unless AllowInsecurePlaintext is set.
+	//
+	// A PLAINTEXT request may omit oauth_timestamp and oauth_nonce (§3.1),
+	// and one that does has no replay protection: with no timestamp to
+	// check and no nonce to record, the Verifier accepts it again each time
+	// it is sent, for as long as the credentials are valid. Whoever obtains
+	// such a request (from a log, a proxy that terminates TLS, or the
+	// client's own storage) holds the secrets anyway, since PLAINTEXT sends
+	// them. A PLAINTEXT request that sends a timestamp has it checked and
+	// its nonce recorded like any other.
 	SignatureMethods       []string
 	AllowInsecurePlaintext bool
 
@@ -212,7 +225,7 @@ func (v *Verifier) nonceStore() NonceStore {
 	if v.Nonces != nil {
 		return v.Nonces
 	}
-	return defaultNonces(v)
+	return &defaultNonces
 }
 
 func (v *Verifier) maxBodyBytes() int64 { return wire.BodyLimit(v.MaxBodyBytes) }
