@@ -178,7 +178,7 @@ func (f *verifyOptions) requestQuirks(raw []byte, base string, valid bool) []qui
 		_, wrong := basestring.KeyMistake(alt, ps["oauth_signature"], ps["oauth_signature_method"], key)
 		return !wrong
 	}
-	if m, ok := basestring.KeyMistake(base, ps["oauth_signature"], ps["oauth_signature_method"], key); ok && m.Kind == basestring.ConsumerSecretOnly {
+	if m, ok := basestring.KeyMistake(base, ps["oauth_signature"], ps["oauth_signature_method"], key); ok && m.Includes(basestring.ConsumerSecretOnly) {
 		qs = append(qs, wooKeyQuirk(wooLegacy(b.URI)))
 	}
 	if hasRealm && checks(rebuild(b, func(p []basestring.Param) []basestring.Param {

@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha1"
 	"encoding/base64"
+	"encoding/hex"
 	"net/http"
 	"net/url"
 	"strings"
@@ -62,6 +63,32 @@ func TestVerifyQuirkWooCommerceKey(t *testing.T) {
 	out = verifyOut(t, rawRequest(t, rfc, "GET", "http://shop.example/wp-json/wc/v3/products", nil), "--scheme", "http")
 	assert.Equal(t, exitOK, out.code)
 	assert.NotContains(t, out.stdout, "Known quirk")
+}
+
+// TestVerifyQuirkWooCommerceKeyHex checks that the legacy key is named
+// when it is not the first mistake: a signature sent in hex is
+// signature-encoding first, consumer-secret-only second.
+func TestVerifyQuirkWooCommerceKeyHex(t *testing.T) {
+	legacy := &oauth1.Config{ConsumerKey: "ck", ConsumerSecret: "cs", Delivery: oauth1.QueryString,
+		Signer: oauth1.HMAC{Hash: crypto.SHA256, ConsumerSecretOnly: true}}
+	raw := rawRequest(t, legacy, "GET", "http://shop.example/wp-json/wc/v3/products", nil)
+	// Re-encode the signature the Config made in hex, as a client that
+	// sends the digest in hex does.
+	line, rest, _ := strings.Cut(raw, "\n")
+	target := strings.Fields(line)[1]
+	u, err := url.Parse(target)
+	require.NoError(t, err)
+	q := u.Query()
+	sum, err := base64.StdEncoding.DecodeString(q.Get("oauth_signature"))
+	require.NoError(t, err)
+	q.Set("oauth_signature", hex.EncodeToString(sum))
+	u.RawQuery = q.Encode()
+	raw = "GET " + u.RequestURI() + " HTTP/1.1\n" + rest
+
+	out := verifyOut(t, raw, "--scheme", "http")
+	assert.Equal(t, exitFailure, out.code, out.stdout)
+	assert.Contains(t, out.stdout, "signature-encoding, consumer-secret-only", "the key check names both")
+	assert.Contains(t, out.stdout, "Known quirk (WooCommerce, woocommerce-legacy-key): the client keyed the HMAC with the consumer secret alone")
 }
 
 func TestVerifyQuirkNetSuiteRealm(t *testing.T) {

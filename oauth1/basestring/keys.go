@@ -4,6 +4,7 @@ import (
 	"crypto"
 	"crypto/rsa"
 	"encoding/base64"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -74,11 +75,20 @@ const (
 // made several mistakes at once (signed with HMAC-SHA256 for HMAC-SHA1 and
 // sent the digest in hex, say) gets a Mistake whose Kind is the first of
 // them, in the order of the MistakeKind constants, Also the others, and
-// Cause a sentence for each. The zero Mistake is no mistake.
+// Cause a sentence for each: ask [Mistake.Includes], not Kind, whether it
+// names a given mistake. The zero Mistake is no mistake.
 type Mistake struct {
 	Kind  MistakeKind
 	Cause string
 	Also  []MistakeKind // the other mistakes made with Kind; nil for one mistake
+}
+
+// Includes reports whether m names kind, first (Kind) or along with it
+// (Also). A program that acts on one mistake asks Includes, not Kind ==:
+// a mistake that comes later in the order of the MistakeKind constants
+// is in Also when another came with it. Includes("") is false.
+func (m Mistake) Includes(kind MistakeKind) bool {
+	return kind != "" && (m.Kind == kind || slices.Contains(m.Also, kind))
 }
 
 // String returns the kinds, separated by "+", then ": " and the cause:

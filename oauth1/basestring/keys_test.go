@@ -271,3 +271,34 @@ func TestKeyMistakeRSAOtherForms(t *testing.T) {
 		}
 	}
 }
+
+// TestMistakeIncludes checks that Includes finds a kind whether it came
+// first or second: a hex signature made with the consumer secret alone is
+// signature-encoding first, and still includes consumer-secret-only.
+func TestMistakeIncludes(t *testing.T) {
+	k := basestring.Key{ConsumerKey: kCK, ConsumerSecret: kCS}
+	m, ok := basestring.KeyMistake(kBase, hex.EncodeToString(mac(sha1.New, enc(kCS), kBase)), "HMAC-SHA1", k)
+	if !ok || m.Kind != basestring.SignatureEncoding {
+		t.Fatalf("KeyMistake = %v, %v; want signature-encoding first", m, ok)
+	}
+	tests := []struct {
+		m    basestring.Mistake
+		kind basestring.MistakeKind
+		want bool
+	}{
+		{m, basestring.SignatureEncoding, true},
+		{m, basestring.ConsumerSecretOnly, true},
+		{m, basestring.EmptyTokenSecret, false},
+		{m, "", false},
+		{basestring.Mistake{Kind: basestring.SwappedSecrets}, basestring.SwappedSecrets, true},
+		{basestring.Mistake{Kind: basestring.SwappedSecrets}, basestring.WrongHMACHash, false},
+		{basestring.Mistake{Kind: basestring.SwappedSecrets, Also: []basestring.MistakeKind{basestring.WrongHMACHash}}, basestring.WrongHMACHash, true},
+		{basestring.Mistake{}, "", false},
+		{basestring.Mistake{}, basestring.KeyUnknown, false},
+	}
+	for _, tt := range tests {
+		if got := tt.m.Includes(tt.kind); got != tt.want {
+			t.Errorf("%v.Includes(%q) = %v; want %v", tt.m, tt.kind, got, tt.want)
+		}
+	}
+}
