@@ -2,6 +2,7 @@ package oauth1_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -27,9 +28,10 @@ func (t addSource) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // Find out why a provider refuses the requests of a Client: a Trace hands
 // over the base string the Transport signed, to log and to compare with the
-// provider's. The fake provider of oauth1test returns its base string in a
-// header; a real provider's is in its documentation, its logs or your
-// support ticket.
+// provider's. The fake provider of oauth1test sends its base string back
+// with the refusal (server.Verifier.SendBaseString), where CheckResponse
+// finds it and compares the two itself; a real provider's is in its
+// documentation, its logs or your support ticket.
 func ExampleWithTrace() {
 	srv := oauth1test.NewServer("key", "secret")
 	defer srv.Close()
@@ -55,15 +57,15 @@ func ExampleWithTrace() {
 		log.Fatal(err)
 	}
 	defer resp.Body.Close()
-	if err := oauth1.CheckResponse(resp); err != nil {
+	var re *oauth1.ResponseError
+	if err := oauth1.CheckResponse(resp); errors.As(err, &re) {
 		fmt.Println(err)
-		theirs := resp.Header.Get(oauth1test.BaseStringHeader)
-		for _, d := range basestring.Diff(theirs, signed) {
+		for _, d := range basestring.Diff(re.BaseString, signed) {
 			fmt.Printf("%s %s\n  provider: %s\n  client:   %s\n", d.Kind, d.Name, d.Want, d.Got)
 		}
 	}
 	// Output:
-	// oauth1: provider answered 401 Unauthorized: oauth_problem=signature_invalid
+	// oauth1: provider answered 401 Unauthorized: oauth_problem=signature_invalid (the provider's base string differs from the one signed: missing parameter "source": parameter source is missing from got: the provider signed it and the client did not. If it is in the request body, did the client send Content-Type application/x-www-form-urlencoded (only form bodies are signed, §3.4.1.3.1)? If it is in the query, did the client sign the URL without its query?)
 	// missing parameter source
 	//   provider: source=app
 	//   client:

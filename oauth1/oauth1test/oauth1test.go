@@ -47,11 +47,6 @@ const (
 	ResourcePath     = "/resource"
 )
 
-// BaseStringHeader is the response header in which the Server returns the
-// base string it computed when it refuses a signature, so that a client
-// test can diff it against its own. Real providers do not do this.
-const BaseStringHeader = "Oauth1test-Base-String"
-
 // A Record is one request the Server received and verified.
 type Record struct {
 	Method string
@@ -90,7 +85,10 @@ type Server struct {
 
 	// Verifier holds the settings every request is verified with, as
 	// [server.Provider.Verifier], and a nonce store of this Server's own.
-	// Set its fields, such as Now, before the first request.
+	// Its SendBaseString is set: a signature_invalid refusal carries the
+	// base string the Server computed, which [oauth1.CheckResponse] puts
+	// in [oauth1.ResponseError.BaseString] and compares with the one the
+	// client signed. Set its fields, such as Now, before the first request.
 	Verifier *server.Verifier
 
 	// Provider issues the credentials, verifying with Verifier, and keeps
@@ -132,13 +130,13 @@ func newServer(consumerKey, consumerSecret string, start func(http.Handler) *htt
 		Tokens:    new(server.MemoryTokenStore),
 		Observe:   s.record,
 	}
-	s.Verifier = &server.Verifier{Nonces: new(server.MemoryNonceStore), Realm: "oauth1test"}
+	s.Verifier = &server.Verifier{Nonces: new(server.MemoryNonceStore), Realm: "oauth1test", SendBaseString: true}
 	s.Provider.Verifier = s.Verifier
 	s.mux.Handle(RequestTokenPath, s.Provider.RequestTokenHandler())
 	s.mux.HandleFunc(AuthorizePath, s.authorize)
 	s.mux.Handle(AccessTokenPath, s.Provider.AccessTokenHandler())
 	s.Handle(ResourcePath, http.HandlerFunc(s.resource))
-	s.srv = start(http.HandlerFunc(s.serve))
+	s.srv = start(s.mux)
 	s.URL = s.srv.URL
 	s.Endpoint = oauth1.Endpoint{
 		RequestTokenURL: s.URL + RequestTokenPath,
@@ -201,30 +199,6 @@ func (s *Server) consumer(_ context.Context, key string) (server.Registration, e
 	return server.Registration{Secret: s.ConsumerSecret, PublicKey: s.PublicKey}, nil
 }
 
-// baseStringKey carries, in a request's context, where record leaves the
-// base string of a refused request for baseStringWriter.
-type baseStringKey struct{}
-
-// baseStringWriter sends the base string of a refusal in BaseStringHeader.
-type baseStringWriter struct {
-	http.ResponseWriter
-	base *string
-}
-
-func (w baseStringWriter) WriteHeader(code int) {
-	if code >= 400 && *w.base != "" {
-		w.Header().Set(BaseStringHeader, *w.base)
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w baseStringWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	base := new(string)
-	s.mux.ServeHTTP(baseStringWriter{w, base}, r.WithContext(context.WithValue(r.Context(), baseStringKey{}, base)))
-}
-
 // record is the Provider's Observe.
 func (s *Server) record(r *http.Request, v *server.Verification, err error) {
 	rec := Record{Method: r.Method, Path: r.URL.RequestURI(), Err: err}
@@ -234,9 +208,6 @@ func (s *Server) record(r *http.Request, v *server.Verification, err error) {
 		rec.BaseString = v.BaseString
 	case errors.As(err, &pe):
 		rec.BaseString = pe.BaseString
-	}
-	if base, ok := r.Context().Value(baseStringKey{}).(*string); ok && err != nil {
-		*base = rec.BaseString
 	}
 	s.mu.Lock()
 	s.records = append(s.records, rec)

@@ -313,9 +313,12 @@ func TestTokenValues(t *testing.T) {
 	}
 }
 
-// TestBaseStringHeader checks that refusals carry the base string the
-// Server computed, at the token endpoints and the resource alike.
-func TestBaseStringHeader(t *testing.T) {
+// TestRefusalCarriesBaseString checks that a signature_invalid refusal
+// carries the base string the Server computed, at the token endpoints and
+// the resource alike, where oauth1.CheckResponse finds it (the Server's
+// Verifier has SendBaseString), and that a refusal before any base string
+// carries none.
+func TestRefusalCarriesBaseString(t *testing.T) {
 	srv := oauth1test.NewServer(client.Token, client.Secret)
 	defer srv.Close()
 	bad := &oauth1.Config{ConsumerKey: client.Token, ConsumerSecret: "wrong"}
@@ -328,20 +331,27 @@ func TestBaseStringHeader(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		var re *oauth1.ResponseError
+		if err := oauth1.CheckResponse(resp); !errors.As(err, &re) || re.StatusCode != 401 || re.Problem != oauth1.ProblemSignatureInvalid {
+			t.Fatalf("%s: CheckResponse = %v; want a 401 signature_invalid ResponseError", u, err)
+		}
 		resp.Body.Close()
-		got := resp.Header.Get(oauth1test.BaseStringHeader)
-		if resp.StatusCode != 401 || got == "" || got != srv.LastBaseString() {
-			t.Errorf("%s: %s with %s %q, want 401 and the recorded base string %q", u, resp.Status, oauth1test.BaseStringHeader, got, srv.LastBaseString())
+		b, err := basestring.Parse(re.BaseString)
+		if err != nil || re.BaseString != srv.LastBaseString() || b.URI != u {
+			t.Errorf("%s: base string %q (%v); want the recorded %q, of this URL", u, re.BaseString, err, srv.LastBaseString())
 		}
 	}
 	resp, err := srv.Client().Get(srv.ResourceURL) // refused before any base string
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
-	if got := resp.Header.Get(oauth1test.BaseStringHeader); got != "" {
-		t.Errorf("unsigned request: %s %q, want none", oauth1test.BaseStringHeader, got)
+	var re *oauth1.ResponseError
+	if err := oauth1.CheckResponse(resp); !errors.As(err, &re) {
+		t.Errorf("unsigned request: %v; want a ResponseError", err)
+	} else if re.BaseString != "" {
+		t.Errorf("unsigned request: base string %q; want none", re.BaseString)
 	}
+	resp.Body.Close()
 }
 
 // TestServerWrapsHTTPTest: the Server wraps its httptest.Server instead of
