@@ -158,8 +158,8 @@ type Verifier struct {
 	BodyHash crypto.Hash
 
 	// MaxBodyBytes limits how much of a body is read, for form parameters
-	// and body hashes; zero means oauth1.DefaultMaxBodyBytes, and no limit goes
-	// above 256 MiB.
+	// and body hashes; zero means 4 MiB, as for
+	// [oauth1.Config.MaxBodyBytes], and no limit goes above 256 MiB.
 	MaxBodyBytes int64
 
 	// Realm is sent in the WWW-Authenticate header of refusals.
