@@ -161,3 +161,23 @@ func testTemporaryQuota(t *testing.T, newClient func() redis.UniversalClient) {
 	}
 	assert.ErrorIs(t, put(stores[0], "dup-client", time.Minute), server.ErrStoreFull)
 }
+
+// TestTemporaryDefaultQuotaIsMemoryStores checks that a Provider keeps one
+// per-client default whichever store it is given: a
+// server.MemoryTemporaryStore whose MaxTemporaryPerClient is zero takes
+// exactly DefaultMaxTemporaryPerClient temporary credentials from one
+// client, and refuses the next with ErrStoreFull. It needs no Redis.
+func TestTemporaryDefaultQuotaIsMemoryStores(t *testing.T) {
+	m := new(server.MemoryTemporaryStore)
+	ctx := context.Background()
+	now := time.Unix(1700000000, 0)
+	put := func(i int) error {
+		return m.PutTemporary(ctx, server.TemporaryCredentials{Token: "t" + strconv.Itoa(i), Secret: "s", ConsumerKey: "hog",
+			Callback: "oob", Expires: now.Add(time.Hour)}, now)
+	}
+	for i := range redisstore.DefaultMaxTemporaryPerClient {
+		require.NoError(t, put(i), "temporary credentials %d of one client, under DefaultMaxTemporaryPerClient", i+1)
+	}
+	assert.ErrorIs(t, put(redisstore.DefaultMaxTemporaryPerClient), server.ErrStoreFull,
+		"one more than DefaultMaxTemporaryPerClient: the memory store's default is another")
+}

@@ -53,11 +53,12 @@ type TemporaryStore struct {
 var _ server.TemporaryStore = (*TemporaryStore)(nil)
 
 // DefaultMaxTemporaryPerClient is the quota of a TemporaryStore whose
-// MaxTemporaryPerClient is zero: with a Provider's default ten-minute
-// TemporaryTTL, a sustained 1.6 flows a second per client, and at most
+// MaxTemporaryPerClient is zero, the same as that of a
+// server.MemoryTemporaryStore: with a Provider's default ten-minute
+// TemporaryTTL, a sustained 1.7 flows a second per client, and at most
 // about 3 MB of Redis per client when every callback is as long as a
 // Provider allows.
-const DefaultMaxTemporaryPerClient = 1000
+const DefaultMaxTemporaryPerClient = 1024
 
 // DefaultMaxTemporary is the bound of a TemporaryStore whose MaxTemporary
 // is zero, that of a server.MemoryTemporaryStore: with a Provider's default

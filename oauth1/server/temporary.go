@@ -79,7 +79,9 @@ const defaultMaxTemporary = 1 << 17
 // defaultMaxTemporaryPerClient is the share of a [MemoryTemporaryStore]
 // one client may hold when MaxTemporaryPerClient is zero: with the default
 // ten-minute TemporaryTTL, a sustained 1.7 flows a second, and 1/128 of the
-// default capacity, so that one client cannot take the store.
+// default capacity, so that one client cannot take the store. redisstore's
+// TemporaryStore has the same default, redisstore.DefaultMaxTemporaryPerClient:
+// change both together.
 const defaultMaxTemporaryPerClient = 1024
 
 // ErrStoreFull is returned, possibly wrapped, by a store that holds its
@@ -109,8 +111,9 @@ type MemoryTemporaryStore struct {
 	MaxTemporary int
 
 	// MaxTemporaryPerClient bounds the temporary credentials kept for one
-	// consumer key, counted as MaxTemporary counts them; zero means 1024,
-	// a sustained 1.7 flows a second with the default ten-minute
+	// consumer key, counted as MaxTemporary counts them; zero means 1024
+	// (redisstore.DefaultMaxTemporaryPerClient, the default of both
+	// stores), a sustained 1.7 flows a second with the default ten-minute
 	// TemporaryTTL, and a negative value means no bound but MaxTemporary.
 	// Raise it for a client that starts more flows than that.
 	MaxTemporaryPerClient int
