@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/countersign/countersign/oauth1/internal/redact"
 )
 
 // A ResponseError reports a provider's answer with a status other than 2xx,
@@ -22,7 +24,12 @@ import (
 // without oauth_* query parameters or a password), and notes a request
 // signed with an empty consumer secret, or with a token and an empty token
 // secret (never the secrets themselves): a key that is usually a missing
-// variable, and that a provider which issued secrets refuses.
+// variable, and that a provider which issued secrets refuses. What the
+// provider chose is printed on one line of bounded size: the problem code
+// and at most 8 parameter names of each list, each cut to 64 bytes and
+// quoted, control characters escaped, unless made of letters, digits and
+// "-._~:/"; at most 256 bytes of Advice, quoted likewise when it holds a
+// control character or invalid UTF-8. Body is never printed.
 type ResponseError struct {
 	StatusCode int
 
@@ -79,24 +86,25 @@ func (e *ResponseError) Error() string {
 		msg += " " + t
 	}
 	if e.Problem != "" {
-		msg += ": oauth_problem=" + string(e.Problem)
+		msg += ": oauth_problem=" + redact.Name(string(e.Problem))
 	}
 	for _, ps := range [...][]string{e.ParamsAbsent, e.ParamsRejected} {
 		if len(ps) > 0 {
-			msg += " (" + strings.Join(ps, ", ") + ")"
+			msg += " (" + redact.Names(ps) + ")"
 		}
 	}
 	if e.MinTimestamp != 0 || e.MaxTimestamp != 0 {
 		msg += " (acceptable " + strconv.FormatInt(e.MinTimestamp, 10) + "-" + strconv.FormatInt(e.MaxTimestamp, 10) + ")"
 	}
 	if e.Advice != "" {
-		msg += " (" + e.Advice + ")"
+		msg += " (" + redact.Printable(e.Advice, redact.MaxTextLen) + ")"
 	}
 	if e.emptyKey != "" {
 		msg += " (the request was signed with " + e.emptyKey + ")"
 	}
 	if e.diagnosis != "" {
-		msg += " (" + e.diagnosis + ")"
+		// It quotes names and values of the provider's base string.
+		msg += " (" + redact.Printable(e.diagnosis, redact.MaxErrLen) + ")"
 	}
 	return msg
 }
