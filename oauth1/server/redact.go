@@ -13,9 +13,14 @@ import (
 // themselves redacted, as oauth1.Credentials does: each implements
 // [fmt.Formatter], so that every fmt verb, flag and width prints the
 // secrets (and a verification code) as REDACTED, and [slog.LogValuer], so
-// that slog's text and JSON handlers do too. JSON is their faithful
-// serialization, for stores to keep them: encoding/json writes the secrets,
-// and json.Unmarshal of what json.Marshal wrote gives the same value.
+// that slog's text and JSON handlers do too. slog calls LogValue only on
+// the value it is given: it encodes a slice, a map or a struct that holds
+// one with encoding/json, and formats it with fmt's %+v in text. So
+// encoding/json leaves the secrets and the verification code out, in both
+// directions (their fields are tagged `json:"-"`): a []TokenCredentials or
+// a map of TemporaryCredentials logged with slog's JSON handler, or
+// written by an API, holds no secret. A store keeps these fields itself, as
+// redisstore does, or with encoding/gob, which writes every field.
 
 var (
 	_ fmt.Formatter  = Registration{}
