@@ -108,6 +108,13 @@ func TestProblemErrorTextIsBounded(t *testing.T) {
 		if strings.ContainsAny(got, "\r\n\x1b") || len(got) > bound {
 			t.Errorf("%s: Error() = %d bytes %q, want one line of at most %d bytes without control characters", tt.name, len(got), got[:min(len(got), 200)], bound)
 		}
+		// fmt prints an error's Error under these verbs, and %#v in Go
+		// syntax, with strings quoted.
+		for _, verb := range []string{"%v", "%+v", "%s", "%q", "%#v"} {
+			if out := fmt.Sprintf(verb, tt.e); strings.ContainsAny(out, "\r\n\x1b") {
+				t.Errorf("%s: Sprintf(%q) = %.200q holds a control character", tt.name, verb, out)
+			}
+		}
 		for _, w := range tt.want {
 			if !strings.Contains(got, w) {
 				t.Errorf("%s: Error() = %q, want it to contain %s", tt.name, got[:min(len(got), 300)], w)
