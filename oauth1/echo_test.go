@@ -2,6 +2,7 @@ package oauth1
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -71,6 +72,7 @@ func echoFormats() []struct {
 		{"secrets + for space", "x=" + qe(echoConsumerSecret) + "&y=" + qe(qe(echoTokenSecret)), true},
 		{"secrets in JSON", jsonOf([]string{echoConsumerSecret, echoTokenSecret}), true},
 		{"secrets in HTML", "<p>" + html.EscapeString(echoConsumerSecret+" "+echoTokenSecret) + "</p>", true},
+		{"secrets in hex", "dump: " + strings.ToUpper(hex.EncodeToString([]byte(echoConsumerSecret))) + " " + hex.EncodeToString([]byte(echoTokenSecret)), true},
 		{"secrets in base64", "Authorization: Basic " + b64([]byte("ck:"+echoConsumerSecret)) + "\nX-Debug: " + b64([]byte("a"+echoTokenSecret+"b")), true},
 	}
 }
@@ -84,7 +86,7 @@ func TestScrubEchoFormats(t *testing.T) {
 	// The secrets in base64 at the alignment the page uses, apart from
 	// the marker, which base64 hides.
 	b64 := base64.StdEncoding.EncodeToString
-	leaks := []string{echoMarker, b64([]byte("ck:" + echoConsumerSecret))[4:20], b64([]byte("a" + echoTokenSecret + "b"))[4:20]}
+	leaks := []string{echoMarker, hex.EncodeToString([]byte(echoMarker)), strings.ToUpper(hex.EncodeToString([]byte(echoMarker))), b64([]byte("ck:" + echoConsumerSecret))[4:20], b64([]byte("a" + echoTokenSecret + "b"))[4:20]}
 	for _, tt := range echoFormats() {
 		for _, known := range []bool{true, false} {
 			if tt.known && !known {
@@ -178,4 +180,27 @@ func BenchmarkScrubEcho(b *testing.B) {
 	for b.Loop() {
 		scrubEcho(body, echoConsumerSecret, echoTokenSecret)
 	}
+}
+
+// FuzzScrubEcho checks that scrubEcho never panics and that a secret never
+// survives it as it is, nor percent-encoded.
+func FuzzScrubEcho(f *testing.F) {
+	for _, tt := range echoFormats() {
+		f.Add(tt.body, echoTokenSecret)
+	}
+	f.Add(`{"oauth_signature":"a\u0026b"} %25%2 \u00 &#x; &#99999999;`, "b%2")
+	f.Fuzz(func(t *testing.T, body, secret string) {
+		// REDACTED's letters and the text around it could spell a secret
+		// that holds them.
+		if len(secret) < 4 || strings.ContainsAny(strings.ToUpper(secret), "REDACT") {
+			scrubEcho([]byte(body), secret)
+			return
+		}
+		got := string(scrubEcho([]byte(body), secret))
+		for _, form := range []string{secret, percent.Encode(secret), url.QueryEscape(secret)} {
+			if strings.Contains(strings.ToLower(got), strings.ToLower(form)) {
+				t.Fatalf("scrubEcho(%q, %q) = %q holds %q", body, secret, got, form)
+			}
+		}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/base64"
+	"encoding/hex"
 	"io"
 	"net/http"
 	"net/url"
@@ -101,7 +102,7 @@ func paramValue(form, name string) string {
 // and in its decodings (see echoViews): percent-encoding undone up to
 // three times, "+" read as a space or not, JSON's \u0026-style escapes and
 // HTML's &amp;-style entities undone. A secret is also looked for in
-// base64, as a Basic or debugging header would carry it.
+// base64, as a Basic or debugging header would carry it, and in hex.
 func scrubEcho(text []byte, secrets ...string) []byte {
 	var spans []span
 	for _, v := range echoViews(text) {
@@ -114,18 +115,17 @@ func scrubEcho(text []byte, secrets ...string) []byte {
 			if s == "" {
 				continue
 			}
-			for i := 0; ; {
-				j := ascii.IndexFold(v.b[i:], s)
-				if j < 0 {
-					break
-				}
-				spans = append(spans, v.orig(span{i + j, i + j + len(s)}))
-				i += j + len(s)
+			n := len(spans)
+			spans = appendIndexes(spans, v.b, s, true)
+			for i := n; i < len(spans); i++ {
+				spans[i] = v.orig(spans[i])
 			}
 		}
 	}
 	for _, s := range secrets {
-		spans = append(spans, base64Spans(text, s)...)
+		if s != "" {
+			spans = encodedSpans(spans, text, s)
+		}
 	}
 	return redactSpans(text, spans)
 }
@@ -266,11 +266,11 @@ func unhex(c byte) byte {
 	return 0
 }
 
-// base64Spans returns where text holds s in base64, standard or URL-safe,
-// at any of the three alignments it may have inside a longer encoded text:
-// the characters that depend on s alone, when there are at least 8 of them.
-func base64Spans(text []byte, s string) []span {
-	var spans []span
+// encodedSpans appends where text holds s in base64, standard or
+// URL-safe, at any of the three alignments it may have inside a longer
+// encoded text (the characters that depend on s alone, when there are at
+// least 8 of them), and in hex.
+func encodedSpans(spans []span, text []byte, s string) []span {
 	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
 		for pad := range 3 {
 			e := enc.EncodeToString(append(make([]byte, pad), s...))
@@ -281,18 +281,31 @@ func base64Spans(text []byte, s string) []span {
 			if to-from < 8 {
 				continue
 			}
-			core := e[from:to]
-			for i := 0; ; {
-				j := bytes.Index(text[i:], []byte(core))
-				if j < 0 {
-					break
-				}
-				spans = append(spans, span{i + j, i + j + len(core)})
-				i += j + len(core)
-			}
+			spans = appendIndexes(spans, text, e[from:to], false)
 		}
 	}
+	if len(s) >= 4 {
+		spans = appendIndexes(spans, text, hex.EncodeToString([]byte(s)), true)
+	}
 	return spans
+}
+
+// appendIndexes appends a span for each occurrence of sub in text, matched
+// without regard to ASCII case if fold.
+func appendIndexes(spans []span, text []byte, sub string, fold bool) []span {
+	for i := 0; ; {
+		var j int
+		if fold {
+			j = ascii.IndexFold(text[i:], sub)
+		} else {
+			j = bytes.Index(text[i:], []byte(sub))
+		}
+		if j < 0 {
+			return spans
+		}
+		spans = append(spans, span{i + j, i + j + len(sub)})
+		i += j + len(sub)
+	}
 }
 
 // redactSpans returns text with each span, merged with those it overlaps
