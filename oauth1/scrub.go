@@ -138,11 +138,11 @@ type span struct{ start, end int }
 // text's length.
 type view struct {
 	b  []byte
-	at []int
+	at []int32 // a body is at most maxResponseBytes
 }
 
 // orig returns the bytes of the text that sp of the view decodes from.
-func (v view) orig(sp span) span { return span{v.at[sp.start], v.at[sp.end]} }
+func (v view) orig(sp span) span { return span{int(v.at[sp.start]), int(v.at[sp.end])} }
 
 // maxEchoDepth is how many layers of encoding echoViews undoes: a value
 // sent percent-encoded, in a form encoded into a parameter, in a log
@@ -153,9 +153,9 @@ const maxEchoDepth = 3
 // decodeLayer, with "+" read as a space in every layer or in none, leaving
 // out a decoding that changes nothing.
 func echoViews(text []byte) []view {
-	at := make([]int, len(text)+1)
+	at := make([]int32, len(text)+1)
 	for i := range at {
-		at[i] = i
+		at[i] = int32(i)
 	}
 	views := []view{{text, at}}
 	for _, plus := range []bool{false, true} {
@@ -178,7 +178,7 @@ func echoViews(text []byte) []view {
 // was undone.
 func decodeLayer(v view, plus bool) (view, bool) {
 	b := v.b
-	out := view{b: make([]byte, 0, len(b)), at: make([]int, 0, len(b)+1)}
+	out := view{b: make([]byte, 0, len(b)), at: make([]int32, 0, len(b)+1)}
 	changed := false
 	for i := 0; i < len(b); {
 		c, n := unescape(b[i:], plus)
