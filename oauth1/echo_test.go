@@ -20,7 +20,7 @@ import (
 // with a marker, so that a secret redacted in part still shows.
 const (
 	echoMarker         = "Zq9Xw"
-	echoConsumerSecret = echoMarker + "/c s+1" + echoMarker
+	echoConsumerSecret = echoMarker + "/c s+1é" + echoMarker
 	echoTokenSecret    = echoMarker + "&t=%2" + echoMarker
 )
 
@@ -72,6 +72,9 @@ func echoFormats() []struct {
 		{"secrets + for space", "x=" + qe(echoConsumerSecret) + "&y=" + qe(qe(echoTokenSecret)), true},
 		{"secrets in JSON", jsonOf([]string{echoConsumerSecret, echoTokenSecret}), true},
 		{"secrets in HTML", "<p>" + html.EscapeString(echoConsumerSecret+" "+echoTokenSecret) + "</p>", true},
+		{"secrets in Python's JSON", strings.ReplaceAll(jsonOf([]string{echoConsumerSecret, echoTokenSecret}), "é", `\u00e9`), true},
+		{"secrets in HTML numeric entities", "<p>" + strings.ReplaceAll(strings.ReplaceAll(echoConsumerSecret+" "+echoTokenSecret, "é", "&#233;"), "&t", "&#x26;t") + "</p>", true},
+		{"signature in Python's JSON", strings.ReplaceAll(jsonOf(map[string]string{"oauth_signature": sig}), "é", `\u00e9`), false},
 		{"secrets in hex", "dump: " + strings.ToUpper(hex.EncodeToString([]byte(echoConsumerSecret))) + " " + hex.EncodeToString([]byte(echoTokenSecret)), true},
 		{"secrets in base64", "Authorization: Basic " + b64([]byte("ck:"+echoConsumerSecret)) + "\nX-Debug: " + b64([]byte("a"+echoTokenSecret+"b")), true},
 	}

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/countersign/countersign/internal/ascii"
 	"github.com/countersign/countersign/oauth1/internal/redact"
@@ -172,23 +174,27 @@ func echoViews(text []byte) []view {
 	return views
 }
 
-// decodeLayer undoes one layer of the escapes an echo adds: "%XX", JSON's
-// "\uXXXX" and "\"", "\\", "\/", HTML's named entities for & < > " ' and
-// its numeric ones, and, if plus, "+" for a space. It reports whether any
-// was undone.
+// decodeLayer undoes one layer of the escapes an echo adds: "%XX";
+// JSON's "\uXXXX", "\"", "\\" and "\/" (and "\xXX"); HTML's named
+// entities for & < > " ' and its numeric ones; and, if plus, "+" for a
+// space. It reports whether any was undone.
 func decodeLayer(v view, plus bool) (view, bool) {
 	b := v.b
 	out := view{b: make([]byte, 0, len(b)), at: make([]int32, 0, len(b)+1)}
 	changed := false
+	var u [utf8.UTFMax]byte
 	for i := 0; i < len(b); {
-		c, n := unescape(b[i:], plus)
+		d, n := unescape(b[i:], plus, &u)
 		if n == 0 {
-			c, n = b[i], 1
+			d, n = b[i:i+1], 1
 		} else {
 			changed = true
 		}
-		out.b = append(out.b, c)
-		out.at = append(out.at, v.at[i])
+		// Each byte of a character maps to the start of its escape.
+		for range d {
+			out.at = append(out.at, v.at[i])
+		}
+		out.b = append(out.b, d...)
 		i += n
 	}
 	out.at = append(out.at, v.at[len(b)])
@@ -200,54 +206,63 @@ var htmlEntities = []struct {
 	c    byte
 }{{"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}, {"&equals;", '='}, {"&percnt;", '%'}}
 
-// unescape returns the byte that the escape at the start of b stands for,
-// and the escape's length, or 0 when b starts with none. Escapes of bytes
-// above 0x7F are left alone: a secret's ASCII is what matters, and a
-// value's delimiters are ASCII.
-func unescape(b []byte, plus bool) (byte, int) {
+// unescape returns the text that the escape at the start of b stands
+// for, at most utf8.UTFMax bytes in u, and the escape's length, or 0 when b
+// starts with none. JSON's "\uXXXX" and HTML's numeric entities give the
+// UTF-8 of their code point (a surrogate is left alone), as Python's
+// json.dumps escapes every non-ASCII character.
+func unescape(b []byte, plus bool, u *[utf8.UTFMax]byte) ([]byte, int) {
 	switch b[0] {
 	case '+':
 		if plus {
-			return ' ', 1
+			u[0] = ' '
+			return u[:1], 1
 		}
 	case '%':
 		if len(b) >= 3 && ishex(b[1]) && ishex(b[2]) {
-			return unhex(b[1])<<4 | unhex(b[2]), 3
+			u[0] = unhex(b[1])<<4 | unhex(b[2])
+			return u[:1], 3
 		}
 	case '\\':
-		if len(b) >= 6 && (b[1] == 'u' || b[1] == 'U') && b[2] == '0' && b[3] == '0' && ishex(b[4]) && ishex(b[5]) && b[4] < '8' {
-			return unhex(b[4])<<4 | unhex(b[5]), 6
+		if len(b) >= 6 && (b[1] == 'u' || b[1] == 'U') && ishex(b[2]) && ishex(b[3]) && ishex(b[4]) && ishex(b[5]) {
+			r := rune(unhex(b[2]))<<12 | rune(unhex(b[3]))<<8 | rune(unhex(b[4]))<<4 | rune(unhex(b[5]))
+			if !utf16.IsSurrogate(r) {
+				return u[:utf8.EncodeRune(u[:], r)], 6
+			}
 		}
-		if len(b) >= 4 && b[1] == 'x' && ishex(b[2]) && ishex(b[3]) && b[2] < '8' {
-			return unhex(b[2])<<4 | unhex(b[3]), 4
+		if len(b) >= 4 && b[1] == 'x' && ishex(b[2]) && ishex(b[3]) {
+			u[0] = unhex(b[2])<<4 | unhex(b[3])
+			return u[:1], 4
 		}
 		if len(b) >= 2 && (b[1] == '"' || b[1] == '\\' || b[1] == '/' || b[1] == '\'') {
-			return b[1], 2
+			u[0] = b[1]
+			return u[:1], 2
 		}
 	case '&':
 		for _, e := range htmlEntities {
 			if ascii.HasPrefixFold(b, e.name) {
-				return e.c, len(e.name)
+				u[0] = e.c
+				return u[:1], len(e.name)
 			}
 		}
 		if len(b) >= 4 && b[1] == '#' {
-			j, base := 2, 10
+			j, base := 2, rune(10)
 			if b[2] == 'x' || b[2] == 'X' {
 				j, base = 3, 16
 			}
-			n, k := 0, j
+			r, k := rune(0), j
 			for ; k < len(b) && k < j+6 && (base == 16 && ishex(b[k]) || base == 10 && '0' <= b[k] && b[k] <= '9'); k++ {
-				n = n*base + int(unhex(b[k]))
+				r = r*base + rune(unhex(b[k]))
 			}
-			if k > j && n < 0x80 {
+			if k > j && utf8.ValidRune(r) {
 				if k < len(b) && b[k] == ';' {
 					k++
 				}
-				return byte(n), k
+				return u[:utf8.EncodeRune(u[:], r)], k
 			}
 		}
 	}
-	return 0, 0
+	return nil, 0
 }
 
 func ishex(c byte) bool {
