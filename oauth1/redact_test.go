@@ -346,3 +346,26 @@ func TestRedactionInContainers(t *testing.T) {
 		}
 	}
 }
+
+// A field that holds CR/LF or an escape, such as a token a hostile
+// provider sent, prints quoted under fmt's %v and %s, on one line.
+func TestRedactedFieldsAreOneLine(t *testing.T) {
+	const hostile = "tk\r\nlevel=ERROR msg=forged\x1b[2K"
+	for _, v := range []any{
+		oauth1.Credentials{Token: hostile, Secret: rTokenSecret},
+		oauth1.Config{ConsumerKey: hostile, ConsumerSecret: rConsumerSecret, Realm: hostile},
+		server.TemporaryCredentials{Token: hostile, ConsumerKey: hostile, Callback: hostile, User: hostile},
+		server.TokenCredentials{Token: hostile, ConsumerKey: hostile, User: hostile},
+		server.Registration{Secret: rConsumerSecret, CallbackSchemes: []string{hostile}},
+	} {
+		for _, d := range []string{"%v", "%+v", "%s", "%#v"} {
+			got := fmt.Sprintf(d, v)
+			if strings.ContainsAny(got, "\r\n\x1b") {
+				t.Errorf("Sprintf(%q, %T) = %q, want one line without control characters", d, v, got)
+			}
+			if !strings.Contains(got, `"tk\r\nlevel=ERROR msg=forged\x1b[2K"`) {
+				t.Errorf("Sprintf(%q, %T) = %q, want the field quoted", d, v, got)
+			}
+		}
+	}
+}

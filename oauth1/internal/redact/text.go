@@ -94,3 +94,13 @@ func quoteCut(s string, max int) string {
 func Quote(s string) string {
 	return quoteCut(s, MaxNameLen)
 }
+
+// Field returns a field of a value that prints itself (a token, a key, a
+// user name): as it is when Printable would leave it, and otherwise quoted,
+// never cut, so that a peer's CR/LF cannot forge a log line.
+func Field(s string) string {
+	if plainText(s) {
+		return s
+	}
+	return strconv.QuoteToASCII(s)
+}
