@@ -3,6 +3,7 @@ package oauth1_test
 import (
 	"context"
 	"crypto"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -339,5 +340,12 @@ func TestResponseErrorTextIsBounded(t *testing.T) {
 			t.Errorf("%s: Error() = %d bytes %q, want one line of at most %d bytes without control characters", tt.name, len(got), got[:min(len(got), 200)], bound)
 		}
 		assert.Contains(t, got, tt.want, tt.name)
+		// fmt prints an error's Error under these verbs, and %#v in Go
+		// syntax, with strings quoted.
+		for _, verb := range []string{"%v", "%+v", "%s", "%q", "%#v"} {
+			if out := fmt.Sprintf(verb, err); strings.ContainsAny(out, "\r\n\x1b\u202e") {
+				t.Errorf("%s: Sprintf(%q) = %.200q holds a control character", tt.name, verb, out)
+			}
+		}
 	}
 }
