@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/countersign/countersign/oauth1/internal/notice"
 )
 
 // A ResponseError reports a provider's answer with a status other than 2xx,
@@ -22,7 +24,12 @@ import (
 // without oauth_* query parameters or a password), and notes a request
 // signed with an empty consumer secret, or with a token and an empty token
 // secret (never the secrets themselves): a key that is usually a missing
-// variable, and that a provider which issued secrets refuses.
+// variable, and that a provider which issued secrets refuses. When the
+// provider announced the retirement of its API, with the Deprecation (RFC
+// 9745) or Sunset (RFC 8594) header and a Link to its migration guide, as
+// providers retiring OAuth 1.0a do, Error names the dates and the link
+// (package [github.com/countersign/countersign/oauth1/sunset] reads them
+// from any response).
 type ResponseError struct {
 	StatusCode int
 
@@ -67,6 +74,7 @@ type ResponseError struct {
 	diagnosis string // how BaseString differs from the base string signed
 	endpoint  string // the token endpoint that answered, and its URL
 	emptyKey  string // the empty secrets the request was signed with
+	retiring  string // the Deprecation and Sunset the provider announced
 }
 
 func (e *ResponseError) Error() string {
@@ -97,6 +105,9 @@ func (e *ResponseError) Error() string {
 	}
 	if e.diagnosis != "" {
 		msg += " (" + e.diagnosis + ")"
+	}
+	if e.retiring != "" {
+		msg += " (" + e.retiring + ")"
 	}
 	return msg
 }
@@ -177,6 +188,7 @@ func CheckResponse(resp *http.Response) error {
 		signed, secrets = rec.base, []string{rec.c.ConsumerSecret, rec.tok.secret()}
 	}
 	e := newResponseError(resp.StatusCode, body, secrets...)
+	e.retiring = notice.Read(resp.Header).String()
 	if rec != nil {
 		e.emptyKey = emptyKey(rec.c, rec.tok)
 	}
