@@ -7,7 +7,7 @@
 // HTTP-date) and a Link to the migration guide with the relations
 // "deprecation" (RFC 9745 §3) and "sunset" (RFC 8594 §3):
 //
-//	Deprecation: @1782863999
+//	Deprecation: @1780272000
 //	Sunset: Thu, 31 Dec 2026 23:59:59 GMT
 //	Link: <https://developer.example.com/oauth2-migration>; rel="deprecation"
 //	Link: <https://developer.example.com/oauth2-migration>; rel="sunset"
