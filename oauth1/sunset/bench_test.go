@@ -97,7 +97,9 @@ func BenchmarkHandler(b *testing.B) {
 // and again.
 type anyNonce struct{}
 
-func (anyNonce) Use(_ context.Context, _ server.Nonce, _, _ time.Time) (bool, error) { return true, nil }
+func (anyNonce) Use(_ context.Context, _ server.Nonce, _, _ time.Time) (bool, error) {
+	return true, nil
+}
 
 type discard struct {
 	h    http.Header

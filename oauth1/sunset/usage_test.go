@@ -45,7 +45,7 @@ func TestUsageConcurrent(t *testing.T) {
 		assert.Equal(t, int64(workers*((each-k+keys-1)/keys)), c.Requests, c.ConsumerKey)
 		// The last time a key was seen is by the last worker at its
 		// largest i with i%keys == k.
-		last := (each-1) - ((each-1-k)%keys+keys)%keys
+		last := (each - 1) - ((each-1-k)%keys+keys)%keys
 		assert.Equal(t, base.Add(time.Duration((workers-1)*each+last)*time.Second), c.LastSeen, c.ConsumerKey)
 		total += c.Requests
 	}
