@@ -223,6 +223,7 @@ func TestCluster(t *testing.T) {
 	t.Run("ReplayAcrossVerifiers", func(t *testing.T) { testReplayAcrossVerifiers(t, newClient) })
 	t.Run("ExchangeAcrossProviders", func(t *testing.T) { testExchangeAcrossProviders(t, newClient) })
 	t.Run("TemporaryQuota", func(t *testing.T) { testTemporaryQuota(t, newClient) })
+	t.Run("UsageAcrossInstances", func(t *testing.T) { testUsageAcrossInstances(t, newClient) })
 	t.Run("TokenStore", func(t *testing.T) {
 		prefix := testPrefix(t)
 		oauth1test.TestTokenStore(t, func() server.TokenStore { return redisstore.NewTokenStore(newClient(), prefix) })
