@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
@@ -100,6 +101,7 @@ type compiled struct {
 }
 
 func (p Policy) compile() *compiled {
+	p.Brownouts = slices.Clone(p.Brownouts) // the caller's array may change
 	c := &compiled{p: p, err: p.check()}
 	if c.err != nil {
 		return c

@@ -218,3 +218,16 @@ func TestRead(t *testing.T) {
 	assert.Equal(t, sunset.Notice{}, sunset.Read(http.Header{"Deprecation": {"yes"}, "Sunset": {"soon"}}))
 	assert.Equal(t, "", sunset.Notice{}.String())
 }
+
+// Handler reads the Policy once: a brownout changed afterwards, in the
+// caller's slice, changes nothing.
+func TestHandlerCopiesBrownouts(t *testing.T) {
+	at := time.Date(2026, time.November, 3, 14, 30, 0, 0, time.UTC)
+	bs := []sunset.Brownout{{Start: at.Add(-time.Hour), End: at.Add(time.Hour)}}
+	p := sunset.Policy{Brownouts: bs, Now: func() time.Time { return at }}
+	h := p.Handler(http.NotFoundHandler())
+	bs[0] = sunset.Brownout{Start: at.Add(time.Hour), End: at.Add(2 * time.Hour)}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+	assert.Equal(t, http.StatusUnauthorized, w.Code)
+}
