@@ -109,3 +109,28 @@ type discard struct {
 func (d *discard) Header() http.Header         { return d.h }
 func (d *discard) Write(b []byte) (int, error) { return len(b), nil }
 func (d *discard) WriteHeader(code int)        { d.code = code }
+
+// BenchmarkKit is what the kit adds to each OAuth 1.0a request, without
+// the verification it goes with: a Policy's Handler announcing, and a
+// Usage counting the request as a Verifier's Observe does, from all CPUs.
+func BenchmarkKit(b *testing.B) {
+	now := time.Date(2026, time.August, 1, 0, 0, 0, 0, time.UTC)
+	p := sunset.Policy{
+		Deprecation: time.Date(2026, time.June, 1, 0, 0, 0, 0, time.UTC),
+		Sunset:      time.Date(2026, time.December, 31, 23, 59, 59, 0, time.UTC),
+		Link:        "https://developer.example.com/oauth2-migration",
+		Now:         func() time.Time { return now },
+	}
+	u := sunset.Usage{Now: p.Now}
+	ver := &server.Verification{ConsumerKey: "garmin-connect-iq"}
+	h := p.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { u.Observe(r, ver, nil) }))
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		r := httptest.NewRequest("GET", "/", nil)
+		w := &discard{h: http.Header{}}
+		for pb.Next() {
+			clear(w.h)
+			h.ServeHTTP(w, r)
+		}
+	})
+}
