@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/countersign/countersign/internal/ascii"
+	"github.com/countersign/countersign/oauth1/internal/notice"
 	"github.com/countersign/countersign/oauth1/internal/wire"
 )
 
@@ -291,6 +292,7 @@ func (c *Config) tokenRequest(ctx context.Context, what, rawURL string, tok *Cre
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		e := newResponseError(resp.StatusCode, body, secrets...).from(what, rawURL, c, tok)
+		e.retiring = notice.Read(resp.Header).String()
 		if len(body) <= maxResponseBytes {
 			e.setBaseString(body, signed, secrets...)
 		}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/countersign/countersign/oauth1/internal/notice"
 	"github.com/countersign/countersign/oauth1/internal/redact"
 )
 
@@ -29,7 +30,12 @@ import (
 // and at most 8 parameter names of each list, each cut to 64 bytes and
 // quoted, control characters escaped, unless made of letters, digits and
 // "-._~:/"; at most 256 bytes of Advice, quoted likewise when it holds a
-// control character or invalid UTF-8. Body is never printed.
+// control character or invalid UTF-8. Body is never printed. When the
+// provider announced the retirement of its API, with the Deprecation (RFC
+// 9745) or Sunset (RFC 8594) header and a Link to its migration guide, as
+// providers retiring OAuth 1.0a do, Error names the dates and the link
+// (package [github.com/countersign/countersign/oauth1/sunset] reads them
+// from any response).
 type ResponseError struct {
 	StatusCode int
 
@@ -78,6 +84,7 @@ type ResponseError struct {
 	diagnosis string // how BaseString differs from the base string signed
 	endpoint  string // the token endpoint that answered, and its URL
 	emptyKey  string // the empty secrets the request was signed with
+	retiring  string // the Deprecation and Sunset the provider announced
 }
 
 func (e *ResponseError) Error() string {
@@ -109,6 +116,9 @@ func (e *ResponseError) Error() string {
 	if e.diagnosis != "" {
 		// It quotes names and values of the provider's base string.
 		msg += " (" + redact.Printable(e.diagnosis, redact.MaxErrLen) + ")"
+	}
+	if e.retiring != "" {
+		msg += " (" + e.retiring + ")"
 	}
 	return msg
 }
@@ -189,6 +199,7 @@ func CheckResponse(resp *http.Response) error {
 		signed, secrets = rec.base, []string{rec.c.ConsumerSecret, rec.tok.secret()}
 	}
 	e := newResponseError(resp.StatusCode, body, secrets...)
+	e.retiring = notice.Read(resp.Header).String()
 	if rec != nil {
 		e.emptyKey = emptyKey(rec.c, rec.tok)
 	}
