@@ -26,14 +26,14 @@ const (
 
 	// The budget, in bytes hashed: a consumer key may spend
 	// diagConsumerBurst at once and diagConsumerRate a second after that
-	// (a diagnosis of a 64 KiB base string costs about 1.5 MB); all
-	// consumers together diagAllBurst and diagAllRate. At 300 MB/s
-	// (HMAC-SHA512 on a slow core) the rates are 3 ms and 27 ms of CPU a
-	// second.
-	diagConsumerRate  = 1 << 20
-	diagConsumerBurst = 8 << 20
-	diagAllRate       = 8 << 20
-	diagAllBurst      = 32 << 20
+	// (a diagnosis of a 64 KiB base string costs about 1.5 MB, of a
+	// 300-byte one 13 KB); all consumers together diagAllBurst and
+	// diagAllRate. At 300 MB/s (HMAC-SHA512 on a slow core) the rates are
+	// under 2 ms and 14 ms of CPU a second.
+	diagConsumerRate  = 512 << 10
+	diagConsumerBurst = 2 << 20
+	diagAllRate       = 4 << 20
+	diagAllBurst      = 16 << 20
 
 	// maxDiagConsumers bounds the consumer keys whose share is tracked:
 	// a share refilled in full is forgotten, and a consumer that finds the
@@ -144,7 +144,7 @@ func (b *diagBudget) take(consumer string, cost int64, commit bool) (ok bool, wh
 
 // budgetText describes a rate and a burst of bytes hashed.
 func budgetText(rate, burst int64) string {
-	return strconv.FormatInt(rate>>20, 10) + " MiB hashed a second, " + strconv.FormatInt(burst>>20, 10) + " MiB at once"
+	return strconv.FormatInt(rate>>10, 10) + " KiB hashed a second, " + strconv.FormatInt(burst>>10, 10) + " KiB at once"
 }
 
 // diagnosisCost is what a diagnosis hashes: hmacs HMACs over a base string
