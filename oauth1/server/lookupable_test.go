@@ -1,8 +1,16 @@
 package server
 
 import (
+	"crypto/sha1"
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/base64"
+	"hash"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -56,4 +64,57 @@ func BenchmarkLookupable(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestVerifyOneSignatureText checks that the signature is compared as
+// the one base64 text of the MAC: the texts that decode to the same bytes
+// (other bits where the padding leaves some over, a line break) are
+// refused, as when the texts themselves were compared.
+func TestVerifyOneSignatureText(t *testing.T) {
+	for method, h := range map[string]func() hash.Hash{"HMAC-SHA1": sha1.New, "HMAC-SHA256": sha256.New, "HMAC-SHA512": sha512.New} {
+		key := kmEncode("secret") + "&"
+		hdr, _ := kmHeaderHash(t, method, h, "https://api.example/r", 1700000000, "n-"+method, key, nil)
+		v := &Verifier{Store: &memCredentials{consumers: map[string]Registration{kmConsumerKey: {Secret: "secret"}},
+			tokens: map[string]string{kmConsumerKey + " " + kmToken: ""}}, Nonces: new(MemoryNonceStore),
+			Now: func() time.Time { return time.Unix(1700000000, 0) }}
+		verify := func(h string) error {
+			r := httptest.NewRequest("GET", "https://api.example/r", nil)
+			r.Header.Set("Authorization", h)
+			_, err := v.Verify(r)
+			return err
+		}
+		i := strings.Index(hdr, `oauth_signature="`) + len(`oauth_signature="`)
+		j := i + strings.IndexByte(hdr[i:], '"')
+		sig := hdr[i:j] // percent-encoded
+		text, err := url.PathUnescape(sig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pad := strings.Count(text, "=")
+		last := strings.IndexByte(base64Alphabet, text[len(text)-pad-1])
+		for _, other := range []string{
+			text[:len(text)-pad-1] + string(base64Alphabet[last^1]) + text[len(text)-pad:], // a padding bit set
+		} {
+			if a, b := mustDecode(t, text), mustDecode(t, other); string(a) != string(b) {
+				t.Fatalf("%q and %q decode differently", text, other)
+			}
+			if err := verify(strings.Replace(hdr, sig, kmEncode(other), 1)); err == nil {
+				t.Errorf("%s: the signature %q, not the MAC's base64 %q, was accepted", method, other, text)
+			}
+		}
+		if err := verify(hdr); err != nil {
+			t.Errorf("%s: the right signature: %v", method, err)
+		}
+	}
+}
+
+const base64Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+func mustDecode(t *testing.T, s string) []byte {
+	t.Helper()
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
