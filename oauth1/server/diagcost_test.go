@@ -49,22 +49,30 @@ func withDiagBudget(t *testing.T) *fakeClock {
 	return c
 }
 
-// hmacGET is a GET of https://api.example/r by consumerKey, without a
-// token, signed with HMAC-SHA1 under key (which the test makes wrong), and
-// the base string it signed, built here by hand (RFC 5849 §3.4.1).
+// hmacGET is a GET of https://api.example/r?pad=xxx... (4,000 x's) by
+// consumerKey, without a token, signed with HMAC-SHA1 under key (which
+// the test makes wrong), and the base string it signed, built here by
+// hand (RFC 5849 §3.4.1).
 func hmacGET(consumerKey, key, nonce string, ts int64) (*http.Request, string) {
 	e := kmEncode
 	params := "oauth_consumer_key=" + e(consumerKey) + "&oauth_nonce=" + e(nonce) +
 		"&oauth_signature_method=HMAC-SHA1&oauth_timestamp=" + itoa(ts) + "&oauth_version=1.0"
-	base := "GET&" + e("https://api.example/r") + "&" + e(params)
+	base := "GET&" + e("https://api.example/r") + "&" + e(params) + padEncoded // encoding is bytewise
 	m := hmac.New(sha1.New, []byte(key))
 	m.Write([]byte(base))
 	sig := base64.StdEncoding.EncodeToString(m.Sum(nil))
-	r := httptest.NewRequest("GET", "https://api.example/r", nil)
+	r := httptest.NewRequest("GET", "https://api.example/r?pad="+getPad, nil)
 	r.Header.Set("Authorization", `OAuth oauth_consumer_key="`+e(consumerKey)+`", oauth_nonce="`+e(nonce)+
 		`", oauth_signature="`+e(sig)+`", oauth_signature_method="HMAC-SHA1", oauth_timestamp="`+itoa(ts)+`", oauth_version="1.0"`)
 	return r, base
 }
+
+// getPad is the query parameter of hmacGET, padEncoded its part of the
+// base string.
+var (
+	getPad     = strings.Repeat("x", 4000)
+	padEncoded = kmEncode("&pad=" + getPad)
+)
 
 // refusal verifies r, which must be refused with signature_invalid.
 func refusal(t *testing.T, v *Verifier, r *http.Request) *ProblemError {
@@ -165,7 +173,7 @@ func TestDiagnoseKeysBudgetPerConsumer(t *testing.T) {
 		return diagnosed, diagBytes, checkBytes
 	}
 
-	const n = 3000
+	const n = 400
 	diagnosed, diagBytes, valid := flood("flood", n)
 	if diagnosed == 0 || diagBytes > docConsumerBurst {
 		t.Errorf("%d of %d refusals diagnosed, %d bytes hashed; want some, and at most %d", diagnosed, n, diagBytes, docConsumerBurst)
@@ -183,7 +191,7 @@ func TestDiagnoseKeysBudgetPerConsumer(t *testing.T) {
 	clock.add(time.Second)
 	_, longest := hmacGET("flood", wrongKey, "n99999", now.Unix())
 	most := int64(docConsumerRate + basestring.MaxKeyTries*(len(longest)+docHMACBlocks))
-	if d, b, _ := flood("flood", 300); d == 0 || b > most {
+	if d, b, _ := flood("flood", 50); d == 0 || b > most {
 		t.Errorf("after a second, %d diagnoses (%d bytes); want at least one, and at most %d bytes", d, b, most)
 	}
 	// All consumer keys together have a share too: eight keys that spend
@@ -191,7 +199,7 @@ func TestDiagnoseKeysBudgetPerConsumer(t *testing.T) {
 	clock.add(time.Minute)
 	spentAll := int64(0)
 	for _, c := range []string{"flood", "c1", "c2", "c3", "c4", "c5", "c6", "c7", "other"} {
-		_, b, _ := flood(c, 300)
+		_, b, _ := flood(c, 50)
 		spentAll += b
 	}
 	if spentAll > docAllBurst {
