@@ -3,6 +3,7 @@ package server
 import (
 	"crypto/rsa"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -138,6 +139,10 @@ func (b *diagBudget) take(consumer string, cost int64, commit bool) (ok bool, wh
 	c.debt += cost
 	b.all.debt += cost
 	b.spent += cost
+	if _, ok := b.per[consumer]; !ok {
+		// A copy: the key may be a substring of a header of up to 1 MiB.
+		consumer = strings.Clone(consumer)
+	}
 	b.per[consumer] = c
 	return true, ""
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -247,4 +248,28 @@ func TestDiagBudgetBounds(t *testing.T) {
 	if ok, _ := b.spend("x", docConsumerBurst); !ok {
 		t.Error("an hour later, the share is not full")
 	}
+}
+
+// TestDiagBudgetKeepsNoHeader: the budget remembers a consumer key for a
+// few seconds; it must not keep alive the header, up to 1 MiB, that the
+// key was read from.
+func TestDiagBudgetKeepsNoHeader(t *testing.T) {
+	b := newDiagBudget((&fakeClock{t: time.Unix(1800000000, 0)}).now)
+	heap := func() uint64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	for i := range 32 {
+		header := strings.Repeat("x", 1<<20) + "key" + itoa(int64(i))
+		if ok, why := b.spend(header[1<<20:], 1); !ok {
+			t.Fatal(why)
+		}
+	}
+	if kept := int64(heap()) - int64(before); kept > 4<<20 {
+		t.Errorf("32 consumer keys, each read from a 1 MiB header, keep %d bytes alive", kept)
+	}
+	runtime.KeepAlive(b)
 }
