@@ -38,7 +38,9 @@ type ProblemError struct {
 	// or the encoding of a signature the Verifier refused with
 	// signature_invalid, when its DiagnoseKeys is set: its Kind names the
 	// mistake ("empty-token-secret", "swapped-secrets", ...), its Also any
-	// other mistake made with it, and its Cause explains them. Its Kind is empty when the Verifier did not look. It
+	// other mistake made with it, and its Cause explains them. Its Kind is
+	// empty when the Verifier did not look, and unchecked when it did not
+	// for the cost (see DiagnoseKeys). It
 	// holds no secret and is never sent to the client: it tells the
 	// operator what the client did wrong with the secrets.
 	KeyMistake basestring.Mistake
