@@ -103,8 +103,8 @@ func reproduce(base, signature, method string, key Key, sent Request) (Mistake, 
 		if t.n == maxReproduceTries {
 			break
 		}
-		s, changed := r.build(bs)
-		if !changed || tried[s] {
+		s, ok := r.build(bs)
+		if !ok || tried[s] {
 			continue
 		}
 		tried[s] = true
@@ -220,7 +220,7 @@ var bugCauses = [bugCount]string{
 // together. Variants that change nothing for a request cost nothing.
 var variants = []bug{
 	bugPlus, bugPlusLiteral, bugNoForm, bugQueryInURI, bugQueryOnlyInURI, bugDefaultPort, bugScheme, bugHostAsSent,
-	bugLowerHex, bugTwice, bugRawQuery, bugRawForm, bugNoEncoding, bugUnencodedNames, bugJSComponent, bugKeepSlash,
+	bugLowerHex, bugTwice, bugRawQuery, bugRawForm, bugUnencodedNames, bugNoEncoding, bugJSComponent, bugKeepSlash,
 	bugJava, bugTilde, bugRealm, bugSignature, bugLatin1, bugKeepFirst, bugKeepLast, bugQueryWins,
 	bugSortDecoded, bugSortJoined, bugDropEmpty, bugSemicolonDrop, bugSemicolonSplit, bugSemicolonCut, bugHashCut,
 	bugNulCut, bugEqCut, bugQCut, bugRawNames, bugPHPNames, bugAnyPort, bugDecodedPath, bugNoEquals, bugNotReencoded,
@@ -344,10 +344,6 @@ func (r *rebuild) pieces(bs bug) ([]piece, bool) {
 		}
 		rawValues := query && bs&bugRawQuery != 0 || !query && bs&bugRawForm != 0
 		if query && bs&bugHashCut != 0 {
-			d, err := percent.DecodeForm(raw)
-			if err != nil || !strings.Contains(d, "#") {
-				return nil, false
-			}
 			raw = raw[:hashAt(raw)]
 		}
 		for kv := range strings.SplitSeq(raw, "&") {
@@ -401,9 +397,8 @@ func (r *rebuild) pieces(bs bug) ([]piece, bool) {
 	return ps, true
 }
 
-// hashAt returns the offset in raw of the first pair whose decoding holds
-// a "#", with the part of that pair before it: where a client that decodes
-// the query before parsing it as a URL ends it.
+// hashAt returns the offset in raw of the first "#" or "%23": where a
+// client that decodes the query before parsing it as a URL ends it.
 func hashAt(raw string) int {
 	for i := 0; i < len(raw); i++ {
 		if raw[i] == '#' {
@@ -453,23 +448,18 @@ func readPair(kv string, bs bug, rawValues bool) (piece, bool) {
 	return piece{name: name, value: value}, true
 }
 
-// build returns the base string as a client with bugs bs computes it, and
-// whether the bugs change anything the client reads or encodes (a bug that
-// needs what the request lacks changes nothing, and build reports false).
+// build returns the base string as a client with bugs bs computes it. A
+// bug that needs what the request lacks changes nothing. It reports false
+// when the client could not read the query or the form body (a malformed
+// escape).
 func (r *rebuild) build(bs bug) (string, bool) {
-	uri, ok := r.uri(bs)
-	if !ok {
-		return "", false
-	}
+	uri := r.uri(bs)
 	ps, ok := r.pieces(bs)
 	if !ok {
 		return "", false
 	}
 	ps = append(ps, r.other...)
-	if bs&bugRealm != 0 {
-		if r.realm == "" {
-			return "", false
-		}
+	if bs&bugRealm != 0 && r.realm != "" {
 		ps = append(ps, piece{name: "realm", value: r.realm})
 	}
 	if bs&bugSignature != 0 {
@@ -532,10 +522,9 @@ func cmpPair(an, av, bn, bv string) int {
 	return strings.Compare(av, bv)
 }
 
-// uri returns the base string URI as a client with bugs bs computes it, or
-// false when one of the bugs needs what the request lacks or changes
-// nothing.
-func (r *rebuild) uri(bs bug) (string, bool) {
+// uri returns the base string URI as a client with bugs bs computes it. A
+// bug that needs what the request lacks changes nothing.
+func (r *rebuild) uri(bs bug) string {
 	scheme, host, path := r.scheme, r.host, r.path
 	hostname, port := splitPort(host)
 	if bs&bugScheme != 0 {
@@ -544,44 +533,26 @@ func (r *rebuild) uri(bs bug) (string, bool) {
 			scheme = "http"
 		case "http":
 			scheme = "https"
-		default:
-			return "", false
 		}
 	}
-	if bs&bugHostAsSent != 0 {
-		if r.sentHost == "" || r.sentHost == host {
-			return "", false
-		}
+	switch {
+	case bs&bugHostAsSent != 0 && r.sentHost != "":
 		host = r.sentHost
-	} else {
-		if bs&bugAnyPort != 0 {
-			if port != "80" && port != "443" {
-				return "", false
-			}
-			host = hostname
-		}
-		if bs&bugDefaultPort != 0 {
-			if port != "" {
-				return "", false
-			}
-			host += map[string]string{"http": ":80", "https": ":443"}[r.scheme]
-		}
+	case bs&bugAnyPort != 0 && (port == "80" || port == "443"):
+		host = hostname
+	case bs&bugDefaultPort != 0 && port == "":
+		host += map[string]string{"http": ":80", "https": ":443"}[r.scheme]
 	}
 	if bs&bugDecodedPath != 0 {
-		d, err := percent.Decode(path)
-		if err != nil || d == path {
-			return "", false
+		if d, err := percent.Decode(path); err == nil {
+			path = d
 		}
-		path = d
 	}
 	uri := scheme + "://" + host + path
-	if bs&(bugQueryInURI|bugQueryOnlyInURI) != 0 {
-		if r.query == "" {
-			return "", false
-		}
+	if bs&(bugQueryInURI|bugQueryOnlyInURI) != 0 && r.query != "" {
 		uri += "?" + r.query
 	}
-	return uri, true
+	return uri
 }
 
 // splitPort splits host into its name and its port ("" when none); an IPv6
