@@ -32,11 +32,12 @@ type Request struct {
 const BaseStringDiffers MistakeKind = "base-string-differs"
 
 // The bounds of Reproduce: at most maxReproduceTries HMACs, each over a
-// base string of at most about maxReproduceBytes; nothing at all for a
-// longer base string or request.
+// variant of at most maxVariantBytes; nothing at all for a base string or
+// request over maxReproduceBytes.
 const (
-	maxReproduceTries = 64
+	maxReproduceTries = 48
 	maxReproduceBytes = 16 << 10
+	maxVariantBytes   = 4 * maxReproduceBytes // a value encoded twice grows
 )
 
 // Reproduce names the bug in the client's base string that makes a
@@ -61,9 +62,9 @@ const (
 // [KeyMistake] knows (hex, URL-safe base64, ...), which the Mistake then
 // names too, as it names an HMAC hash other than method's.
 //
-// Its cost is bounded: at most 64 HMACs, each over a base string of about
-// the size of base, and nothing (false, at once) for a base string, or a
-// query and form body, over 16 KiB. It checks the HMAC methods only: for
+// Its cost is bounded: at most 48 HMACs, each over a variant of base of at
+// most 64 KiB, and nothing (false, at once) for a base string, or a query
+// and form body, over 16 KiB; variants that change nothing cost no HMAC. It checks the HMAC methods only: for
 // RSA and PLAINTEXT, and for what FIPS 140-only mode refuses, it reports
 // false. Run it, like KeyMistake, on refusals a person debugs, once
 // KeyMistake found the key right or found nothing.
@@ -104,7 +105,7 @@ func reproduce(base, signature, method string, key Key, sent Request) (Mistake, 
 			break
 		}
 		s, ok := r.build(bs)
-		if !ok || tried[s] {
+		if !ok || tried[s] || len(s) > maxVariantBytes {
 			continue
 		}
 		tried[s] = true
