@@ -285,6 +285,7 @@ func (v *Verifier) diagnose(q *found, pe *ProblemError) {
 	if wrong {
 		pe.KeyMistake = m
 	}
+	v.reproduce(q, pe)
 }
 
 // useNonce records the nonce of a request with a timestamp, and refuses

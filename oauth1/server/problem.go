@@ -39,7 +39,8 @@ type ProblemError struct {
 	// mistake ("empty-token-secret", "swapped-secrets", ...), its Also any
 	// other mistake made with it, and its Cause explains them. Its Kind is empty when the Verifier did not look. It
 	// holds no secret and is never sent to the client: it tells the
-	// operator what the client did wrong with the secrets.
+	// operator what the client did wrong with the secrets, or, with Kind
+	// basestring.BaseStringDiffers, with the base string.
 	KeyMistake basestring.Mistake
 
 	// StatusCode is the HTTP status of the refusal. The Verifier and the

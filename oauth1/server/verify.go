@@ -165,6 +165,14 @@ type Verifier struct {
 	// its base string built, which Verify otherwise skips: a client that
 	// sends bad signatures on purpose costs that much more. Refusals with
 	// a base string over 1 MiB are not diagnosed.
+	//
+	// When no key mistake makes an HMAC signature, the key is taken as
+	// right and the client's base string as wrong: KeyMistake then names
+	// the bug that makes the signature (Kind
+	// [basestring.BaseStringDiffers]: spaces encoded as "+", the form body
+	// left out, the default port kept, ...), with the base string the
+	// client signed, as [basestring.Reproduce] finds them, for at most 48
+	// more HMACs, and none for a base string, query or form body over 16 KiB.
 	DiagnoseKeys bool
 
 	// SendBaseString, if set, has [Verifier.WriteError] send the base

@@ -1,0 +1,37 @@
+package server
+
+import (
+	"strconv"
+
+	"github.com/countersign/countersign/oauth1/basestring"
+)
+
+// reproduce runs, for diagnose, the base-string check of DiagnoseKeys:
+// when the key check found no mistake that makes the refused signature,
+// it rebuilds the base string the way client libraries get it wrong
+// ([basestring.Reproduce]: at most 48 HMACs, nothing for a base string,
+// query or form body over 16 KiB), and on a match names the bug in the
+// refusal's KeyMistake, with the base string the client signed, for the
+// operator only: WriteError never sends it.
+func (v *Verifier) reproduce(q *found, pe *ProblemError) {
+	if pe.KeyMistake.Kind != basestring.KeyUnknown {
+		return
+	}
+	sent := basestring.Request{Query: q.r.URL.RawQuery, Host: q.r.Host}
+	if q.form {
+		sent.Form = string(q.s.Form)
+	}
+	for _, p := range q.s.proto[:q.s.fromHeader] {
+		if p.Name == "realm" {
+			sent.Realm = p.Value
+		}
+	}
+	m, signed, ok := basestring.Reproduce(pe.BaseString, string(q.sig), q.method, basestring.Key{
+		ConsumerKey: q.consumerKey, ConsumerSecret: q.consumer.Secret,
+		Token: q.token, TokenSecret: q.tokenSecret,
+	}, sent)
+	if ok {
+		m.Cause += ". The base string it signed: " + strconv.Quote(signed)
+		pe.KeyMistake = m
+	}
+}
