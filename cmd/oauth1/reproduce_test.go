@@ -5,8 +5,12 @@ import (
 	"crypto/sha1"
 	"encoding/base64"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/countersign/countersign/oauth1/basestring"
 )
@@ -149,4 +153,53 @@ func BenchmarkReproduceCorpus(b *testing.B) {
 	}
 	b.ReportMetric(float64(right)/float64(total)*100, "%reproduced")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*total), "ns/base-string")
+}
+
+// bugRequest returns a raw request to https://api.example.com/1/me with
+// query and form body body, signed with the right key over a base string
+// built as a client with bugs b builds it (the corpus' construction), and
+// that base string.
+func bugRequest(method, query, body string, b bugs) (raw, signed string) {
+	r := &request{method: method, scheme: "https", host: "api.example.com", path: "/1/me", query: query, body: body,
+		protocol: [][2]string{{"oauth_consumer_key", kmKey}, {"oauth_nonce", "n"}, {"oauth_signature_method", "HMAC-SHA1"},
+			{"oauth_timestamp", "1"}, {"oauth_token", kmToken}, {"oauth_version", "1.0"}}}
+	signed = build(r, b)
+	m := hmac.New(sha1.New, []byte(enc(kmSecret)+"&"+enc(kmTokenSecret)))
+	m.Write([]byte(signed))
+	auth := `OAuth oauth_consumer_key="` + kmKey + `", oauth_nonce="n", oauth_signature="` + enc(base64.StdEncoding.EncodeToString(m.Sum(nil))) +
+		`", oauth_signature_method="HMAC-SHA1", oauth_timestamp="1", oauth_token="` + kmToken + `", oauth_version="1.0"`
+	raw = method + " /1/me?" + query + " HTTP/1.1\nHost: api.example.com\nAuthorization: " + auth + "\n"
+	if body != "" {
+		raw += "Content-Type: application/x-www-form-urlencoded\nContent-Length: " + strconv.Itoa(len(body)) + "\n"
+	}
+	return raw + "\n" + body, signed
+}
+
+// TestVerifyNamesBaseStringBug checks that verify, given a captured
+// request and the right secrets, names the bug in the client's base string
+// from the signature alone, addressed to the developer, and prints the
+// base string the client signed on a line of its own.
+func TestVerifyNamesBaseStringBug(t *testing.T) {
+	cases := []struct {
+		name, method, query, body string
+		bugs                      bugs
+		says                      string
+	}{
+		{"literal +", "GET", "q=a+b", "", bugs{plusLiteral: true}, `it does not decode "+" in the query or form body as a space`},
+		{"repeated name", "POST", "q=1", "q=2&s=x", bugs{keep: "first"}, "it keeps only the first value of a repeated name"},
+		{"sorted before encoding", "GET", "a=%C3%A9&a=z", "", bugs{sortRaw: true}, "it sorts the parameters before encoding them"},
+	}
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			raw, signed := bugRequest(tt.method, tt.query, tt.body, tt.bugs)
+			r := runCmd(t, kmEnv, raw, "verify", "--any-time")
+			require.Equal(t, exitFailure, r.code, "%s%s", r.stdout, r.stderr)
+			assert.Contains(t, r.stdout, "\nBase string check: base-string-differs\nThe key is right, and your client signed another base string: "+tt.says)
+			assert.Contains(t, r.stdout, "\n"+signed+"\n")
+			assert.NotContains(t, r.stdout, "Key check")
+			for _, s := range []string{kmSecret, kmTokenSecret, enc(kmSecret), enc(kmTokenSecret)} {
+				assert.NotContains(t, r.stdout+r.stderr, s)
+			}
+		})
+	}
 }
