@@ -265,9 +265,10 @@ type rebuild struct {
 	scheme, host, path    string // from the base string URI; host with any port
 	query, form           string // as sent
 	sentHost, realm       string
-	other                 []piece // the parameters from neither the query nor the body
-	fromRequest           bool    // query and form are the sources of the rest
-	defaultPort, hostPort bool    // the URI's port is the scheme's default, or any port
+	other                 []piece            // the parameters from neither the query nor the body
+	fromRequest           bool               // query and form are the sources of the rest
+	read                  map[bug]readResult // pieces' results, by the bugs of reading
+	defaultPort, hostPort bool               // the URI's port is the scheme's default, or any port
 }
 
 // newRebuild splits b, parsed from base, into its parts, and checks that
@@ -286,7 +287,7 @@ func newRebuild(b *BaseString, base string, sent Request) (*rebuild, bool) {
 	r := &rebuild{method: b.Method, scheme: scheme, host: host, path: path, sentHost: sent.Host, realm: sent.Realm,
 		query: sent.Query, form: sent.Form, fromRequest: true}
 	if !r.account(b) || !r.builds(base) {
-		r.query, r.form, r.fromRequest, r.other = "", "", false, nil
+		r.query, r.form, r.fromRequest, r.other, r.read = "", "", false, nil, nil
 		for _, p := range b.Params {
 			r.other = append(r.other, piece{name: p.Name, value: p.Value})
 		}
@@ -332,8 +333,34 @@ func (r *rebuild) account(b *BaseString) bool {
 	return true
 }
 
-// pieces reads the query and the form body as a client with bugs bs does.
+// readBugs are the bugs that change how the query and the body are read.
+const readBugs = bugPlusLiteral | bugRawQuery | bugRawForm | bugNoForm | bugQueryOnlyInURI | bugQCut | bugHashCut |
+	bugSemicolonDrop | bugSemicolonSplit | bugSemicolonCut | bugEqCut | bugRawNames | bugNulCut | bugLatin1 | bugPHPNames |
+	bugQueryWins | bugKeepFirst | bugKeepLast
+
+// pieces reads the query and the form body as a client with bugs bs does,
+// once for each set of the bugs of reading: most variants share one. The
+// result is shared: the caller must not modify it.
 func (r *rebuild) pieces(bs bug) ([]piece, bool) {
+	bs &= readBugs
+	if c, ok := r.read[bs]; ok {
+		return c.ps, c.ok
+	}
+	ps, ok := r.readPieces(bs)
+	if r.read == nil {
+		r.read = map[bug]readResult{}
+	}
+	r.read[bs] = readResult{ps, ok}
+	return ps, ok
+}
+
+type readResult struct {
+	ps []piece
+	ok bool
+}
+
+// readPieces is pieces, uncached.
+func (r *rebuild) readPieces(bs bug) ([]piece, bool) {
 	var ps []piece
 	for i, raw := range [2]string{r.query, r.form} {
 		query := i == 0
@@ -459,7 +486,7 @@ func (r *rebuild) build(bs bug) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	ps = append(ps, r.other...)
+	ps = slices.Concat(ps, r.other)
 	if bs&bugRealm != 0 && r.realm != "" {
 		ps = append(ps, piece{name: "realm", value: r.realm})
 	}

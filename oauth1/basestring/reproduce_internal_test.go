@@ -408,3 +408,25 @@ func BenchmarkReproduce(b *testing.B) {
 	b.ReportMetric(maxReproduceTries, "HMACs-budget")
 	b.ReportMetric(100*float64(found)/float64(calls), "%reproduced")
 }
+
+// BenchmarkReproduceLargest is the most one call costs: a base string just
+// under maxReproduceBytes, whose query many bugs change, and no variant
+// that matches.
+func BenchmarkReproduceLargest(b *testing.B) {
+	q := strings.Repeat("a=%20%C3%A9;%23&", maxReproduceBytes/16)[:maxReproduceBytes/2-200]
+	q = q[:strings.LastIndexByte(q, '&')]
+	r0 := &rebuild{method: "POST", scheme: "https", host: "example.com:80", path: "/p%20q", query: q,
+		other: []piece{{name: "oauth_consumer_key", value: "k"}}}
+	base, _ := r0.build(0)
+	if len(base) > maxReproduceBytes {
+		b.Fatalf("base string of %d bytes", len(base))
+	}
+	sent := Request{Query: q, Host: "Example.COM:80", Realm: "r"}
+	sig := b64(rsign(sha1.New, rqKey, "x"))
+	n := 0
+	for b.Loop() {
+		_, _, _, n = reproduce(base, sig, "HMAC-SHA1", rqKey, sent)
+	}
+	b.ReportMetric(float64(n), "HMACs/call")
+	b.ReportMetric(float64(len(base)), "base-bytes")
+}
