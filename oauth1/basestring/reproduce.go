@@ -36,7 +36,7 @@ const BaseStringDiffers MistakeKind = "base-string-differs"
 // request over maxReproduceBytes.
 const (
 	maxReproduceTries = 48
-	maxReproduceBytes = 16 << 10
+	maxReproduceBytes = 8 << 10
 	maxVariantBytes   = 4 * maxReproduceBytes // a value encoded twice grows
 )
 
@@ -63,8 +63,10 @@ const (
 // names too, as it names an HMAC hash other than method's.
 //
 // Its cost is bounded: at most 48 HMACs, each over a variant of base of at
-// most 64 KiB, and nothing (false, at once) for a base string, or a query
-// and form body, over 16 KiB; variants that change nothing cost no HMAC. It checks the HMAC methods only: for
+// most 32 KiB, and nothing (false, at once) for a base string, or a query
+// and form body, over 8 KiB; variants that change nothing cost no HMAC. On
+// the largest base string it takes about as long as KeyMistake on one of
+// 1 MiB (BenchmarkReproduceLargest). It checks the HMAC methods only: for
 // RSA and PLAINTEXT, and for what FIPS 140-only mode refuses, it reports
 // false. Run it, like KeyMistake, on refusals a person debugs, once
 // KeyMistake found the key right or found nothing.

@@ -10,7 +10,7 @@ import (
 // when the key check found no mistake that makes the refused signature,
 // it rebuilds the base string the way client libraries get it wrong
 // ([basestring.Reproduce]: at most 48 HMACs, nothing for a base string,
-// query or form body over 16 KiB), and on a match names the bug in the
+// query or form body over 8 KiB), and on a match names the bug in the
 // refusal's KeyMistake, with the base string the client signed, for the
 // operator only: WriteError never sends it.
 func (v *Verifier) reproduce(q *found, pe *ProblemError) {

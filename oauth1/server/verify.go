@@ -172,7 +172,7 @@ type Verifier struct {
 	// [basestring.BaseStringDiffers]: spaces encoded as "+", the form body
 	// left out, the default port kept, ...), with the base string the
 	// client signed, as [basestring.Reproduce] finds them, for at most 48
-	// more HMACs, and none for a base string, query or form body over 16 KiB.
+	// more HMACs, and none for a base string, query or form body over 8 KiB.
 	DiagnoseKeys bool
 
 	// SendBaseString, if set, has [Verifier.WriteError] send the base
