@@ -263,14 +263,13 @@ type piece struct {
 // A rebuild holds the parts of the provider's base string and of the
 // request, to build the base string again with bugs.
 type rebuild struct {
-	method                string // decoded
-	scheme, host, path    string // from the base string URI; host with any port
-	query, form           string // as sent
-	sentHost, realm       string
-	other                 []piece            // the parameters from neither the query nor the body
-	fromRequest           bool               // query and form are the sources of the rest
-	read                  map[bug]readResult // pieces' results, by the bugs of reading
-	defaultPort, hostPort bool               // the URI's port is the scheme's default, or any port
+	method             string // decoded
+	scheme, host, path string // from the base string URI; host with any port
+	query, form        string // as sent
+	sentHost, realm    string
+	other              []piece            // the parameters from neither the query nor the body
+	fromRequest        bool               // query and form are the sources of the rest
+	read               map[bug]readResult // pieces' results, by the bugs of reading
 }
 
 // newRebuild splits b, parsed from base, into its parts, and checks that
@@ -377,8 +376,8 @@ func (r *rebuild) readPieces(bs bug) ([]piece, bool) {
 			raw = raw[:hashAt(raw)]
 		}
 		for kv := range strings.SplitSeq(raw, "&") {
-			if raw == "" {
-				break
+			if kv == "" {
+				continue // "a=1&&b=2" has no third pair
 			}
 			if bs&bugSemicolonDrop != 0 && strings.Contains(kv, ";") {
 				continue
