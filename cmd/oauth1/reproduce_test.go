@@ -117,8 +117,12 @@ func reproduceCorpus(n int, fail func(lib, problem string)) (right, total int) {
 // name, or "".
 func unnamedBug(r *request, all bugs, cause string) string {
 	got := build(r, all)
+	has := 0
 	for _, l := range labels {
 		off := l.off(all)
+		if off != all {
+			has++
+		}
 		if off == all || build(r, off) == got {
 			continue
 		}
@@ -129,6 +133,13 @@ func unnamedBug(r *request, all bugs, cause string) string {
 		if !named {
 			return "no cause for " + l.name + " in: " + cause
 		}
+	}
+	// Reproduce never names more bugs than the library has. (It may name
+	// two that only together change this request, such as a literal "+"
+	// and names not decoded for the name "a+b", where the corpus finds
+	// that neither alone changes it.)
+	if n := strings.Count(cause, "; and it ") + 1; n > has {
+		return "names " + strconv.Itoa(n) + " bugs of a library that has " + strconv.Itoa(has) + ": " + cause
 	}
 	return ""
 }
