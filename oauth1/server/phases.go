@@ -341,6 +341,7 @@ func (v *Verifier) diagnose(q *found, pe *ProblemError) {
 	if wrong {
 		pe.KeyMistake = m
 	}
+	v.reproduce(q, pe)
 }
 
 // worthBuilding reports whether the base string of a request whose

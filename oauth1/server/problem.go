@@ -42,7 +42,8 @@ type ProblemError struct {
 	// empty when the Verifier did not look, and unchecked when it did not
 	// for the cost (see DiagnoseKeys). It
 	// holds no secret and is never sent to the client: it tells the
-	// operator what the client did wrong with the secrets.
+	// operator what the client did wrong with the secrets, or, with Kind
+	// basestring.BaseStringDiffers, with the base string.
 	KeyMistake basestring.Mistake
 
 	// StatusCode is the HTTP status of the refusal. The Verifier and the

@@ -190,6 +190,15 @@ type Verifier struct {
 	// valid verifications of them cost, and a client that debugs its
 	// signatures gets about 150 diagnoses of a small request at once,
 	// then about 40 a second.
+	//
+	// When no key mistake makes an HMAC signature, the key is taken as
+	// right and the client's base string as wrong: KeyMistake then names
+	// the bug that makes the signature (Kind
+	// [basestring.BaseStringDiffers]: spaces encoded as "+", the form body
+	// left out, the default port kept, ...), with the base string the
+	// client signed, as [basestring.Reproduce] finds them, for at most 48
+	// more HMACs, drawn on the same budget, and none for a base string,
+	// query or form body over 8 KiB.
 	DiagnoseKeys bool
 
 	// SendBaseString, if set, has [Verifier.WriteError] send the base
