@@ -132,3 +132,28 @@ func TestVerifierReproduceNot(t *testing.T) {
 	pe, _ = rpVerify(t, rpVerifier(true), tt.method, tt.url, tt.body, tt.realm, strings.Replace(tt.base, "rp1", "rp2", 1), key)
 	assert.Equal(t, basestring.KeyUnknown, pe.KeyMistake.Kind)
 }
+
+// TestVerifierReproduceOnBudget checks that the base-string check draws on
+// the diagnosis budget for its own HMACs: a client that keeps sending
+// badly signed requests has them reproduced no more often than the
+// consumer key's share pays for at 48 HMACs over four times the base
+// string, and then is told why not.
+func TestVerifierReproduceOnBudget(t *testing.T) {
+	withDiagBudget(t) // a clock that does not move: nothing refills
+	tt := rpCases[0]
+	key := kmEncode(kmConsumerSecret) + "&" + kmEncode(kmTokenSecret)
+	perCall := reproduceHMACs * (4*len(tt.base) + 64) // at least what one check hashes
+	reproduced, lastCause := 0, ""
+	for range 400 {
+		pe, _ := rpVerify(t, rpVerifier(true), tt.method, tt.url, tt.body, tt.realm, tt.signed, key)
+		if pe.KeyMistake.Kind == basestring.BaseStringDiffers {
+			reproduced++
+		}
+		lastCause = pe.KeyMistake.Cause
+	}
+	if max := diagConsumerBurst/perCall + 1; reproduced > max {
+		t.Errorf("%d of 400 refusals reproduced on one consumer key's share, want at most %d", reproduced, max)
+	}
+	assert.Positive(t, reproduced, "the share pays for some checks")
+	assert.Contains(t, lastCause, "for its cost")
+}
