@@ -217,6 +217,12 @@ func (v *Verifier) lookup(q *found) error {
 		if t.ConsumerKey != consumerKey {
 			return problem(oauth1.ProblemTokenRejected, errors.New("a token issued to another client"))
 		}
+		// An HMAC or PLAINTEXT key with an empty token secret is one that
+		// whoever holds the consumer secret can make: a record that lost its
+		// secret (to a json:"-" field, say) must not sign for its user.
+		if _, isRSA, _ := mac.MethodHash(q.method); t.Secret == "" && !isRSA {
+			return problem(oauth1.ProblemTokenRejected, errors.New("the store returned token credentials without a secret"))
+		}
 		q.tokenSecret, q.user = t.Secret, t.User
 	}
 	return nil
