@@ -72,10 +72,10 @@ func BenchmarkLookupable(b *testing.B) {
 // refused, as when the texts themselves were compared.
 func TestVerifyOneSignatureText(t *testing.T) {
 	for method, h := range map[string]func() hash.Hash{"HMAC-SHA1": sha1.New, "HMAC-SHA256": sha256.New, "HMAC-SHA512": sha512.New} {
-		key := kmEncode("secret") + "&"
+		key := kmEncode("secret") + "&" + kmEncode("token-secret")
 		hdr, _ := kmHeaderHash(t, method, h, "https://api.example/r", 1700000000, "n-"+method, key, nil)
 		v := &Verifier{Store: &memCredentials{consumers: map[string]Registration{kmConsumerKey: {Secret: "secret"}},
-			tokens: map[string]string{kmConsumerKey + " " + kmToken: ""}}, Nonces: new(MemoryNonceStore),
+			tokens: map[string]string{kmConsumerKey + " " + kmToken: "token-secret"}}, Nonces: new(MemoryNonceStore),
 			Now: func() time.Time { return time.Unix(1700000000, 0) }}
 		verify := func(h string) error {
 			r := httptest.NewRequest("GET", "https://api.example/r", nil)
