@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/countersign/countersign/internal/ascii"
+	"github.com/countersign/countersign/oauth1/internal/notice"
 	"github.com/countersign/countersign/oauth1/internal/wire"
 )
 
@@ -291,6 +292,7 @@ func (c *Config) tokenRequest(ctx context.Context, what, rawURL string, tok *Cre
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		e := newResponseError(resp.StatusCode, body, secrets...).from(what, rawURL, c, tok)
+		e.retiring = notice.Read(resp.Header).String()
 		if len(body) <= maxResponseBytes {
 			e.setBaseString(body, signed, secrets...)
 		}
@@ -352,9 +354,7 @@ func newResponseError(status int, body []byte, secrets ...string) *ResponseError
 	// ParseQuery keeps the pairs it could parse: an HTML page around a
 	// problem report still yields it.
 	v, _ := url.ParseQuery(string(body))
-	e.setProblem(v)
-	e.Problem = Problem(scrubEcho([]byte(e.Problem), secrets...))
-	e.Advice = string(scrubEcho([]byte(e.Advice), secrets...))
+	e.setProblem(v, secrets...)
 	// A token secret the provider issued is unknown here and may be
 	// written in any format: a body that names one is dropped whole.
 	if ascii.IndexFold(body, "oauth_token_secret") < 0 {

@@ -5,6 +5,10 @@
 // [TemporaryStore], whose one-time exchange holds across instances, and a
 // [TokenStore], whose revocations do.
 //
+// For a provider retiring OAuth 1.0a, a [Usage] sums the usage counts of
+// package [github.com/countersign/countersign/oauth1/sunset] over the
+// instances: who still uses OAuth 1.0a, and when they were last seen.
+//
 // All take a [redis.UniversalClient], so a single node, Sentinel and
 // Cluster all work: every command and every script touches a single key,
 // so no hash tags are needed (the tests run on a three-master Cluster). Keys start with

@@ -10,11 +10,12 @@ import (
 
 // TokenCredentials is a provider's record of token credentials (§2.3): the
 // token a client signs its requests with, on behalf of User. fmt and slog
-// print it with Secret redacted; JSON is its faithful serialization.
+// print it with Secret redacted, and JSON leaves it out.
 type TokenCredentials struct {
-	Token, Secret string
-	ConsumerKey   string
-	User          string
+	Token       string
+	Secret      string `json:"-"`
+	ConsumerKey string
+	User        string
 }
 
 // ErrTokenRevoked is returned, wrapped together with [ErrNotFound], by a
