@@ -15,7 +15,32 @@
 // change of the API is a visible, committed diff. Packages under internal/
 // and commands are not API. The types come from the compiler's export data
 // (go list -export) for linux/amd64, so the record does not depend on the
-// machine it is made on.
+// machine it is made on. A struct type that == can compare has a line
+// "type T struct, comparable" of its own, so that one made incomparable
+// (by a new slice field, say) loses a line.
+//
+// # Compatibility
+//
+// The API released as v1 is frozen in api/v1.txt and redisstore/api-v1.txt,
+// in the manner of the Go project's api/go1.txt, and
+//
+//	go run ./internal/apidump -check
+//
+// fails when the current API is not compatible with them: when a line of
+// a frozen record is gone (an identifier removed, a signature, field type,
+// constant value or receiver changed, a struct made incomparable), or when
+// an interface of a frozen record has gained a method, which breaks the
+// types users wrote to implement it (unless the interface has unexported
+// methods, which no type outside its package can implement). Additions
+// elsewhere pass. Type-level changes the lines do not show, such as a
+// changed type parameter constraint's method set, are golang.org/x/exp's
+// apidiff's to find. The frozen records are written, for the release to
+// be tagged v1.0.0 and once all of its API changes are in, by
+//
+//	go run ./internal/apidump -freeze
+//
+// and committed; at a later v1 minor release, once -check passes, run it
+// again so that the release's additions are held too.
 package main
 
 import (
@@ -35,34 +60,89 @@ import (
 	"strings"
 )
 
-// modules are the modules recorded: their directory and their record.
-var modules = []struct{ dir, file string }{
-	{".", "api/countersign.txt"},
-	{"redisstore", "redisstore/api.txt"},
+// modules are the modules recorded: their directory, their record, and
+// their frozen v1 record.
+var modules = []struct{ dir, file, frozen string }{
+	{".", "api/countersign.txt", "api/v1.txt"},
+	{"redisstore", "redisstore/api.txt", "redisstore/api-v1.txt"},
 }
 
-const header = "# The exported API, one line per identifier. Generated: go run ./internal/apidump\n"
+const (
+	header       = "# The exported API, one line per identifier. Generated: go run ./internal/apidump\n"
+	frozenHeader = "# The v1 API, frozen: every line must stay (go run ./internal/apidump -check). Written by go run ./internal/apidump -freeze\n"
+)
 
 func main() {
 	root := flag.String("C", ".", "the repository's root")
+	check := flag.Bool("check", false, "check that the API is compatible with the frozen v1 records, and write nothing")
+	freeze := flag.Bool("freeze", false, "write the frozen v1 records from the current API")
 	flag.Parse()
+	if *check && *freeze {
+		fmt.Fprintln(os.Stderr, "apidump: -check and -freeze exclude each other")
+		os.Exit(2)
+	}
+	failed := false
 	for _, m := range modules {
 		lines, err := dump(filepath.Join(*root, m.dir))
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "apidump: %s: %v\n", m.dir, err)
 			os.Exit(1)
 		}
-		out := filepath.Join(*root, m.file)
-		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-			fmt.Fprintln(os.Stderr, "apidump:", err)
-			os.Exit(1)
-		}
-		data := header + strings.Join(lines, "\n") + "\n"
-		if err := os.WriteFile(out, []byte(data), 0o644); err != nil {
-			fmt.Fprintln(os.Stderr, "apidump:", err)
-			os.Exit(1)
+		switch {
+		case *check:
+			frozen, err := readRecord(filepath.Join(*root, m.frozen))
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "apidump: %v (write it with go run ./internal/apidump -freeze)\n", err)
+				os.Exit(1)
+			}
+			if problems := incompatible(frozen, lines); len(problems) > 0 {
+				failed = true
+				fmt.Fprintf(os.Stderr, "apidump: the API of %s is incompatible with the frozen %s:\n", m.dir, m.frozen)
+				for _, p := range problems {
+					fmt.Fprintln(os.Stderr, "\t"+p)
+				}
+			}
+		case *freeze:
+			write(filepath.Join(*root, m.frozen), frozenHeader, lines)
+		default:
+			write(filepath.Join(*root, m.file), header, lines)
 		}
 	}
+	if failed {
+		fmt.Fprintln(os.Stderr, "apidump: restore what the frozen records hold (add a new name rather than change an old one); "+
+			"a v1 module may not break its users")
+		os.Exit(1)
+	}
+}
+
+// write writes a record, or exits.
+func write(file, header string, lines []string) {
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, "apidump:", err)
+		os.Exit(1)
+	}
+	data := header + strings.Join(lines, "\n") + "\n"
+	if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "apidump:", err)
+		os.Exit(1)
+	}
+}
+
+// readRecord returns the lines of a record, without comments and blank
+// lines.
+func readRecord(file string) ([]string, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	for line := range strings.Lines(string(data)) {
+		line = strings.TrimSpace(line)
+		if line != "" && !strings.HasPrefix(line, "#") {
+			lines = append(lines, line)
+		}
+	}
+	return lines, nil
 }
 
 type listed struct {
@@ -183,6 +263,9 @@ func (w *writer) typeLines(obj *types.TypeName) []string {
 	switch u := named.Underlying().(type) {
 	case *types.Struct:
 		lines = append(lines, decl+" struct")
+		if types.Comparable(named) {
+			lines = append(lines, decl+" struct, comparable")
+		}
 		for f := range u.Fields() {
 			switch {
 			case f.Embedded() && f.Exported():
