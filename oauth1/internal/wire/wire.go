@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/countersign/countersign/internal/ascii"
 	"github.com/countersign/countersign/oauth1/internal/params"
@@ -160,21 +161,31 @@ func newBodyReader(b []byte) *bodyReader {
 func (*bodyReader) Close() error { return nil }
 
 // ReadLimited appends all of rd to dst, failing rather than truncating when
-// there is more than limit bytes. size is the expected length, if known
-// (a Content-Length), or -1: the buffer is sized for it at once, and
-// otherwise doubled, so that reading costs about the size read.
+// there is more than limit bytes. size is the declared length (a
+// Content-Length), or -1: it only caps a buffer that arrived bytes fill,
+// so that an honest body ends in a buffer of its size. Memory grows with
+// what arrives, never with what is declared, as a client declaring 4 MiB
+// and sending nothing must cost nothing: up to directRead bytes, dst
+// doubles; past them, the body goes into pooled chunks, copied once at the
+// end into a buffer of its size, so that reading costs about the size read.
 func ReadLimited(dst []byte, rd io.Reader, size, limit int64) ([]byte, error) {
-	if size >= 0 && size <= limit {
-		dst = slices.Grow(dst, int(size)+1) // +1: room to see EOF without growing
-	}
+	start := len(dst)
 	for {
+		n := len(dst) - start
 		if len(dst) == cap(dst) {
-			n := min(int64(max(512, len(dst))), limit+1-int64(len(dst)))
-			dst = slices.Grow(dst, int(max(n, 1)))
+			if n >= directRead {
+				return readChunks(dst, n, rd, limit)
+			}
+			grow := min(int64(max(firstRead, n)), limit+1-int64(n))
+			if size >= 0 && int64(n) <= size && size <= limit {
+				grow = min(grow, size+1-int64(n)) // +1: room to see EOF without growing
+			}
+			// Not slices.Grow, which may double again what it was asked.
+			dst = append(make([]byte, 0, len(dst)+int(max(grow, 1))), dst...)
 		}
-		n, err := rd.Read(dst[len(dst):cap(dst)])
-		dst = dst[:len(dst)+n]
-		if int64(len(dst)) > limit {
+		m, err := rd.Read(dst[len(dst):cap(dst)])
+		dst = dst[:len(dst)+m]
+		if int64(len(dst)-start) > limit {
 			return nil, fmt.Errorf("%w: limit %d bytes", ErrBodyTooLarge, limit)
 		}
 		if err == io.EOF {
@@ -184,6 +195,54 @@ func ReadLimited(dst []byte, rd io.Reader, size, limit int64) ([]byte, error) {
 			return nil, fmt.Errorf("oauth1: reading request body: %w", err)
 		}
 	}
+}
+
+const (
+	firstRead  = 512      // the first buffer of a body read
+	directRead = 32 << 10 // read into dst before readChunks takes over
+	chunkSize  = 32 << 10 // the chunks of readChunks
+)
+
+// chunkPool holds the chunks of readChunks.
+var chunkPool = sync.Pool{New: func() any { return new([chunkSize]byte) }}
+
+// readChunks is ReadLimited once dst, which holds n bytes of the body, is
+// full: the rest of rd goes into pooled chunks, taken one at a time as
+// bytes arrive, then into a buffer that dst and the chunks fill exactly.
+func readChunks(dst []byte, n int, rd io.Reader, limit int64) ([]byte, error) {
+	var chunks []*[chunkSize]byte
+	defer func() {
+		for _, c := range chunks {
+			chunkPool.Put(c)
+		}
+	}()
+	last := chunkSize // bytes in the last chunk
+	for {
+		if last == chunkSize {
+			chunks, last = append(chunks, chunkPool.Get().(*[chunkSize]byte)), 0
+		}
+		m, err := rd.Read(chunks[len(chunks)-1][last:])
+		last += m
+		if int64(n)+int64(len(chunks)-1)*chunkSize+int64(last) > limit {
+			return nil, fmt.Errorf("%w: limit %d bytes", ErrBodyTooLarge, limit)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("oauth1: reading request body: %w", err)
+		}
+	}
+	// One buffer for the body: its size, rounded up to a size class, or
+	// at most a quarter more when the chunks hold less than dst.
+	dst = slices.Grow(dst, (len(chunks)-1)*chunkSize+last)
+	for i, c := range chunks {
+		if i == len(chunks)-1 {
+			return append(dst, c[:last]...), nil
+		}
+		dst = append(dst, c[:]...)
+	}
+	return dst, nil // not reached: there is at least one chunk
 }
 
 // AppendBaseURI appends the base string URI of §3.4.1.2 of a request a
