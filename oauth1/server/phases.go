@@ -40,11 +40,12 @@ type found struct {
 	ts     int64     // oauth_timestamp, if hasTS
 	hasTS  bool
 
-	consumer    Registration
-	tokenSecret string
-	user        string // of the token, as its record says
-	base        []byte // the verified base string; pooled, in s
-	baseStr     string // a copy of base, once made
+	consumer      Registration
+	foundConsumer bool // consumer was looked up
+	tokenSecret   string
+	user          string // of the token, as its record says
+	base          []byte // the verified base string; pooled, in s
+	baseStr       string // a copy of base, once made
 }
 
 // The bits of found.sent: the protocol parameters the phases check for.
@@ -58,12 +59,37 @@ const (
 	sentBodyHash
 )
 
-// collect reads the protocol parameters of the request.
+// collect reads the protocol parameters of the request's Authorization
+// header and query; collectBody, those of a form body.
 func (q *found) collect() error {
 	var err error
+	q.sig, q.form, q.hasBody, err = collectProtocol(q.s, q.r)
+	if err != nil {
+		return err
+	}
+	q.note(q.s.proto)
+	return nil
+}
+
+// collectBody reads the protocol parameters of a form body, if the request
+// has one.
+func (q *found) collectBody() error {
+	if !q.form || !q.hasBody {
+		return nil
+	}
+	before, err := collectBody(q.s, q.r, q.limit)
+	if err != nil {
+		return err
+	}
+	q.note(q.s.proto[before:])
+	return nil
+}
+
+// note records the values of ps, protocol parameters just collected, that
+// every phase reads.
+func (q *found) note(ps []oauth1.Param) {
 	s := q.s
-	q.sig, q.form, q.hasBody, err = collectProtocol(s, q.r, q.limit)
-	for _, p := range s.proto { // the values every phase reads, found once
+	for _, p := range ps {
 		switch p.Name {
 		case "oauth_consumer_key":
 			q.consumerKey, q.sent = p.Value, q.sent|sentConsumerKey
@@ -88,7 +114,6 @@ func (q *found) collect() error {
 			q.bodyHash, q.sent = p.Value, q.sent|sentBodyHash
 		}
 	}
-	return err
 }
 
 // checkRequired checks oauth_version, that the parameters required are
@@ -174,25 +199,42 @@ func (v *Verifier) checkTime(q *found) error {
 	return nil
 }
 
-// lookup finds the consumer's registration and the token's secret.
-func (v *Verifier) lookup(q *found) error {
-	ctx := q.r.Context()
-	consumerKey := q.consumerKey
-	// No store has such a key or token, and a database may fail on one
-	// (a NUL in a PostgreSQL text parameter): refused here, as unknown.
-	if !lookupable(consumerKey) {
+// lookupConsumer finds the consumer's registration. Verify calls it before
+// reading a form body when the Authorization header or the query sent
+// oauth_consumer_key, so that a client nobody registered cannot make the
+// provider read and hold a body.
+func (v *Verifier) lookupConsumer(q *found) error {
+	// No store has such a key, and a database may fail on one (a NUL in a
+	// PostgreSQL text parameter): refused here, as unknown.
+	if !lookupable(q.consumerKey) {
 		return problem(oauth1.ProblemConsumerKeyUnknown, errors.New("the consumer key holds a control character or is not UTF-8"))
 	}
-	if !lookupable(q.token) {
-		return problem(oauth1.ProblemTokenRejected, errors.New("the token holds a control character or is not UTF-8"))
-	}
 	var err error
-	q.consumer, err = v.Store.Consumer(ctx, consumerKey)
+	q.consumer, err = v.Store.Consumer(q.r.Context(), q.consumerKey)
 	if errors.Is(err, ErrNotFound) {
 		return problem(oauth1.ProblemConsumerKeyUnknown, nil)
 	} else if err != nil {
 		return fmt.Errorf("oauth1: looking up the consumer key: %w", err)
 	}
+	q.foundConsumer = true
+	return nil
+}
+
+// lookup finds the consumer's registration, unless lookupConsumer found it
+// already, and the token's secret.
+func (v *Verifier) lookup(q *found) error {
+	ctx := q.r.Context()
+	consumerKey := q.consumerKey
+	if !q.foundConsumer {
+		if err := v.lookupConsumer(q); err != nil {
+			return err
+		}
+	}
+	// As for the consumer key in lookupConsumer.
+	if !lookupable(q.token) {
+		return problem(oauth1.ProblemTokenRejected, errors.New("the token holds a control character or is not UTF-8"))
+	}
+	var err error
 	if token := q.token; token != "" {
 		var t TokenCredentials
 		if ps, ok := v.Store.(providerStore); ok {

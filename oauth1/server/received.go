@@ -17,13 +17,13 @@ import (
 // lookup, so that hostile requests cost little.
 const maxProtocolParams = 64
 
-// collectProtocol reads the protocol parameters from all three places of
-// §3.5 (with realm) into s.proto, those of r's OAuth Authorization header
+// collectProtocol reads the protocol parameters of r's OAuth Authorization
+// header and of its query (§3.5, with realm) into s.proto, the header's
 // first, and the header's other parameters into s.header, refusing
-// duplicates. A signature the header had to decode is left in s.dec,
-// returned as sig, and its entry in s.proto has an empty value. It reports
-// whether r has a form body and a body.
-func collectProtocol(s *state, r *http.Request, limit int64) (sig []byte, form, hasBody bool, err error) {
+// duplicates; collectBody adds those of a form body. A signature the header
+// had to decode is left in s.dec, returned as sig, and its entry in s.proto
+// has an empty value. It reports whether r has a form body and a body.
+func collectProtocol(s *state, r *http.Request) (sig []byte, form, hasBody bool, err error) {
 	fail := func(err error) ([]byte, bool, bool, error) { return nil, false, false, err }
 	seen := false
 	s.header, s.proto, s.dec = s.header[:0], s.proto[:0], s.dec[:0]
@@ -53,19 +53,30 @@ func collectProtocol(s *state, r *http.Request, limit int64) (sig []byte, form, 
 		return fail(problem(oauth1.ProblemParameterRejected, err, "Content-Type"))
 	}
 	hasBody = r.Body != nil && r.Body != http.NoBody
-	if hasBody && form {
-		body, err := s.FormBodyHeld(r, limit) // kept for receivedBase: one read
-		if err != nil {
-			return fail(err)
-		}
-		if s.proto, err = appendOAuthForm(s.proto, body, "body"); err != nil {
-			return fail(err)
-		}
-	}
 	if name, ok := repeatedName(s.proto); ok {
 		return fail(problem(oauth1.ProblemParameterRejected, errors.New("duplicated protocol parameter"), name))
 	}
 	return sig, form, hasBody, nil
+}
+
+// collectBody reads r's form body, held for receivedBase (one read), and
+// adds its protocol parameters to s.proto, refusing duplicates; it returns
+// how many of s.proto were there before.
+func collectBody(s *state, r *http.Request, limit int64) (before int, err error) {
+	before = len(s.proto)
+	body, err := s.FormBodyHeld(r, limit)
+	if err != nil {
+		return before, err
+	}
+	if s.proto, err = appendOAuthForm(s.proto, body, "body"); err != nil {
+		return before, err
+	}
+	if len(s.proto) > before {
+		if name, ok := repeatedName(s.proto); ok {
+			return before, problem(oauth1.ProblemParameterRejected, errors.New("duplicated protocol parameter"), name)
+		}
+	}
+	return before, nil
 }
 
 // parseHeader reads the OAuth Authorization header h, decoded as

@@ -18,11 +18,11 @@ type offerRecorder struct {
 	data   []byte
 	piece  int
 	given  int
-	credit int // the most len(p) - given seen
+	credit int // the most len(p) - max(32 KiB, 3*given) seen
 }
 
 func (o *offerRecorder) Read(p []byte) (int, error) {
-	o.credit = max(o.credit, len(p)-o.given)
+	o.credit = max(o.credit, len(p)-1-max(32<<10, 3*o.given)) // 1: room to see EOF
 	if len(o.data) == 0 {
 		return 0, io.EOF
 	}
@@ -34,8 +34,9 @@ func (o *offerRecorder) Read(p []byte) (int, error) {
 // TestReadLimitedGrowsWithArrival checks that a declared size, however
 // large, buys no memory: a client that declares 4 MiB (or 64 MiB with a
 // larger limit) and sends a few bytes, or none, makes ReadLimited offer
-// buffers that grow with the bytes that arrived (at most doubling them,
-// past a first 512 bytes, or a 32 KiB chunk), never the declared size.
+// buffers that grow with the bytes that arrived, never the declared size:
+// at most 32 KiB (a first 512 bytes doubled, or a chunk), or three times
+// what arrived once a quarter of the declared size has.
 func TestReadLimitedGrowsWithArrival(t *testing.T) {
 	for _, tt := range []struct {
 		declared, limit int64
@@ -46,16 +47,16 @@ func TestReadLimitedGrowsWithArrival(t *testing.T) {
 		{4 << 20, 4 << 20, 5000},
 		{64 << 20, 64 << 20, 0},
 		{64 << 20, 64 << 20, 300 << 10},
+		{1 << 20, 4 << 20, 1 << 20},
+		{1 << 20, 4 << 20, 300 << 10},
 	} {
 		o := &offerRecorder{data: bytes.Repeat([]byte("a&"), tt.sent/2), piece: 1000}
 		got, err := ReadLimited(nil, o, tt.declared, tt.limit)
 		require.NoError(t, err)
 		assert.Len(t, got, tt.sent/2*2)
-		// The first read is offered 512 bytes; later ones at most what
-		// arrived, or a chunk (32 KiB). Before, the first was offered
-		// the declared size.
-		assert.LessOrEqual(t, o.credit, 32<<10, "declared %d, sent %d: a read was offered %d bytes beyond those that had arrived", tt.declared, tt.sent, o.credit)
-		assert.LessOrEqual(t, cap(got), max(512, 2*len(got)), "declared %d, sent %d", tt.declared, tt.sent)
+		// Before, the first read was offered the declared size.
+		assert.LessOrEqual(t, o.credit, 0, "declared %d, sent %d: a read was offered %d bytes beyond those that had arrived", tt.declared, tt.sent, o.credit)
+		assert.LessOrEqual(t, cap(got), max(512, 4*len(got)), "declared %d, sent %d", tt.declared, tt.sent)
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 
@@ -162,34 +161,55 @@ func (*bodyReader) Close() error { return nil }
 
 // ReadLimited appends all of rd to dst, failing rather than truncating when
 // there is more than limit bytes. size is the declared length (a
-// Content-Length), or -1: it only caps a buffer that arrived bytes fill,
-// so that an honest body ends in a buffer of its size. Memory grows with
-// what arrives, never with what is declared, as a client declaring 4 MiB
-// and sending nothing must cost nothing: up to directRead bytes, dst
-// doubles; past them, the body goes into pooled chunks, copied once at the
-// end into a buffer of its size, so that reading costs about the size read.
+// Content-Length), or -1.
+//
+// Memory grows with what arrives, never with what is declared, so that a
+// client declaring 4 MiB and sending nothing costs nothing: up to
+// directRead bytes, dst doubles; then the body goes into pooled chunks,
+// taken as bytes arrive, until a quarter of the declared size has come,
+// when one buffer of that size takes them over; a body of unknown size
+// stays in chunks, copied once into a buffer of its size at the end. So
+// reading holds at most about four times what arrived, and costs about the
+// size read.
 func ReadLimited(dst []byte, rd io.Reader, size, limit int64) ([]byte, error) {
 	start := len(dst)
+	declared := size >= 0 && size <= limit
+	var c chunks
+	defer c.free()
 	for {
-		n := len(dst) - start
-		if len(dst) == cap(dst) {
-			if n >= directRead {
-				return readChunks(dst, n, rd, limit)
-			}
-			grow := min(int64(max(firstRead, n)), limit+1-int64(n))
-			if size >= 0 && int64(n) <= size && size <= limit {
-				grow = min(grow, size+1-int64(n)) // +1: room to see EOF without growing
+		n := int64(len(dst)-start) + c.len() // arrived so far
+		var room []byte
+		switch {
+		case c.list != nil && declared && n <= size && 4*n >= size:
+			dst = c.drain(dst, int(size-n)+1) // +1: room to see EOF without growing
+			continue
+		case c.list != nil:
+			room = c.room()
+		case len(dst) == cap(dst) && n >= directRead:
+			c.list = make([]*[chunkSize]byte, 0, 8)
+			continue
+		case len(dst) == cap(dst):
+			grow := min(max(firstRead, n), limit+1-n)
+			if declared && n <= size {
+				grow = min(grow, size+1-n)
 			}
 			// Not slices.Grow, which may double again what it was asked.
 			dst = append(make([]byte, 0, len(dst)+int(max(grow, 1))), dst...)
+			fallthrough
+		default:
+			room = dst[len(dst):cap(dst)]
 		}
-		m, err := rd.Read(dst[len(dst):cap(dst)])
-		dst = dst[:len(dst)+m]
-		if int64(len(dst)-start) > limit {
+		m, err := rd.Read(room)
+		if c.list != nil {
+			c.last += m
+		} else {
+			dst = dst[:len(dst)+m]
+		}
+		if n+int64(m) > limit {
 			return nil, fmt.Errorf("%w: limit %d bytes", ErrBodyTooLarge, limit)
 		}
 		if err == io.EOF {
-			return dst, nil
+			return c.drain(dst, 0), nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("oauth1: reading request body: %w", err)
@@ -199,50 +219,61 @@ func ReadLimited(dst []byte, rd io.Reader, size, limit int64) ([]byte, error) {
 
 const (
 	firstRead  = 512      // the first buffer of a body read
-	directRead = 32 << 10 // read into dst before readChunks takes over
-	chunkSize  = 32 << 10 // the chunks of readChunks
+	directRead = 32 << 10 // read into dst before chunks take over
+	chunkSize  = 32 << 10 // the chunks of ReadLimited
 )
 
-// chunkPool holds the chunks of readChunks.
+// chunkPool holds the chunks of ReadLimited.
 var chunkPool = sync.Pool{New: func() any { return new([chunkSize]byte) }}
 
-// readChunks is ReadLimited once dst, which holds n bytes of the body, is
-// full: the rest of rd goes into pooled chunks, taken one at a time as
-// bytes arrive, then into a buffer that dst and the chunks fill exactly.
-func readChunks(dst []byte, n int, rd io.Reader, limit int64) ([]byte, error) {
-	var chunks []*[chunkSize]byte
-	defer func() {
-		for _, c := range chunks {
-			chunkPool.Put(c)
-		}
-	}()
-	last := chunkSize // bytes in the last chunk
-	for {
-		if last == chunkSize {
-			chunks, last = append(chunks, chunkPool.Get().(*[chunkSize]byte)), 0
-		}
-		m, err := rd.Read(chunks[len(chunks)-1][last:])
-		last += m
-		if int64(n)+int64(len(chunks)-1)*chunkSize+int64(last) > limit {
-			return nil, fmt.Errorf("%w: limit %d bytes", ErrBodyTooLarge, limit)
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("oauth1: reading request body: %w", err)
+// chunks is what ReadLimited read into pooled chunks: all of each but
+// the last, and last bytes of that one.
+type chunks struct {
+	list []*[chunkSize]byte
+	last int
+}
+
+func (c *chunks) len() int64 {
+	if len(c.list) == 0 {
+		return 0
+	}
+	return int64(len(c.list)-1)*chunkSize + int64(c.last)
+}
+
+// room returns the free part of the last chunk, taking a new one when it
+// is full.
+func (c *chunks) room() []byte {
+	if len(c.list) == 0 || c.last == chunkSize {
+		c.list, c.last = append(c.list, chunkPool.Get().(*[chunkSize]byte)), 0
+	}
+	return c.list[len(c.list)-1][c.last:]
+}
+
+// drain returns dst with the chunks' bytes appended, in a buffer with room
+// for extra bytes more, and gives the chunks back.
+func (c *chunks) drain(dst []byte, extra int) []byte {
+	if c.list == nil {
+		return dst
+	}
+	out := make([]byte, len(dst), len(dst)+int(c.len())+extra)
+	copy(out, dst)
+	for i, ch := range c.list {
+		if i == len(c.list)-1 {
+			out = append(out, ch[:c.last]...)
+		} else {
+			out = append(out, ch[:]...)
 		}
 	}
-	// One buffer for the body: its size, rounded up to a size class, or
-	// at most a quarter more when the chunks hold less than dst.
-	dst = slices.Grow(dst, (len(chunks)-1)*chunkSize+last)
-	for i, c := range chunks {
-		if i == len(chunks)-1 {
-			return append(dst, c[:last]...), nil
-		}
-		dst = append(dst, c[:]...)
+	c.free()
+	return out
+}
+
+// free gives the chunks back to the pool.
+func (c *chunks) free() {
+	for _, ch := range c.list {
+		chunkPool.Put(ch)
 	}
-	return dst, nil // not reached: there is at least one chunk
+	c.list, c.last = nil, 0
 }
 
 // AppendBaseURI appends the base string URI of §3.4.1.2 of a request a
