@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // allocated returns the bytes f allocates, on average over a few runs.
@@ -90,4 +92,34 @@ func BenchmarkVerifyHostileForm(b *testing.B) {
 	for b.Loop() {
 		v.Verify(hostileForm(body))
 	}
+}
+
+// TestVerifyAllocationPowersOfTwo checks Verify's allocation on forms of
+// one-letter pairs on both sides of a power of two: a form of 2^k pairs
+// filled the parameter set to the byte, and the header's parameters, added
+// after it, grew it by a quarter again, copied (25.9 bytes per body byte
+// instead of 14). The forms are over the 2 MiB of base string past which
+// no state is pooled, so that each run allocates afresh.
+func TestVerifyAllocationPowersOfTwo(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	v := &Verifier{Store: xCredentials(), Nonces: new(MemoryNonceStore), Now: func() time.Time { return time.Unix(1700000000, 0) }, MaxBodyBytes: 8 << 20}
+	// The body (1 byte a byte), its parameters encoded twice ("a%3D%26",
+	// 3.5), their offsets (12 bytes a pair, 6) and the base string (3.5),
+	// with room for what reading and the request cost.
+	const limit = 14.5
+	per := map[int]float64{}
+	for _, pairs := range []int{1 << 19, 1<<19 + 1} {
+		body := strings.Repeat("a&", pairs)
+		n := allocated(func() {
+			if _, err := v.Verify(hostileForm(body)); err == nil {
+				t.Fatal("Verify accepted a bogus signature")
+			}
+		})
+		per[pairs] = n / float64(len(body))
+		t.Logf("%d pairs: %.2f bytes per body byte", pairs, per[pairs])
+		assert.LessOrEqual(t, per[pairs], limit, "%d pairs", pairs)
+	}
+	assert.InDelta(t, per[1<<19+1], per[1<<19], 0.5, "2^19 pairs against one more")
 }

@@ -272,19 +272,10 @@ func (v *Verifier) baseURI(dst []byte, r *http.Request, scheme string) ([]byte, 
 // with it. oauth_signature and realm are left out wherever they came from
 // (§3.4.1.3.1).
 func (s *state) receivedBase(r *http.Request, limit int64) error {
-	if _, _, err := s.Collect(r, limit); err != nil {
-		return err
-	}
-	// Only a query or body can have put oauth_signature in the Set:
-	// collectProtocol read their every oauth_* name into
-	// s.proto[s.fromHeader:], decoded as Collect decodes them, and a name
-	// it could not decode failed Collect above.
-	for _, p := range s.proto[s.fromHeader:] {
-		if p.Name == "oauth_signature" {
-			s.Params.Delete("oauth_signature")
-			break
-		}
-	}
+	// The header's parameters first: Collect sizes the set for the query
+	// and the body on top of them, and nothing grows it after. Added
+	// last, they grew a set that a form of 2^k pairs filled to the byte
+	// by a quarter again, copied: 26 bytes per body byte instead of 14.
 	for _, ps := range [2][]oauth1.Param{s.proto[:s.fromHeader], s.header} {
 		for _, p := range ps {
 			if p.Name != "realm" && p.Name != "oauth_signature" {
@@ -292,6 +283,19 @@ func (s *state) receivedBase(r *http.Request, limit int64) error {
 					return err
 				}
 			}
+		}
+	}
+	if _, _, err := s.Collect(r, limit); err != nil {
+		return err
+	}
+	// Only a query or body can have put oauth_signature in the Set:
+	// collectProtocol and collectBody read their every oauth_* name into
+	// s.proto[s.fromHeader:], decoded as Collect decodes them, and a name
+	// they could not decode failed Collect above.
+	for _, p := range s.proto[s.fromHeader:] {
+		if p.Name == "oauth_signature" {
+			s.Params.Delete("oauth_signature")
+			break
 		}
 	}
 	s.Base = s.Params.AppendBaseString(s.Base[:0], r.Method, s.URI)
