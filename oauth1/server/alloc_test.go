@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/countersign/countersign/oauth1"
 )
 
 // allocated returns the bytes f allocates, on average over a few runs.
@@ -122,4 +125,55 @@ func TestVerifyAllocationPowersOfTwo(t *testing.T) {
 		assert.LessOrEqual(t, per[pairs], limit, "%d pairs", pairs)
 	}
 	assert.InDelta(t, per[1<<19+1], per[1<<19], 0.5, "2^19 pairs against one more")
+}
+
+// TestRefusalRetainsBoundedBaseString checks what a refusal keeps alive
+// once the request is gone: its base string, copied, only up to 64 KiB. A
+// form of pluses has a base string five times its size ("%2520"), and a
+// 200 KiB one made each refusal keep 1 MB.
+func TestRefusalRetainsBoundedBaseString(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	v := &Verifier{Store: xCredentials(), Nonces: new(MemoryNonceStore), Now: func() time.Time { return time.Unix(1700000000, 0) }}
+	const prefix = "POST&https%3A%2F%2Fapi.example.com%2Fr&"
+	for _, tt := range []struct {
+		unit string
+		size int
+		kept bool
+	}{
+		{"+", 1 << 10, true},      // 5 KiB of base string
+		{"+", 12 << 10, true},     // 60 KiB
+		{"+", 14 << 10, false},    // 70 KiB
+		{"+", 200 << 10, false},   // 1 MB, kept before
+		{"a&", 100 << 10, false},  // 350 KiB
+		{"%21", 150 << 10, false}, // 250 KiB
+	} {
+		body := strings.Repeat(tt.unit, tt.size/len(tt.unit))
+		_, err := v.Verify(hostileForm(body))
+		var pe *ProblemError
+		require.ErrorAs(t, err, &pe)
+		require.Equal(t, oauth1.ProblemSignatureInvalid, pe.Problem)
+		if tt.kept {
+			assert.True(t, strings.HasPrefix(pe.BaseString, prefix), "%q×%d: base string %.60q", tt.unit, tt.size, pe.BaseString)
+			// Each "+" is "%2520" in the base string.
+			assert.True(t, strings.Contains(pe.BaseString, strings.Repeat("%2520", tt.size)), "%q×%d: the pluses", tt.unit, tt.size)
+		} else {
+			assert.Zero(t, len(pe.BaseString), "%q×%d: the base string was kept", tt.unit, tt.size)
+		}
+		// What twenty refusals keep, the requests gone.
+		kept := make([]error, 20)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		for i := range kept {
+			_, kept[i] = v.Verify(hostileForm(body))
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		per := (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / float64(len(kept))
+		assert.Less(t, per, float64(64<<10+8<<10), "%q×%d: a refusal keeps %.0f bytes", tt.unit, tt.size, per)
+		runtime.KeepAlive(kept)
+		t.Logf("%q×%d: a refusal keeps %.0f bytes", tt.unit, tt.size, per)
+	}
 }

@@ -342,21 +342,29 @@ func (v *Verifier) useNonce(q *found) error {
 	}
 	if !fresh {
 		pe := problem(oauth1.ProblemNonceUsed, nil)
-		pe.BaseString = q.baseString()
+		pe.BaseString = q.refusedBaseString() // a replay is as hostile as any refusal
 		return pe
 	}
 	return nil
 }
 
-// maxRefusedBase is the longest base string a refusal keeps: a copy costs
-// as much memory again, and refusals are what hostile requests get.
-const maxRefusedBase = 1 << 20
+// maxRefusedBase is the longest base string a refusal keeps. Refusals are
+// what hostile requests get, and a program may keep them (in a log queue,
+// say); the base string of a form takes up to five times its body ("+" is
+// "%2520"), so a bound on the body is none on the refusal. 64 KiB holds the
+// base string of any request but a large form, which an operator compares
+// a few pairs of at most.
+const maxRefusedBase = 64 << 10
+
+// maxPooledRefused is the longest base string of a refused request whose
+// state is pooled: its parameters hold as much memory again.
+const maxPooledRefused = 1 << 20
 
 // refusedBaseString is baseString for a refused request: empty past
 // maxRefusedBase.
 func (q *found) refusedBaseString() string {
 	if len(q.base) > maxRefusedBase {
-		q.s.large = true
+		q.s.large = q.s.large || len(q.base) > maxPooledRefused
 		return ""
 	}
 	return q.baseString()

@@ -164,7 +164,7 @@ type Verifier struct {
 	// refused signature that is not even the right length then still has
 	// its base string built, which Verify otherwise skips: a client that
 	// sends bad signatures on purpose costs that much more. Refusals with
-	// a base string over 1 MiB are not diagnosed.
+	// a base string over 64 KiB, which they do not keep, are not diagnosed.
 	DiagnoseKeys bool
 
 	// SendBaseString, if set, has [Verifier.WriteError] send the base
