@@ -35,7 +35,7 @@ func (o *offerRecorder) Read(p []byte) (int, error) {
 // large, buys no memory: a client that declares 4 MiB (or 64 MiB with a
 // larger limit) and sends a few bytes, or none, makes ReadLimited offer
 // buffers that grow with the bytes that arrived, never the declared size:
-// at most 32 KiB (a first 512 bytes doubled, or a chunk), or three times
+// at most 32 KiB (a first 4 KiB doubled, or a chunk), or three times
 // what arrived once a quarter of the declared size has.
 func TestReadLimitedGrowsWithArrival(t *testing.T) {
 	for _, tt := range []struct {
@@ -56,7 +56,7 @@ func TestReadLimitedGrowsWithArrival(t *testing.T) {
 		assert.Len(t, got, tt.sent/2*2)
 		// Before, the first read was offered the declared size.
 		assert.LessOrEqual(t, o.credit, 0, "declared %d, sent %d: a read was offered %d bytes beyond those that had arrived", tt.declared, tt.sent, o.credit)
-		assert.LessOrEqual(t, cap(got), max(512, 4*len(got)), "declared %d, sent %d", tt.declared, tt.sent)
+		assert.LessOrEqual(t, cap(got), max(4096, 4*len(got)), "declared %d, sent %d", tt.declared, tt.sent)
 	}
 }
 
@@ -65,7 +65,7 @@ func TestReadLimitedGrowsWithArrival(t *testing.T) {
 // a byte at a time and half at a time, with the size declared, declared
 // wrong or not at all, and that the limit holds to the byte.
 func TestReadLimited(t *testing.T) {
-	sizes := []int{0, 1, 511, 512, 513, 32<<10 - 1, 32 << 10, 32<<10 + 1, 64 << 10, 64<<10 + 1, 96<<10 + 7, 300 << 10}
+	sizes := []int{0, 1, 511, 512, 513, 4095, 4096, 4097, 16 << 10, 32<<10 - 1, 32 << 10, 32<<10 + 1, 64 << 10, 64<<10 + 1, 96<<10 + 7, 300 << 10}
 	readers := map[string]func(io.Reader) io.Reader{
 		"whole": func(r io.Reader) io.Reader { return r },
 		"half":  iotest.HalfReader,

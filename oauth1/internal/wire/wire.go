@@ -164,13 +164,13 @@ func (*bodyReader) Close() error { return nil }
 // Content-Length), or -1.
 //
 // Memory grows with what arrives, never with what is declared, so that a
-// client declaring 4 MiB and sending nothing costs nothing: up to
-// directRead bytes, dst doubles; then the body goes into pooled chunks,
-// taken as bytes arrive, until a quarter of the declared size has come,
-// when one buffer of that size takes them over; a body of unknown size
-// stays in chunks, copied once into a buffer of its size at the end. So
-// reading holds at most about four times what arrived, and costs about the
-// size read.
+// client declaring 4 MiB and sending nothing costs no more than the 4 KiB
+// net/http takes for any connection: dst starts with firstRead bytes and
+// doubles up to directRead; then the body goes into pooled chunks, taken
+// as bytes arrive. Once a quarter of the declared size has come, one
+// buffer of that size takes over; a body of unknown size stays in chunks,
+// copied once into a buffer of its size at the end. So reading holds at
+// most about four times what arrived, and costs about the size read.
 func ReadLimited(dst []byte, rd io.Reader, size, limit int64) ([]byte, error) {
 	start := len(dst)
 	declared := size >= 0 && size <= limit
@@ -189,12 +189,14 @@ func ReadLimited(dst []byte, rd io.Reader, size, limit int64) ([]byte, error) {
 			c.list = make([]*[chunkSize]byte, 0, 8)
 			continue
 		case len(dst) == cap(dst):
-			grow := min(max(firstRead, n), limit+1-n)
-			if declared && n <= size {
-				grow = min(grow, size+1-n)
+			// Double what arrived, or, once a quarter of the declared size
+			// has, room for all of it: +1 to see EOF without growing.
+			want := min(max(firstRead, 2*n), limit+1)
+			if declared && n <= size && (size <= 4*n || size < want) {
+				want = size + 1
 			}
 			// Not slices.Grow, which may double again what it was asked.
-			dst = append(make([]byte, 0, len(dst)+int(max(grow, 1))), dst...)
+			dst = append(make([]byte, 0, start+int(max(want, n+1))), dst...)
 			fallthrough
 		default:
 			room = dst[len(dst):cap(dst)]
@@ -218,7 +220,7 @@ func ReadLimited(dst []byte, rd io.Reader, size, limit int64) ([]byte, error) {
 }
 
 const (
-	firstRead  = 512      // the first buffer of a body read
+	firstRead  = 4 << 10  // the first buffer of a body read, as net/http's
 	directRead = 32 << 10 // read into dst before chunks take over
 	chunkSize  = 32 << 10 // the chunks of ReadLimited
 )
