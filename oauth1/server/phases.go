@@ -352,8 +352,7 @@ func (v *Verifier) useNonce(q *found) error {
 // what hostile requests get, and a program may keep them (in a log queue,
 // say); the base string of a form takes up to five times its body ("+" is
 // "%2520"), so a bound on the body is none on the refusal. 64 KiB holds the
-// base string of any request but a large form, which an operator compares
-// a few pairs of at most.
+// base string of any request but a large form's.
 const maxRefusedBase = 64 << 10
 
 // maxPooledRefused is the longest base string of a refused request whose
