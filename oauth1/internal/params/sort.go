@@ -13,7 +13,7 @@ import (
 // zero-padded, so that most comparisons in a sort are one integer compare
 // (an encoded name holds no NUL, so the padding sorts right).
 func (s *Set) key(p pair) uint64 {
-	n := int(p.eq - p.name)
+	n := int(p.nlen) // longLen for a longer name: over 8 too
 	if int(p.name)+8 <= len(s.buf) {
 		k := binary.BigEndian.Uint64(s.buf[p.name:]) // past the name: masked off
 		if n < 8 {
@@ -22,7 +22,7 @@ func (s *Set) key(p pair) uint64 {
 		return k
 	}
 	var k uint64
-	for i, c := range s.buf[p.name:min(p.eq, p.name+8)] {
+	for i, c := range s.buf[p.name : int(p.name)+min(n, 8)] {
 		k |= uint64(c) << (56 - 8*i)
 	}
 	return k
@@ -107,10 +107,11 @@ const (
 
 // field returns where p's name or value lies in s.buf.
 func (s *Set) field(p pair, f int) (start, end int) {
+	eq, end := s.bounds(p)
 	if f == byName {
-		return int(p.name), int(p.eq)
+		return int(p.name), eq
 	}
-	return int(p.eq) + len(sepEq), int(p.end)
+	return eq + len(sepEq), end
 }
 
 // keyAt returns the eight bytes of p's field f from depth on, big-endian
@@ -235,7 +236,7 @@ func (s *Set) compare(a, b pair) int {
 // compareTail orders a and b, whose keys are equal.
 func (s *Set) compareTail(a, b pair) int {
 	// Equal keys of names of at most eight bytes are equal names.
-	if a.eq-a.name > 8 || b.eq-b.name > 8 {
+	if a.nlen > 8 || b.nlen > 8 { // longLen for a long name
 		if c := bytes.Compare(s.name(a), s.name(b)); c != 0 {
 			return c
 		}
