@@ -68,12 +68,9 @@ func (s *Set) newPair(name, eq, end int) pair {
 	return pair{uint32(name), uint16(nlen), uint16(vlen)}
 }
 
-// bounds returns where p's "%3D" and its "%26" begin in s.buf.
-func (s *Set) bounds(p pair) (eq, end int) {
-	if p.vlen != longLen {
-		eq = int(p.name) + int(p.nlen)
-		return eq, eq + len(sepEq) + int(p.vlen)
-	}
+// longBounds returns where the "%3D" and the "%26" of p, a pair kept in
+// s.long, begin in s.buf.
+func (s *Set) longBounds(p pair) (eq, end int) {
 	// s.long is in the order of buf, as the pairs were added.
 	lo, hi := 0, len(s.long)
 	for lo < hi {
@@ -309,13 +306,13 @@ func appendByteTwice(dst []byte, c byte) []byte {
 }
 
 func (s *Set) name(p pair) []byte {
-	eq, _ := s.bounds(p)
-	return s.buf[p.name:eq]
+	start, end := s.field(p, byName)
+	return s.buf[start:end]
 }
 
 func (s *Set) value(p pair) []byte {
-	eq, end := s.bounds(p)
-	return s.buf[eq+len(sepEq) : end]
+	start, end := s.field(p, byValue)
+	return s.buf[start:end]
 }
 
 // Delete removes every pair named name.
@@ -396,8 +393,12 @@ func (s *Set) AppendBaseString(dst []byte, method string, uri []byte) []byte {
 			dst = append(dst, s.buf[start:end]...)
 			start = int(p.name)
 		}
-		_, pend := s.bounds(p)
-		end = pend + len(sepAmp)
+		if p.vlen == longLen {
+			_, end = s.longBounds(p)
+		} else { // bounds, by hand: it is not inlined
+			end = int(p.name) + int(p.nlen) + len(sepEq) + int(p.vlen)
+		}
+		end += len(sepAmp)
 	}
 	dst = append(dst, s.buf[start:end]...)
 	if len(s.pairs) > 0 {

@@ -105,9 +105,22 @@ const (
 	byValue
 )
 
-// field returns where p's name or value lies in s.buf.
+// field returns where p's name or value lies in s.buf. Its common case
+// is inlined; a pair kept in s.long takes a call.
 func (s *Set) field(p pair, f int) (start, end int) {
-	eq, end := s.bounds(p)
+	if p.vlen == longLen {
+		return s.longField(p, f)
+	}
+	start, end = int(p.name), int(p.name)+int(p.nlen)
+	if f == byValue {
+		start, end = end+len(sepEq), end+len(sepEq)+int(p.vlen)
+	}
+	return start, end
+}
+
+// longField is field for a pair kept in s.long.
+func (s *Set) longField(p pair, f int) (start, end int) {
+	eq, end := s.longBounds(p)
 	if f == byName {
 		return int(p.name), eq
 	}
@@ -119,7 +132,13 @@ func (s *Set) field(p pair, f int) (start, end int) {
 // sorts a shorter one first, and a key whose last byte is 0 is of a field
 // that ends in it.
 func (s *Set) keyAt(p pair, f, depth int) uint64 {
-	start, end := s.field(p, f)
+	// field, by hand: the sort's inner loop, and field is not inlined.
+	start, end := int(p.name), int(p.name)+int(p.nlen)
+	if p.vlen == longLen {
+		start, end = s.longField(p, f)
+	} else if f == byValue {
+		start, end = end+len(sepEq), end+len(sepEq)+int(p.vlen)
+	}
 	i := start + depth
 	n := end - i
 	if n <= 0 {
@@ -183,7 +202,12 @@ func (s *Set) flagSort(ps []pair, f, depth, shift int, same uint64) {
 	}
 	at := depth + (56-shift)/8 // the byte sorted on, 0 past the field
 	digit := func(p pair) byte {
-		start, end := s.field(p, f)
+		start, end := int(p.name), int(p.name)+int(p.nlen) // field, by hand, as in keyAt
+		if p.vlen == longLen {
+			start, end = s.longField(p, f)
+		} else if f == byValue {
+			start, end = end+len(sepEq), end+len(sepEq)+int(p.vlen)
+		}
 		if start+at < end {
 			return s.buf[start+at]
 		}
