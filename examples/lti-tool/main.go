@@ -63,8 +63,22 @@ func main() {
 	}
 	t := newTool(map[string]consumer{key: {Secret: secret, OutcomeHost: host}}, os.Stderr)
 	log.Printf("LTI tool: launch URL http://%s/launch", *addr)
-	srv := &http.Server{Addr: *addr, Handler: t, ReadHeaderTimeout: 10 * time.Second}
-	log.Fatal(srv.ListenAndServe())
+	log.Fatal(newServer(*addr, t).ListenAndServe())
+}
+
+// newServer returns the tool's server, with timeouts: without them, a
+// client that sends headers, or a body, a byte at a time (or never) holds
+// a connection, and the memory behind it, for as long as it likes.
+// WriteTimeout leaves room for a grade sent to the LMS (10 s).
+func newServer(addr string, h http.Handler) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second, // the headers and the body
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
 }
 
 // A consumer is an LMS registered with the tool: the shared secret, and

@@ -115,7 +115,7 @@ func main() {
 	base := "http://" + ln.Addr().String()
 	cfg.Callback = base + "/callback"
 
-	srv := &http.Server{Handler: newApp(cfg), ReadHeaderTimeout: 10 * time.Second}
+	srv := newServer(newApp(cfg))
 	go srv.Serve(ln)
 	if !*demo {
 		fmt.Printf("Open %s/ in a browser (callback URL: %s)\n", base, cfg.Callback)
@@ -362,4 +362,19 @@ var xEndpoint = oauth1.Endpoint{
 	RequestTokenURL: "https://api.x.com/oauth/request_token",
 	AuthorizeURL:    "https://api.x.com/oauth/authorize",
 	AccessTokenURL:  "https://api.x.com/oauth/access_token",
+}
+
+// newServer returns the app's server, with timeouts: without them, a
+// client that sends headers, or a body, a byte at a time (or never) holds
+// a connection, and the memory behind it, for as long as it likes.
+// WriteTimeout leaves room for the call to the provider that /login and
+// /callback make (30 s).
+func newServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second, // the headers and the body
+		WriteTimeout:      45 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/countersign/countersign/oauth1"
 )
@@ -71,5 +72,23 @@ func TestCallbackBoundToBrowser(t *testing.T) {
 	// The browser that started a flow completes it.
 	if code, body := get(t, browser(), app.URL+"/login"); code != http.StatusOK || !strings.Contains(body, "Signed in") {
 		t.Errorf("a browser's own flow: %d %q, want 200 and signed in", code, body)
+	}
+}
+
+// TestServerTimeouts checks that the server bounds how long a client may
+// take to send its request and how long an idle connection stays open, and
+// leaves a handler time for its call to the provider.
+func TestServerTimeouts(t *testing.T) {
+	srv := newServer(http.NotFoundHandler())
+	for name, d := range map[string]time.Duration{
+		"ReadHeaderTimeout": srv.ReadHeaderTimeout, "ReadTimeout": srv.ReadTimeout,
+		"WriteTimeout": srv.WriteTimeout, "IdleTimeout": srv.IdleTimeout,
+	} {
+		if d <= 0 {
+			t.Errorf("%s is not set", name)
+		}
+	}
+	if srv.WriteTimeout <= 30*time.Second {
+		t.Errorf("WriteTimeout %v leaves no room for the provider call (30 s)", srv.WriteTimeout)
 	}
 }
