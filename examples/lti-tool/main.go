@@ -20,7 +20,8 @@
 //
 // Without -demo it serves the tool on -addr for a real LMS, configured
 // with the launch URL http://HOST/launch and the credentials in
-// LTI_CONSUMER_KEY and LTI_CONSUMER_SECRET; grades are sent only to the
+// OAUTH1_CONSUMER_KEY and OAUTH1_CONSUMER_SECRET (formerly LTI_CONSUMER_KEY
+// and LTI_CONSUMER_SECRET, which still work); grades are sent only to the
 // outcome service host LTI_OUTCOME_HOST (such as lms.example.edu).
 package main
 
@@ -57,9 +58,9 @@ func main() {
 		}
 		return
 	}
-	key, secret, host := os.Getenv("LTI_CONSUMER_KEY"), os.Getenv("LTI_CONSUMER_SECRET"), os.Getenv("LTI_OUTCOME_HOST")
+	key, secret, host := getenv(os.Getenv, os.Stderr, "OAUTH1_CONSUMER_KEY"), getenv(os.Getenv, os.Stderr, "OAUTH1_CONSUMER_SECRET"), os.Getenv("LTI_OUTCOME_HOST")
 	if key == "" || secret == "" || host == "" {
-		log.Fatal("set LTI_CONSUMER_KEY, LTI_CONSUMER_SECRET and LTI_OUTCOME_HOST, or run with -demo")
+		log.Fatal("set OAUTH1_CONSUMER_KEY, OAUTH1_CONSUMER_SECRET and LTI_OUTCOME_HOST, or run with -demo")
 	}
 	t := newTool(map[string]consumer{key: {Secret: secret, OutcomeHost: host}}, os.Stderr)
 	log.Printf("LTI tool: launch URL http://%s/launch", *addr)
@@ -280,4 +281,28 @@ func (t *tool) sendGrade(ctx context.Context, l launch, score float64) (string, 
 		return "", fmt.Errorf("outcome service: %s: %s", pr.Status.CodeMajor, pr.Status.Description)
 	}
 	return pr.Status.Description, nil
+}
+
+// formerEnv maps each environment variable to the name this example read
+// before all of countersign settled on the oauth1 command's OAUTH1_* names.
+var formerEnv = map[string]string{
+	"OAUTH1_CONSUMER_KEY":    "LTI_CONSUMER_KEY",
+	"OAUTH1_CONSUMER_SECRET": "LTI_CONSUMER_SECRET",
+}
+
+// getenv returns the variable name, else its former name's value with a
+// deprecation warning on w, so that a shell set up for the old names works.
+func getenv(lookup func(string) string, w io.Writer, name string) string {
+	if v := lookup(name); v != "" {
+		return v
+	}
+	old := formerEnv[name]
+	if old == "" {
+		return ""
+	}
+	v := lookup(old)
+	if v != "" {
+		fmt.Fprintf(w, "warning: $%s is deprecated; set $%s instead\n", old, name)
+	}
+	return v
 }
