@@ -15,6 +15,12 @@
 // the prefix given to the constructor, so that one Redis can serve several
 // applications.
 //
+// It is a module of its own, so that only a provider that uses Redis
+// depends on go-redis; its version is always the main module's, which it
+// requires (the tags are vX.Y.Z and redisstore/vX.Y.Z, on one commit):
+//
+//	go get github.com/countersign/countersign/redisstore@latest
+//
 // Wiring a Verifier on each instance to one Redis, with a client that
 // gives up within about 0.35 s when Redis is down or hung (see Failure):
 //

@@ -40,6 +40,9 @@ func (c *cmd) verify(args []string) int {
 	if cap.lengthWarning != "" {
 		fmt.Fprintln(c.stderr, "oauth1: warning: "+cap.lengthWarning)
 	}
+	if w := tokenWithoutSecret(raw, f.data, f); w != "" {
+		fmt.Fprintln(c.stderr, "oauth1: warning: "+w)
+	}
 	sc := f.requestScheme(r, cap)
 	res, err := f.verifier(sc.scheme).Verify(r)
 	defer c.printVerifyQuirks(f, raw, res, err) // after the rest of the report

@@ -43,6 +43,7 @@ type found struct {
 	hasTS  bool
 
 	consumer        Registration
+	foundConsumer   bool // consumer was looked up
 	tokenSecret     string
 	user            string // of the token, as its record says
 	base            []byte // the verified base string; pooled, in s
@@ -61,12 +62,37 @@ const (
 	sentBodyHash
 )
 
-// collect reads the protocol parameters of the request.
+// collect reads the protocol parameters of the request's Authorization
+// header and query; collectBody, those of a form body.
 func (q *found) collect() error {
 	var err error
+	q.sig, q.form, q.hasBody, err = collectProtocol(q.s, q.r)
+	if err != nil {
+		return err
+	}
+	q.note(q.s.proto)
+	return nil
+}
+
+// collectBody reads the protocol parameters of a form body, if the request
+// has one.
+func (q *found) collectBody() error {
+	if !q.form || !q.hasBody {
+		return nil
+	}
+	before, err := collectBody(q.s, q.r, q.limit)
+	if err != nil {
+		return err
+	}
+	q.note(q.s.proto[before:])
+	return nil
+}
+
+// note records the values of ps, protocol parameters just collected, that
+// every phase reads.
+func (q *found) note(ps []oauth1.Param) {
 	s := q.s
-	q.sig, q.form, q.hasBody, err = collectProtocol(s, q.r, q.limit)
-	for _, p := range s.proto { // the values every phase reads, found once
+	for _, p := range ps {
 		switch p.Name {
 		case "oauth_consumer_key":
 			q.consumerKey, q.sent = p.Value, q.sent|sentConsumerKey
@@ -91,7 +117,6 @@ func (q *found) collect() error {
 			q.bodyHash, q.sent = p.Value, q.sent|sentBodyHash
 		}
 	}
-	return err
 }
 
 // checkRequired checks oauth_version, that the parameters required are
@@ -181,25 +206,42 @@ func (v *Verifier) checkTime(q *found) error {
 	return nil
 }
 
-// lookup finds the consumer's registration and the token's secret.
-func (v *Verifier) lookup(q *found) error {
-	ctx := q.r.Context()
-	consumerKey := q.consumerKey
-	// No store has such a key or token, and a database may fail on one
-	// (a NUL in a PostgreSQL text parameter): refused here, as unknown.
-	if !lookupable(consumerKey) {
+// lookupConsumer finds the consumer's registration. Verify calls it before
+// reading a form body when the Authorization header or the query sent
+// oauth_consumer_key, so that a client nobody registered cannot make the
+// provider read and hold a body.
+func (v *Verifier) lookupConsumer(q *found) error {
+	// No store has such a key, and a database may fail on one (a NUL in a
+	// PostgreSQL text parameter): refused here, as unknown.
+	if !lookupable(q.consumerKey) {
 		return problem(oauth1.ProblemConsumerKeyUnknown, errors.New("the consumer key holds a control character or is not UTF-8"))
 	}
-	if !lookupable(q.token) {
-		return problem(oauth1.ProblemTokenRejected, errors.New("the token holds a control character or is not UTF-8"))
-	}
 	var err error
-	q.consumer, err = v.Store.Consumer(ctx, consumerKey)
+	q.consumer, err = v.Store.Consumer(q.r.Context(), q.consumerKey)
 	if errors.Is(err, ErrNotFound) {
 		return problem(oauth1.ProblemConsumerKeyUnknown, nil)
 	} else if err != nil {
 		return fmt.Errorf("oauth1: looking up the consumer key: %w", err)
 	}
+	q.foundConsumer = true
+	return nil
+}
+
+// lookup finds the consumer's registration, unless lookupConsumer found it
+// already, and the token's secret.
+func (v *Verifier) lookup(q *found) error {
+	ctx := q.r.Context()
+	consumerKey := q.consumerKey
+	if !q.foundConsumer {
+		if err := v.lookupConsumer(q); err != nil {
+			return err
+		}
+	}
+	// As for the consumer key in lookupConsumer.
+	if !lookupable(q.token) {
+		return problem(oauth1.ProblemTokenRejected, errors.New("the token holds a control character or is not UTF-8"))
+	}
+	var err error
 	if token := q.token; token != "" {
 		var t TokenCredentials
 		if ps, ok := v.Store.(providerStore); ok {
@@ -399,21 +441,28 @@ func (v *Verifier) useNonce(q *found) error {
 	}
 	if !fresh {
 		pe := problem(oauth1.ProblemNonceUsed, nil)
-		pe.BaseString = q.baseString()
+		pe.BaseString = q.refusedBaseString() // a replay is as hostile as any refusal
 		return pe
 	}
 	return nil
 }
 
-// maxRefusedBase is the longest base string a refusal keeps: a copy costs
-// as much memory again, and refusals are what hostile requests get.
-const maxRefusedBase = 1 << 20
+// maxRefusedBase is the longest base string a refusal keeps. Refusals are
+// what hostile requests get, and a program may keep them (in a log queue,
+// say); the base string of a form takes up to five times its body ("+" is
+// "%2520"), so a bound on the body is none on the refusal. 64 KiB holds the
+// base string of any request but a large form's.
+const maxRefusedBase = 64 << 10
+
+// maxPooledRefused is the longest base string of a refused request whose
+// state is pooled: its parameters hold as much memory again.
+const maxPooledRefused = 1 << 20
 
 // refusedBaseString is baseString for a refused request: empty past
 // maxRefusedBase.
 func (q *found) refusedBaseString() string {
 	if len(q.base) > maxRefusedBase {
-		q.s.large = true
+		q.s.large = q.s.large || len(q.base) > maxPooledRefused
 		return ""
 	}
 	return q.baseString()

@@ -30,8 +30,9 @@ type ProblemError struct {
 	// it got that far. It is what the client should have signed; it holds
 	// no secret, and comparing it with the client's is how a
 	// signature_invalid problem is diagnosed. It is not sent to the client.
-	// It is empty for a base string over 1 MiB, which a refusal does not
-	// copy, so that a hostile request costs no more memory than its body.
+	// It is empty for a base string over 64 KiB, which a refusal does not
+	// copy: a form's base string takes up to five times the body, and a
+	// refusal, which any client can have, must not keep that much.
 	BaseString string
 
 	// KeyMistake is what [basestring.KeyMistake] found wrong with the key
