@@ -18,14 +18,15 @@ import (
 	"testing"
 )
 
-// TestDocNames checks that every name a comment of this repository's
-// packages gives in the form of a doc link, [Name], [Type.Method],
-// [pkg.Name] or [pkg.Type.Field], and every plain "pkg.Name" of a package
-// of this repository ("server.Verifier", "oauth1.Config.Sign"), names
-// something that exists: a doc link to a name that does not is printed as
-// plain text by go doc, and a renamed or removed name otherwise lingers
-// in the docs unseen. Names are looked up in the source of the packages
-// (this repository's and the standard library's), fields, methods and the
+// TestDocNames checks that every name a comment of this repository's Go
+// files gives as a doc link (a name in square brackets: Name, Type.Method,
+// pkg.Name, pkg.Type.Field or an import path), and every plain "pkg.Name"
+// of a package of this repository ("server.Verifier",
+// "oauth1.Config.Sign"), names something that exists: a doc link to a name
+// that does not is printed as plain text by go doc, and a renamed or
+// removed name otherwise lingers in the docs unseen. Names are looked up
+// in the source of the packages (this repository's, the standard
+// library's and those of the modules required), fields, methods and the
 // members of embedded types included.
 func TestDocNames(t *testing.T) {
 	idx := newDocIndex()
@@ -40,7 +41,7 @@ func TestDocNames(t *testing.T) {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+		if !strings.HasSuffix(p, ".go") {
 			return nil
 		}
 		ip := modulePath
@@ -100,8 +101,9 @@ func checkFileDocs(idx *docIndex, p, self string) []string {
 			}
 			return comment.DefaultLookupPackage(name)
 		},
-		// Every [Name] becomes a link, so that the name is checked below:
-		// go doc's own lookup makes one that does not resolve plain text.
+		// Every name in brackets becomes a link, so that it is checked
+		// below: go doc's own lookup makes one that does not resolve plain
+		// text.
 		LookupSym: func(recv, name string) bool { return true },
 	}
 	for _, cg := range f.Comments {
@@ -236,6 +238,7 @@ func (idx *docIndex) load(ip string) (*pkgNames, bool) {
 		return p, p != nil
 	}
 	dir, ok := idx.modDirs[ip]
+	ours := ok
 	if !ok {
 		// The standard library, or a module this one requires (go/build
 		// asks the go command where it is).
@@ -245,15 +248,16 @@ func (idx *docIndex) load(ip string) (*pkgNames, bool) {
 	}
 	var p *pkgNames
 	if ok {
-		p = parsePkgNames(dir)
+		p = parsePkgNames(dir, ours)
 	}
 	idx.pkgs[ip] = p
 	return p, p != nil
 }
 
-// parsePkgNames reads the names declared in the non-test Go files of dir,
-// whatever their build constraints; nil if there are none.
-func parsePkgNames(dir string) *pkgNames {
+// parsePkgNames reads the names declared in the Go files of dir, whatever
+// their build constraints, and with tests its test files (for the
+// comments of tests); nil if there are none.
+func parsePkgNames(dir string, tests bool) *pkgNames {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
@@ -263,7 +267,7 @@ func parsePkgNames(dir string) *pkgNames {
 	fset := token.NewFileSet()
 	for _, e := range entries {
 		n := e.Name()
-		if e.IsDir() || !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
+		if e.IsDir() || !strings.HasSuffix(n, ".go") || !tests && strings.HasSuffix(n, "_test.go") {
 			continue
 		}
 		f, err := parser.ParseFile(fset, filepath.Join(dir, n), nil, parser.SkipObjectResolution)
