@@ -27,15 +27,17 @@
 //	go run ./internal/apidump -check
 //
 // fails when the current API is not compatible with them: when a line of
-// a frozen record is gone (an identifier removed, a signature, field type,
-// constant value or receiver changed, a struct made incomparable), or when
-// an interface of a frozen record has gained a method, which breaks the
-// types users wrote to implement it (unless the interface has unexported
-// methods, which no type outside its package can implement). Additions
-// elsewhere pass. Type-level changes the lines do not show, such as a
-// changed type parameter constraint's method set, are golang.org/x/exp's
-// apidiff's to find. The frozen records are written, for the release to
-// be tagged v1.0.0 and once all of its API changes are in, by
+// a frozen record is gone (an identifier removed; a signature, field type
+// or constant value changed; a method moved from the value to the pointer
+// receiver; a struct made incomparable), or when an interface of a frozen
+// record has gained a method, which breaks the types users wrote to
+// implement it (unless the interface has unexported methods, which no
+// type outside its package can implement). Additions elsewhere pass. What
+// the lines do not show (the fields a struct promotes from an unexported
+// embedded struct, the methods of an unexported type that an exported
+// function returns) is left to golang.org/x/exp/cmd/apidiff, run against
+// the tagged release. The frozen records are written, for the release to
+// be tagged v1.0.0 once all of its API changes are in, by
 //
 //	go run ./internal/apidump -freeze
 //
