@@ -33,8 +33,13 @@ func incompatible(frozen, current []string) []string {
 			continue
 		}
 		// A method moved from the pointer to the value receiver is still
-		// in the pointer's method set.
+		// in the pointer's method set; a promoted field made a field of
+		// the struct itself is still selected the same way (no user could
+		// name the unexported struct it came from in a literal).
 		if pkg, m, ok := strings.Cut(l, ", method (*"); ok && have[pkg+", method ("+m] {
+			continue
+		}
+		if f, ok := strings.CutSuffix(l, " (promoted)"); ok && have[f] {
 			continue
 		}
 		if key, was, ok := ifaceSummary(l); ok {

@@ -66,6 +66,12 @@ func TestIncompatible(t *testing.T) {
 		{"variable type changed", "var V int", "var V int64", "changed: pkg example.com/p, var V int"},
 		{"type kind changed", "type T struct{}", "type T int", "now: pkg example.com/p, type T int"},
 		{"type parameter constraint narrowed", "func F[T any](T) {}", "func F[T comparable](T) {}", "changed: pkg example.com/p, func F[T any](T)"},
+		{"promoted field removed", "type T struct{ inner }\ntype inner struct{ A, B int }", "type T struct{ inner }\ntype inner struct{ A int }",
+			"removed: pkg example.com/p, type T struct, B int (promoted)"},
+		{"promoted field hidden", "type T struct{ inner }\ntype inner struct{ A int }", "type T struct{ inner; b }\ntype inner struct{ A int }\ntype b struct{ A int }",
+			"removed: pkg example.com/p, type T struct, A int (promoted)"},
+		{"promoted field made direct", "type T struct{ inner }\ntype inner struct{ A int }", "type T struct{ A int }", ""},
+		{"field made promoted", "type T struct{ A int }", "type T struct{ inner }\ntype inner struct{ A int }", "changed: pkg example.com/p, type T struct, A int; now: pkg example.com/p, type T struct, A int (promoted)"},
 		{"type made an alias", "type T struct{ A int }\ntype U struct{ A int }", "type T = U\ntype U struct{ A int }", "pkg example.com/p, type T struct"},
 	}
 	for _, tt := range tests {

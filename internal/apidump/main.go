@@ -17,7 +17,9 @@
 // (go list -export) for linux/amd64, so the record does not depend on the
 // machine it is made on. A struct type that == can compare has a line
 // "type T struct, comparable" of its own, so that one made incomparable
-// (by a new slice field, say) loses a line.
+// (by a new slice field, say) loses a line; the exported fields a struct
+// promotes from an unexported struct it embeds have lines marked
+// "(promoted)".
 //
 // # Compatibility
 //
@@ -33,11 +35,11 @@
 // record has gained a method, which breaks the types users wrote to
 // implement it (unless the interface has unexported methods, which no
 // type outside its package can implement). Additions elsewhere pass. What
-// the lines do not show (the fields a struct promotes from an unexported
-// embedded struct, the methods of an unexported type that an exported
-// function returns) is left to golang.org/x/exp/cmd/apidiff, run against
-// the tagged release. The frozen records are written, for the release to
-// be tagged v1.0.0 once all of its API changes are in, by
+// the lines do not show (the methods and fields of an unexported type
+// that an exported function returns) is left to
+// golang.org/x/exp/cmd/apidiff, run against the tagged release. The
+// frozen records are written, for the release to be tagged v1.0.0 once
+// all of its API changes are in, by
 //
 //	go run ./internal/apidump -freeze
 //
@@ -276,6 +278,16 @@ func (w *writer) typeLines(obj *types.TypeName) []string {
 				lines = append(lines, decl+" struct, "+f.Name()+" "+w.typ(f.Type()))
 			}
 		}
+		// The exported fields of an unexported embedded struct are
+		// promoted: users can name them.
+		for _, name := range promotedFields(u, 0) {
+			// The field the name selects, if no shallower one hides it
+			// and no other at its depth makes it ambiguous.
+			sel, index, _ := types.LookupFieldOrMethod(named, false, obj.Pkg(), name)
+			if f, ok := sel.(*types.Var); ok && f.IsField() && len(index) > 1 {
+				lines = append(lines, decl+" struct, "+name+" "+w.typ(f.Type())+" (promoted)")
+			}
+		}
 	case *types.Interface:
 		var names []string
 		unexported := false
@@ -324,6 +336,33 @@ func (w *writer) typeLines(obj *types.TypeName) []string {
 		lines = append(lines, "method ("+r+") "+m.Name()+w.signature(m.Type().(*types.Signature)))
 	}
 	return lines
+}
+
+// promotedFields returns the names of the exported fields of the
+// unexported structs s embeds, and of the unexported structs those embed.
+func promotedFields(s *types.Struct, depth int) []string {
+	var names []string
+	for f := range s.Fields() {
+		if !f.Embedded() || f.Exported() || depth > 8 {
+			continue
+		}
+		t := f.Type()
+		if p, ok := t.(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		inner, ok := t.Underlying().(*types.Struct)
+		if !ok {
+			continue
+		}
+		for g := range inner.Fields() {
+			if g.Exported() {
+				names = append(names, g.Name())
+			}
+		}
+		names = append(names, promotedFields(inner, depth+1)...)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
 }
 
 func constValue(v constant.Value) string {
