@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -63,10 +64,6 @@ func TestDocNames(t *testing.T) {
 // the other nested modules sit under it.
 const modulePath = "github.com/countersign/countersign"
 
-// plainName matches a plain mention of a name of one of this repository's
-// packages, by the package's name: "server.Verifier", "oauth1.Config.Sign".
-var plainName = regexp.MustCompile(`(?:^|[^\w./\[-])(oauth1|server|basestring|percent|oauth1test|rsakey|providers|redisstore)\.([A-Z]\w*)(?:\.([A-Z]\w*))?`)
-
 // checkFileDocs returns the names in the comments of the Go file p, of the
 // package whose import path is self, that do not resolve.
 func checkFileDocs(idx *docIndex, p, self string) []string {
@@ -108,7 +105,7 @@ func checkFileDocs(idx *docIndex, p, self string) []string {
 	}
 	for _, cg := range f.Comments {
 		text := cg.Text()
-		for _, m := range plainName.FindAllStringSubmatch(text, -1) {
+		for _, m := range idx.plainName.FindAllStringSubmatch(text, -1) {
 			ip, ok := idx.modulePackage(m[1])
 			if !ok {
 				report(cg.Pos(), "no package named "+m[1])
@@ -190,6 +187,11 @@ func docLinks(d *comment.Doc) []*comment.DocLink {
 // top-level names, and for each type its fields and methods and the types
 // it embeds.
 type docIndex struct {
+	// plainName matches a plain mention of a name of one of this
+	// repository's packages, by the package's name: "server.Verifier",
+	// "oauth1.Config.Sign".
+	plainName *regexp.Regexp
+
 	mu      sync.Mutex
 	pkgs    map[string]*pkgNames // by import path; nil when not found
 	byName  map[string]string    // this repository's packages by name
@@ -221,6 +223,8 @@ func newDocIndex() *docIndex {
 		}
 		return nil
 	})
+	names := slices.Sorted(maps.Keys(idx.byName))
+	idx.plainName = regexp.MustCompile(`(?:^|[^\w./\[-])(` + strings.Join(names, "|") + `)\.([A-Z]\w*)(?:\.([A-Z]\w*))?`)
 	return idx
 }
 
@@ -441,6 +445,7 @@ func TestDocNamesCatches(t *testing.T) {
 		{"zero means oauth1.Config.MaxBodyBytes.", false},
 		{"as server.Verifier does.", false},
 		{"as server.Verifierr does.", true},
+		{"as redisstore.NoSuchStore does.", true},
 		{"see [server.ProblemError.Problem], promoted from oauth1.ProblemReport.", false},
 		{"see [server.ProblemError.Nope].", true},
 		{"[http.Request] and [net/http.Handler.ServeHTTP].", false},
