@@ -30,6 +30,7 @@ import (
 // library's and those of the modules required), fields, methods and the
 // members of embedded types included.
 func TestDocNames(t *testing.T) {
+	t.Parallel()
 	idx := newDocIndex()
 	var problems []string
 	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
@@ -434,6 +435,7 @@ func (idx *docIndex) resolves(ip, recv, name string) bool {
 // TestDocNamesCatches checks the check: on a file of comments, it reports
 // the names that do not exist, and only those.
 func TestDocNamesCatches(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		comment string
 		bad     bool
