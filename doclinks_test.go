@@ -31,7 +31,7 @@ import (
 // members of embedded types included.
 func TestDocNames(t *testing.T) {
 	t.Parallel()
-	idx := newDocIndex()
+	idx := newDocIndex(t)
 	var problems []string
 	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -107,11 +107,7 @@ func checkFileDocs(idx *docIndex, p, self string) []string {
 	for _, cg := range f.Comments {
 		text := cg.Text()
 		for _, m := range idx.plainName.FindAllStringSubmatch(text, -1) {
-			ip, ok := idx.modulePackage(m[1])
-			if !ok {
-				report(cg.Pos(), "no package named "+m[1])
-				continue
-			}
+			ip, _ := idx.modulePackage(m[1]) // plainName matches these names only
 			recv, name := "", m[2]
 			if m[3] != "" {
 				recv, name = m[2], m[3]
@@ -205,9 +201,12 @@ type pkgNames struct {
 	embedded map[string][][2]string     // type → embedded types, as import path and name
 }
 
-func newDocIndex() *docIndex {
+// newDocIndex returns an index of the packages of the repository, whose
+// root is the working directory, and of those they name.
+func newDocIndex(t *testing.T) *docIndex {
 	idx := &docIndex{pkgs: map[string]*pkgNames{}, byName: map[string]string{}, modDirs: map[string]string{}}
-	filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+	dup := map[string]bool{}
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return err
 		}
@@ -220,10 +219,20 @@ func newDocIndex() *docIndex {
 		}
 		idx.modDirs[ip] = p
 		if pkg, err := build.ImportDir(p, 0); err == nil && pkg.Name != "main" && !strings.Contains(ip, "/internal/") {
+			if _, ok := idx.byName[pkg.Name]; ok {
+				dup[pkg.Name] = true
+			}
 			idx.byName[pkg.Name] = ip
 		}
 		return nil
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A name two packages have is not looked up by name.
+	for name := range dup {
+		delete(idx.byName, name)
+	}
 	names := slices.Sorted(maps.Keys(idx.byName))
 	idx.plainName = regexp.MustCompile(`(?:^|[^\w./\[-])(` + strings.Join(names, "|") + `)\.([A-Z]\w*)(?:\.([A-Z]\w*))?`)
 	return idx
@@ -321,6 +330,13 @@ func parsePkgNames(dir string, tests bool) *pkgNames {
 							fields = u.Methods
 						}
 						if fields == nil {
+							// An alias, or a type defined as another:
+							// look in that one too (for a defined type,
+							// its methods are not the other's, but its
+							// fields are).
+							if ip, name := embeddedType(s.Type, imports); name != "" {
+								p.embedded[typ] = append(p.embedded[typ], [2]string{ip, name})
+							}
 							continue
 						}
 						for _, fld := range fields.List {
@@ -460,7 +476,7 @@ func TestDocNamesCatches(t *testing.T) {
 		{"b[0] and [RFC 5849] and oauth1.0a are not names.", false},
 	}
 	dir := t.TempDir()
-	idx := newDocIndex()
+	idx := newDocIndex(t)
 	for i, tt := range tests {
 		p := filepath.Join(dir, "c"+strconv.Itoa(i)+".go")
 		src := "package x\n\nimport \"net/http\"\n\n// " + tt.comment + "\nvar _ http.Handler\n"
