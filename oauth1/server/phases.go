@@ -43,6 +43,7 @@ type found struct {
 	consumer    Registration
 	tokenSecret string
 	user        string // of the token, as its record says
+	scope       string // of the token, as its record says
 	base        []byte // the verified base string; pooled, in s
 	baseStr     string // a copy of base, once made
 }
@@ -198,12 +199,7 @@ func (v *Verifier) lookup(q *found) error {
 		return fmt.Errorf("oauth1: looking up the consumer key: %w", err)
 	}
 	if token := q.token; token != "" {
-		var t TokenCredentials
-		if ps, ok := v.Store.(providerStore); ok {
-			t, err = ps.tokenAt(ctx, token, q.now) // on the clock read once
-		} else {
-			t, err = v.Store.TokenCredentials(ctx, consumerKey, token)
-		}
+		t, err := v.Store.TokenCredentials(ctx, consumerKey, token, q.now) // on the clock read once
 		if errors.Is(err, ErrTokenRevoked) {
 			return problem(oauth1.ProblemTokenRevoked, err)
 		} else if errors.Is(err, ErrNotFound) {
@@ -214,7 +210,7 @@ func (v *Verifier) lookup(q *found) error {
 		if t.ConsumerKey != consumerKey {
 			return problem(oauth1.ProblemTokenRejected, errors.New("a token issued to another client"))
 		}
-		q.tokenSecret, q.user = t.Secret, t.User
+		q.tokenSecret, q.user, q.scope = t.Secret, t.User, t.Scope
 	}
 	return nil
 }
@@ -354,7 +350,7 @@ func (q *found) verification() *Verification {
 	} else {
 		out = &Verification{Params: make([]oauth1.Param, 0, n)}
 	}
-	out.ConsumerKey, out.Token, out.User = q.consumerKey, q.token, q.user
+	out.ConsumerKey, out.Token, out.User, out.Scope = q.consumerKey, q.token, q.user, q.scope
 	out.SignatureMethod, out.BaseString = q.method, q.baseString()
 	for _, p := range q.s.proto { // the values are the request's, not pooled
 		if p.Name != "oauth_signature" && p.Name != "realm" {

@@ -13,8 +13,11 @@ import (
 // print it with Secret redacted; JSON is its faithful serialization.
 type TokenCredentials struct {
 	Token, Secret string
-	ConsumerKey   string
-	User          string
+	ConsumerKey   string // the client they were issued to
+	User          string // the resource owner who approved
+	// Scope is what the grant is for, as the owner approved it (see
+	// [Provider].Scope); a store keeps it as it keeps the other fields.
+	Scope string
 }
 
 // ErrTokenRevoked is returned, wrapped together with [ErrNotFound], by a
