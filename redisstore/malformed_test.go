@@ -34,7 +34,9 @@ func storeCalls(nonces *redisstore.NonceStore, temps *redisstore.TemporaryStore,
 			_, err := temps.Temporary(ctx, "t", now)
 			return err
 		},
-		"Authorize": func(ctx context.Context) error { return temps.Authorize(ctx, "t", "u", "v", now) },
+		"Authorize": func(ctx context.Context) error {
+			return temps.Authorize(ctx, server.TemporaryCredentials{Token: "t", User: "u", VerificationCode: "v"}, now)
+		},
 		"TakeTemporary": func(ctx context.Context) error {
 			_, err := temps.TakeTemporary(ctx, "t", now)
 			return err

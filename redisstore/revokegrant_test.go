@@ -35,7 +35,7 @@ func testRevokeGrantApprovedTemporary(t *testing.T, newClient func() redis.Unive
 		form, err := url.ParseQuery(rec.Body.String())
 		require.NoError(t, err)
 		temp := &oauth1.Credentials{Token: form.Get("oauth_token"), Secret: form.Get("oauth_token_secret")}
-		_, code, err := p1.Authorize(ctx, temp.Token, user)
+		_, code, err := p1.Authorize(ctx, server.Approval{Token: temp.Token, User: user})
 		require.NoError(t, err)
 		return temp, code
 	}

@@ -45,7 +45,7 @@ func TestVerifyAllocationAmplification(t *testing.T) {
 		t.Skip("the race detector allocates")
 	}
 	const size = 4<<20 - 64
-	v := &Verifier{Store: xCredentials(), Nonces: new(MemoryNonceStore), Now: func() time.Time { return time.Unix(1700000000, 0) }}
+	v := &Verifier{Store: xCredentials(), Settings: Settings{Nonces: new(MemoryNonceStore), Now: func() time.Time { return time.Unix(1700000000, 0) }}}
 	// Reading the body takes one byte per byte; the parameters, stored
 	// encoded twice, up to five ("+" is "%2520"), plus 12 bytes a pair;
 	// the base string as much as the parameters. Two shapes still go over
@@ -83,7 +83,7 @@ func TestVerifyAllocationAmplification(t *testing.T) {
 }
 
 func BenchmarkVerifyHostileForm(b *testing.B) {
-	v := &Verifier{Store: xCredentials(), Nonces: new(MemoryNonceStore), Now: func() time.Time { return time.Unix(1700000000, 0) }}
+	v := &Verifier{Store: xCredentials(), Settings: Settings{Nonces: new(MemoryNonceStore), Now: func() time.Time { return time.Unix(1700000000, 0) }}}
 	body := strings.Repeat("a&", (4<<20-64)/2)
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()

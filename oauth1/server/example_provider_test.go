@@ -35,7 +35,7 @@ func ExampleProvider() {
 		// (p.Pending has its ConsumerKey) and approves on a POST protected
 		// against cross-site request forgery. This one approves at once
 		// for alice.
-		redirect, pin, err := p.Authorize(r.Context(), r.FormValue("oauth_token"), "alice")
+		redirect, pin, err := p.Authorize(r.Context(), server.Approval{Token: r.FormValue("oauth_token"), User: "alice"})
 		switch {
 		case err != nil:
 			http.Error(w, "This request is unknown, expired or already used.", http.StatusBadRequest)
@@ -127,12 +127,12 @@ func ExampleProvider_Authorize() {
 	fmt.Printf("Allow %s to print your photos? (secret %q)\n", pending.ConsumerKey, pending.Secret)
 
 	// POST of the form, with jane signed in.
-	redirect, verifier, err := p.Authorize(ctx, "hh5s93j4hdidpola", "jane")
+	redirect, verifier, err := p.Authorize(ctx, server.Approval{Token: "hh5s93j4hdidpola", User: "jane"})
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(strings.Replace(redirect, verifier, "VERIFIER", 1))
-	_, _, err = p.Authorize(ctx, "hh5s93j4hdidpola", "jane")
+	_, _, err = p.Authorize(ctx, server.Approval{Token: "hh5s93j4hdidpola", User: "jane"})
 	fmt.Println(err)
 	_, err = p.Pending(ctx, "hh5s93j4hdidpola")
 	fmt.Println(err)

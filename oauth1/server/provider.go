@@ -175,7 +175,6 @@ func (p *Provider) now() time.Time {
 	return p.forResources.now()
 }
 
-
 // misconfigured names a required field that is not set: a Provider
 // without it fails every request, even those that would not need it, so
 // that the mistake shows at once.
