@@ -22,6 +22,7 @@ var readmeImports = []string{
 	"context", "fmt", "log", "net/http", "os", "strings", "time",
 	"github.com/countersign/countersign/oauth1",
 	"github.com/countersign/countersign/oauth1/server",
+	"github.com/countersign/countersign/oauth1/sunset",
 }
 
 // TestReadmeGoSnippets type-checks every Go block of README.md against the

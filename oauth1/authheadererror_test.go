@@ -3,6 +3,7 @@ package oauth1_test
 import (
 	"net/http/httptest"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -54,4 +55,18 @@ func TestAuthHeaderErrorDeclaredHere(t *testing.T) {
 	typ := reflect.TypeFor[oauth1.AuthHeaderError]()
 	assert.Equal(t, "github.com/countersign/countersign/oauth1", typ.PkgPath())
 	assert.Equal(t, "AuthHeaderError", typ.Name())
+}
+
+// A malformed header's error quotes the name it stopped at, cut to 64
+// bytes: a client's 8 KiB name does not make an 8 KiB log line.
+func TestAuthHeaderErrorNameIsCut(t *testing.T) {
+	name := "oauth_" + strings.Repeat("n", 8<<10) + "\r\n"
+	_, err := oauth1.ParseAuthHeader("OAuth " + name + "x")
+	if err == nil {
+		t.Fatal("ParseAuthHeader accepted a name without a value")
+	}
+	want := `expected "=" after "oauth_` + strings.Repeat("n", 58) + `"...`
+	if got := err.Error(); !strings.Contains(got, want) || len(got) > 200 {
+		t.Errorf("Error() = %d bytes %.100q..., want it to contain %s", len(got), got, want)
+	}
 }

@@ -92,6 +92,28 @@
 // first difference and its likely cause. [Config.Now] and
 // [Config.Nonce] make every request reproducible in tests.
 //
+// # Examples
+//
+// ExampleConfig_SignAt_quickstart and ExampleConfig_SignAt_authorizingARequest
+// reproduce the X API documentation's two worked examples of a status update
+// ("Creating a signature", signature hCtSmYh+iHYCEqBWrE7C7hYmtUk=, and
+// "Authorizing a request", whose Authorization header they match byte for
+// byte; both in the repository's testdata/vectors). Example_x,
+// Example_netSuite and the other provider Examples sign for the real
+// services, so they have no Output and go test only compiles them.
+//
+// # WebAssembly
+//
+// This package and the other signing packages ([percent],
+// [github.com/countersign/countersign/oauth1/basestring],
+// [github.com/countersign/countersign/oauth1/providers] and
+// [github.com/countersign/countersign/oauth1/rsakey]) build for js/wasm and
+// wasip1, with no cgo and no system call beyond what crypto/rand and the
+// Go runtime need. Their tests run there in CI: under Node for js/wasm, and
+// under the wazero runtime for wasip1. In a browser, a [Transport] sends
+// through the browser's fetch, which keeps the Authorization header of a
+// cross-origin request only when the server allows it (CORS).
+//
 // # Who uses what
 //
 // This package is the client: someone who only signs requests reads its 67

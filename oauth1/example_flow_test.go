@@ -54,11 +54,11 @@ func ExampleConfig_SignAt_quickstart() {
 // nonce each time, redirects included.
 func ExampleConfig_Client() {
 	cfg := &oauth1.Config{
-		ConsumerKey: os.Getenv("X_CONSUMER_KEY"), ConsumerSecret: os.Getenv("X_CONSUMER_SECRET"),
+		ConsumerKey: os.Getenv("OAUTH1_CONSUMER_KEY"), ConsumerSecret: os.Getenv("OAUTH1_CONSUMER_SECRET"),
 		// Optional: the client whose timeout, proxy and TLS settings to keep.
 		HTTPClient: &http.Client{Timeout: 30 * time.Second},
 	}
-	client := cfg.Client(&oauth1.Credentials{Token: os.Getenv("X_ACCESS_TOKEN"), Secret: os.Getenv("X_ACCESS_TOKEN_SECRET")})
+	client := cfg.Client(&oauth1.Credentials{Token: os.Getenv("OAUTH1_TOKEN"), Secret: os.Getenv("OAUTH1_TOKEN_SECRET")})
 
 	// JSON bodies are not part of an OAuth 1.0a signature; they stream
 	// through unread.
@@ -78,7 +78,7 @@ func ExampleConfig_Client() {
 func ExampleConfig_AccessToken() {
 	ctx := context.Background()
 	cfg := &oauth1.Config{
-		ConsumerKey: os.Getenv("X_CONSUMER_KEY"), ConsumerSecret: os.Getenv("X_CONSUMER_SECRET"),
+		ConsumerKey: os.Getenv("OAUTH1_CONSUMER_KEY"), ConsumerSecret: os.Getenv("OAUTH1_CONSUMER_SECRET"),
 		Endpoint: oauth1.Endpoint{
 			RequestTokenURL: "https://api.x.com/oauth/request_token",
 			AuthorizeURL:    "https://api.x.com/oauth/authorize", // asks the user every time
@@ -108,7 +108,7 @@ func ExampleConfig_AccessToken() {
 // up by the token the provider sends back.
 func ExampleParseCallback() {
 	cfg := &oauth1.Config{
-		ConsumerKey: os.Getenv("X_CONSUMER_KEY"), ConsumerSecret: os.Getenv("X_CONSUMER_SECRET"),
+		ConsumerKey: os.Getenv("OAUTH1_CONSUMER_KEY"), ConsumerSecret: os.Getenv("OAUTH1_CONSUMER_SECRET"),
 		Endpoint: oauth1.Endpoint{
 			RequestTokenURL: "https://api.x.com/oauth/request_token",
 			// "Sign in with X": a user who has authorized the application
@@ -145,8 +145,8 @@ func ExampleParseCallback() {
 // body is not signed. providers.X holds the endpoints.
 func Example_x() {
 	cfg := providers.X()
-	cfg.ConsumerKey, cfg.ConsumerSecret = os.Getenv("X_CONSUMER_KEY"), os.Getenv("X_CONSUMER_SECRET")
-	client := cfg.Client(&oauth1.Credentials{Token: os.Getenv("X_ACCESS_TOKEN"), Secret: os.Getenv("X_ACCESS_TOKEN_SECRET")})
+	cfg.ConsumerKey, cfg.ConsumerSecret = os.Getenv("OAUTH1_CONSUMER_KEY"), os.Getenv("OAUTH1_CONSUMER_SECRET")
+	client := cfg.Client(&oauth1.Credentials{Token: os.Getenv("OAUTH1_TOKEN"), Secret: os.Getenv("OAUTH1_TOKEN_SECRET")})
 	_, _ = client.Post("https://api.x.com/2/tweets", "application/json", strings.NewReader(`{"text":"Hello"}`))
 }
 

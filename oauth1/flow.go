@@ -13,7 +13,9 @@ import (
 	"strings"
 
 	"github.com/countersign/countersign/internal/ascii"
+	"github.com/countersign/countersign/oauth1/internal/notice"
 	"github.com/countersign/countersign/oauth1/internal/wire"
+	"github.com/countersign/countersign/percent"
 )
 
 // Endpoint holds a provider's URLs for the three-legged flow of RFC 5849
@@ -95,24 +97,74 @@ func (c *Config) RequestToken(ctx context.Context, extra ...Param) (*TokenRespon
 // SmugMug's Access and Permissions. temp is the Credentials of the
 // [TokenResponse] that [Config.RequestToken] returned; with a nil temp the
 // URL carries an empty oauth_token, which no provider accepts.
+//
+// A provider that names the parameters otherwise is served by writing
+// them into AuthorizeURL with the placeholders {oauth_token} and
+// {oauth_consumer_key}, which are replaced by temp's token and
+// c.ConsumerKey, percent-encoded; oauth_token is then not added. E*TRADE's
+// documented "?key={oauth_consumer_key}&token={oauth_token}" is such a URL.
 func (c *Config) AuthorizationURL(temp *Credentials, extra ...Param) string {
 	u, frag, hasFrag := strings.Cut(c.Endpoint.AuthorizeURL, "#")
-	b := []byte(u)
-	switch i := strings.IndexByte(u, '?'); {
-	case i < 0:
-		b = append(b, '?')
-	case !strings.HasSuffix(u, "?") && !strings.HasSuffix(u, "&"):
-		b = append(b, '&')
+	var b []byte
+	if strings.Contains(u, tokenPlaceholder) {
+		b = expandAuthorizeURL(nil, u, temp.token(), c.ConsumerKey)
+		if len(extra) > 0 && !strings.HasSuffix(u, "?") && !strings.HasSuffix(u, "&") {
+			b = append(b, '&')
+		}
+	} else {
+		b = []byte(u)
+		switch i := strings.IndexByte(u, '?'); {
+		case i < 0:
+			b = append(b, '?')
+		case !strings.HasSuffix(u, "?") && !strings.HasSuffix(u, "&"):
+			b = append(b, '&')
+		}
+		b = wire.AppendPair(b, "oauth_token", temp.token())
+		if len(extra) > 0 {
+			b = append(b, '&')
+		}
 	}
-	b = wire.AppendPair(b, "oauth_token", temp.token())
-	for _, p := range extra {
-		b = wire.AppendPair(append(b, '&'), p.Name, p.Value)
+	for i, p := range extra {
+		if i > 0 {
+			b = append(b, '&')
+		}
+		b = wire.AppendPair(b, p.Name, p.Value)
 	}
 	if hasFrag {
 		b = append(b, '#')
 		b = append(b, frag...)
 	}
 	return string(b)
+}
+
+// The placeholders of an AuthorizeURL that names the token's parameter itself.
+const (
+	tokenPlaceholder       = "{oauth_token}"
+	consumerKeyPlaceholder = "{oauth_consumer_key}"
+)
+
+// expandAuthorizeURL appends u to b with each placeholder replaced by its
+// value, percent-encoded, so that no value can add a parameter of its own.
+func expandAuthorizeURL(b []byte, u, token, consumerKey string) []byte {
+	for {
+		i := strings.IndexByte(u, '{')
+		if i < 0 {
+			return append(b, u...)
+		}
+		b = append(b, u[:i]...)
+		u = u[i:]
+		switch {
+		case strings.HasPrefix(u, tokenPlaceholder):
+			b = percent.AppendEncode(b, token)
+			u = u[len(tokenPlaceholder):]
+		case strings.HasPrefix(u, consumerKeyPlaceholder):
+			b = percent.AppendEncode(b, consumerKey)
+			u = u[len(consumerKeyPlaceholder):]
+		default:
+			b = append(b, '{')
+			u = u[1:]
+		}
+	}
 }
 
 // ParseCallback reads the oauth_token and the verification code
@@ -291,6 +343,7 @@ func (c *Config) tokenRequest(ctx context.Context, what, rawURL string, tok *Cre
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		e := newResponseError(resp.StatusCode, body, secrets...).from(what, rawURL, c, tok)
+		e.retiring = notice.Read(resp.Header).String()
 		if len(body) <= maxResponseBytes {
 			e.setBaseString(body, signed, secrets...)
 		}
@@ -352,9 +405,7 @@ func newResponseError(status int, body []byte, secrets ...string) *ResponseError
 	// ParseQuery keeps the pairs it could parse: an HTML page around a
 	// problem report still yields it.
 	v, _ := url.ParseQuery(string(body))
-	e.setProblem(v)
-	e.Problem = Problem(scrubEcho([]byte(e.Problem), secrets...))
-	e.Advice = string(scrubEcho([]byte(e.Advice), secrets...))
+	e.setProblem(v, secrets...)
 	// A token secret the provider issued is unknown here and may be
 	// written in any format: a body that names one is dropped whole.
 	if ascii.IndexFold(body, "oauth_token_secret") < 0 {

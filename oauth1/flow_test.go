@@ -324,6 +324,36 @@ func TestAuthorizationURL(t *testing.T) {
 	}
 }
 
+// An AuthorizeURL that names the token's parameter itself, as E*TRADE's
+// "?key={oauth_consumer_key}&token={oauth_token}", gets the values in place,
+// percent-encoded (so that none adds a parameter), and no oauth_token.
+func TestAuthorizationURLPlaceholders(t *testing.T) {
+	temp := &oauth1.Credentials{Token: "a b+c&oauth_token=x", Secret: "never shown"}
+	tests := []struct {
+		authorize string
+		extra     []oauth1.Param
+		want      string
+	}{
+		{"https://us.etrade.com/e/t/etws/authorize?key={oauth_consumer_key}&token={oauth_token}", nil,
+			"https://us.etrade.com/e/t/etws/authorize?key=c%20k%26x%3D1&token=a%20b%2Bc%26oauth_token%3Dx"},
+		{"https://p.example/a?t={oauth_token}", []oauth1.Param{{Name: "perms", Value: "read"}},
+			"https://p.example/a?t=a%20b%2Bc%26oauth_token%3Dx&perms=read"},
+		{"https://p.example/a?t={oauth_token}&", []oauth1.Param{{Name: "perms", Value: "read"}},
+			"https://p.example/a?t=a%20b%2Bc%26oauth_token%3Dx&perms=read"},
+		{"https://p.example/a/{oauth_token}?{x}#{oauth_token}", nil,
+			"https://p.example/a/a%20b%2Bc%26oauth_token%3Dx?{x}#{oauth_token}"},
+		// Without the token's placeholder, the consumer key's is left alone.
+		{"https://p.example/a?k={oauth_consumer_key}", nil,
+			"https://p.example/a?k={oauth_consumer_key}&oauth_token=a%20b%2Bc%26oauth_token%3Dx"},
+	}
+	for _, tt := range tests {
+		cfg := &oauth1.Config{ConsumerKey: "c k&x=1", ConsumerSecret: "never shown", Endpoint: oauth1.Endpoint{AuthorizeURL: tt.authorize}}
+		if got := cfg.AuthorizationURL(temp, tt.extra...); got != tt.want {
+			t.Errorf("AuthorizationURL(%q, %v) = %q, want %q", tt.authorize, tt.extra, got, tt.want)
+		}
+	}
+}
+
 func TestParseCallback(t *testing.T) {
 	temp := &oauth1.Credentials{Token: "tmp", Secret: "s"}
 	tests := []struct {
@@ -361,7 +391,9 @@ func FuzzAuthorizationURL(f *testing.F) {
 	f.Add("https://p.example/authorize#frag", "a b+c&d=e", "x;y", "%zz")
 	f.Fuzz(func(t *testing.T, authorize, token, key, value string) {
 		u, err := url.Parse(authorize)
-		if err != nil || u.Scheme != "https" || u.Opaque != "" || strings.ContainsAny(authorize, " \\") {
+		// A URL with the token's placeholder places the token itself
+		// (TestAuthorizationURLPlaceholders).
+		if err != nil || u.Scheme != "https" || u.Opaque != "" || strings.ContainsAny(authorize, " \\") || strings.Contains(authorize, "{oauth_token}") {
 			return
 		}
 		before, err := url.ParseQuery(u.RawQuery)

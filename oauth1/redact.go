@@ -15,8 +15,11 @@ import (
 // and log themselves redacted. Each implements [fmt.Formatter], so that
 // every verb, flag and width prints the redacted text (%v, %s, %q, %x and %X
 // as a string; %#v in Go syntax; any other verb as fmt prints a bad verb:
-// %!d(oauth1.Credentials={Token:k Secret:REDACTED})), and [slog.LogValuer],
-// so that slog's text and JSON handlers log the same fields. A struct,
+// %!d(oauth1.Credentials={Token:k Secret:REDACTED}); a field that holds
+// a control character or invalid UTF-8, such as a token a hostile provider
+// sent, is printed quoted, so that it cannot forge a log line), and
+// [slog.LogValuer], so that slog's text and JSON handlers log the same
+// fields. A struct,
 // slice or map that holds one prints it redacted too, as long as the field
 // is exported: fmt prints unexported fields without calling methods. So does
 // fmt's bad-verb path, taken by %p with an operand that is not a pointer and
@@ -51,7 +54,7 @@ func (c Credentials) LogValue() slog.Value {
 }
 
 func (c Credentials) text() string {
-	return "{Token:" + c.Token + " Secret:" + redact.Secret(c.Secret) + "}"
+	return "{Token:" + redact.Field(c.Token) + " Secret:" + redact.Secret(c.Secret) + "}"
 }
 
 func (c Credentials) goText() string {
@@ -79,8 +82,8 @@ func (c Config) LogValue() slog.Value {
 }
 
 func (c Config) text() string {
-	return "{ConsumerKey:" + c.ConsumerKey + " ConsumerSecret:" + redact.Secret(c.ConsumerSecret) + " Signer:" + signerText(c.Signer) +
-		" Realm:" + c.Realm + " Delivery:" + c.Delivery.text() +
+	return "{ConsumerKey:" + redact.Field(c.ConsumerKey) + " ConsumerSecret:" + redact.Secret(c.ConsumerSecret) + " Signer:" + signerText(c.Signer) +
+		" Realm:" + redact.Field(c.Realm) + " Delivery:" + c.Delivery.text() +
 		" Endpoint:{" + urlText(c.Endpoint.RequestTokenURL) + " " + urlText(c.Endpoint.AuthorizeURL) + " " +
 		urlText(c.Endpoint.AccessTokenURL) + " " + c.Endpoint.TokenMethod + "}" +
 		" Callback:" + urlText(c.Callback) + " HTTPClient:" + clientText(c) + "}"

@@ -282,3 +282,90 @@ func TestRedactedConsumerSecretOnly(t *testing.T) {
 	var nilHMAC *oauth1.HMAC
 	assert.Contains(t, fmt.Sprint(oauth1.Config{Signer: nilHMAC}), "Signer:*oauth1.HMAC ", "a nil *HMAC does not panic")
 }
+
+// The provider's records (Registration, TemporaryCredentials,
+// TokenCredentials) hold no secret when they are printed or logged inside
+// a container: slog's JSON handler encodes a slice, map or struct with
+// encoding/json and does not call LogValue on what it holds, and its text
+// handler formats one with fmt. So neither slog handler, fmt under %v, %+v,
+// %#v, %s or %q, nor encoding/json writes their secrets, in slices, maps,
+// pointers and nested structs.
+func TestRedactionInContainers(t *testing.T) {
+	bad := forbidden(redactRSAKey(t))
+	holders := secretHolders(t)
+	type nested struct {
+		Name  string
+		Inner struct{ Records []any }
+		Ptr   any
+	}
+	for _, name := range []string{"Registration", "TemporaryCredentials", "TokenCredentials"} {
+		v := holders[name]
+		p := pointerTo(v)
+		slice := reflect.Append(reflect.MakeSlice(reflect.SliceOf(reflect.TypeOf(v)), 0, 2), reflect.ValueOf(v), reflect.ValueOf(v)).Interface()
+		ptrs := reflect.Append(reflect.MakeSlice(reflect.SliceOf(reflect.TypeOf(p)), 0, 1), reflect.ValueOf(p)).Interface()
+		m := reflect.MakeMap(reflect.MapOf(reflect.TypeOf(""), reflect.TypeOf(v)))
+		m.SetMapIndex(reflect.ValueOf("tt"), reflect.ValueOf(v))
+		var n nested
+		n.Name, n.Inner.Records, n.Ptr = "n", []any{v, p}, &slice
+		containers := map[string]any{
+			"slice": slice, "slice of pointers": ptrs, "map": m.Interface(),
+			"map of slices": map[string]any{"k": slice}, "nested struct": n, "pointer to nested struct": &n,
+		}
+		for cname, x := range containers {
+			what := name + " in a " + cname
+			var outs []string
+			for _, h := range []func(*bytes.Buffer) slog.Handler{
+				func(b *bytes.Buffer) slog.Handler { return slog.NewTextHandler(b, nil) },
+				func(b *bytes.Buffer) slog.Handler { return slog.NewJSONHandler(b, nil) },
+			} {
+				var buf bytes.Buffer
+				slog.New(h(&buf)).Info("msg", "x", x, slog.Group("g", "x", x))
+				outs = append(outs, buf.String())
+			}
+			for _, d := range []string{"%v", "%+v", "%#v", "%s", "%q"} {
+				outs = append(outs, fmt.Sprintf(d, x))
+			}
+			b, err := json.Marshal(x)
+			require.NoError(t, err, what)
+			outs = append(outs, string(b))
+			for _, out := range outs {
+				for _, f := range bad {
+					if strings.Contains(out, f) {
+						t.Errorf("%s: %.300s holds %q", what, out, f)
+					}
+				}
+			}
+			// The rest of the record is still there.
+			kept := `"ConsumerKey":"ck"`
+			if name == "Registration" {
+				kept = `"PublicKey":{"N":`
+			}
+			if !strings.Contains(outs[1], kept) {
+				t.Errorf("%s: slog's JSON handler lost %s: %.200s", what, kept, outs[1])
+			}
+		}
+	}
+}
+
+// A field that holds CR/LF or an escape, such as a token a hostile
+// provider sent, prints quoted under fmt's %v and %s, on one line.
+func TestRedactedFieldsAreOneLine(t *testing.T) {
+	const hostile = "tk\r\nlevel=ERROR msg=forged\x1b[2K"
+	for _, v := range []any{
+		oauth1.Credentials{Token: hostile, Secret: rTokenSecret},
+		oauth1.Config{ConsumerKey: hostile, ConsumerSecret: rConsumerSecret, Realm: hostile},
+		server.TemporaryCredentials{Token: hostile, ConsumerKey: hostile, Callback: hostile, User: hostile},
+		server.TokenCredentials{Token: hostile, ConsumerKey: hostile, User: hostile},
+		server.Registration{Secret: rConsumerSecret, CallbackSchemes: []string{hostile}},
+	} {
+		for _, d := range []string{"%v", "%+v", "%s", "%#v"} {
+			got := fmt.Sprintf(d, v)
+			if strings.ContainsAny(got, "\r\n\x1b") {
+				t.Errorf("Sprintf(%q, %T) = %q, want one line without control characters", d, v, got)
+			}
+			if !strings.Contains(got, `"tk\r\nlevel=ERROR msg=forged\x1b[2K"`) {
+				t.Errorf("Sprintf(%q, %T) = %q, want the field quoted", d, v, got)
+			}
+		}
+	}
+}

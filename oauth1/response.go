@@ -8,6 +8,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/countersign/countersign/oauth1/internal/notice"
+	"github.com/countersign/countersign/oauth1/internal/redact"
 )
 
 // A ResponseError reports a provider's answer with a status other than 2xx,
@@ -22,7 +25,17 @@ import (
 // without oauth_* query parameters or a password), and notes a request
 // signed with an empty consumer secret, or with a token and an empty token
 // secret (never the secrets themselves): a key that is usually a missing
-// variable, and that a provider which issued secrets refuses.
+// variable, and that a provider which issued secrets refuses. What the
+// provider chose is printed on one line of bounded size: the problem code
+// and at most 8 parameter names of each list, each cut to 64 bytes and
+// quoted, control characters escaped, unless made of letters, digits and
+// "-._~:/"; at most 256 bytes of Advice, quoted likewise when it holds a
+// control character or invalid UTF-8. Body is never printed. When the
+// provider announced the retirement of its API, with the Deprecation (RFC
+// 9745) or Sunset (RFC 8594) header and a Link to its migration guide, as
+// providers retiring OAuth 1.0a do, Error names the dates and the link
+// (package [github.com/countersign/countersign/oauth1/sunset] reads them
+// from any response).
 type ResponseError struct {
 	StatusCode int
 
@@ -37,9 +50,13 @@ type ResponseError struct {
 	// and, for the flow's token requests and the requests a [Transport]
 	// signed, the consumer and token secrets (and, for token requests, the
 	// signature and an xAuth password) that were sent, in the spellings
-	// an echo uses (as they are, percent-encoded once, twice or three
-	// times), are replaced with "REDACTED"; Problem and Advice are
-	// scrubbed the same way.
+	// an echo uses (as they are; percent-encoded up to three times, with
+	// "+" or "%20" for a space; in JSON's \u0026 escapes or HTML's &amp;
+	// entities, nested in one another; in base64), are replaced with
+	// "REDACTED". A PLAINTEXT signature, whose value holds an "&", is
+	// redacted whole, also when a page writes a space for the "&". Every
+	// field of ProblemReport, from a body or a WWW-Authenticate challenge,
+	// is scrubbed the same way.
 	Body []byte
 
 	// BaseString is the signature base string the provider computed, when
@@ -67,6 +84,7 @@ type ResponseError struct {
 	diagnosis string // how BaseString differs from the base string signed
 	endpoint  string // the token endpoint that answered, and its URL
 	emptyKey  string // the empty secrets the request was signed with
+	retiring  string // the Deprecation and Sunset the provider announced
 }
 
 func (e *ResponseError) Error() string {
@@ -79,24 +97,28 @@ func (e *ResponseError) Error() string {
 		msg += " " + t
 	}
 	if e.Problem != "" {
-		msg += ": oauth_problem=" + string(e.Problem)
+		msg += ": oauth_problem=" + redact.Name(string(e.Problem))
 	}
 	for _, ps := range [...][]string{e.ParamsAbsent, e.ParamsRejected} {
 		if len(ps) > 0 {
-			msg += " (" + strings.Join(ps, ", ") + ")"
+			msg += " (" + redact.Names(ps) + ")"
 		}
 	}
 	if e.MinTimestamp != 0 || e.MaxTimestamp != 0 {
 		msg += " (acceptable " + strconv.FormatInt(e.MinTimestamp, 10) + "-" + strconv.FormatInt(e.MaxTimestamp, 10) + ")"
 	}
 	if e.Advice != "" {
-		msg += " (" + e.Advice + ")"
+		msg += " (" + redact.Printable(e.Advice, redact.MaxTextLen) + ")"
 	}
 	if e.emptyKey != "" {
 		msg += " (the request was signed with " + e.emptyKey + ")"
 	}
 	if e.diagnosis != "" {
-		msg += " (" + e.diagnosis + ")"
+		// It quotes names and values of the provider's base string.
+		msg += " (" + redact.Printable(e.diagnosis, redact.MaxErrLen) + ")"
+	}
+	if e.retiring != "" {
+		msg += " (" + e.retiring + ")"
 	}
 	return msg
 }
@@ -177,6 +199,7 @@ func CheckResponse(resp *http.Response) error {
 		signed, secrets = rec.base, []string{rec.c.ConsumerSecret, rec.tok.secret()}
 	}
 	e := newResponseError(resp.StatusCode, body, secrets...)
+	e.retiring = notice.Read(resp.Header).String()
 	if rec != nil {
 		e.emptyKey = emptyKey(rec.c, rec.tok)
 	}
@@ -191,7 +214,7 @@ func CheckResponse(resp *http.Response) error {
 				v.Add(p.Name, p.Value)
 			}
 			if v.Has("oauth_problem") {
-				e.setProblem(v)
+				e.setProblem(v, secrets...)
 				break
 			}
 		}
@@ -207,14 +230,19 @@ type readCloser struct {
 	io.Closer
 }
 
-// setProblem reads the parameters of the OAuth Problem Reporting extension.
-func (e *ResponseError) setProblem(v url.Values) {
-	e.Problem, e.Advice = Problem(v.Get("oauth_problem")), v.Get("oauth_problem_advice")
+// setProblem reads the parameters of the OAuth Problem Reporting extension,
+// from a body or a challenge, with every value scrubbed of secrets as Body
+// is (see scrubEcho): a provider may echo the refused request in any of
+// them. A list is scrubbed whole, before it is split at its "&"s, so that
+// a PLAINTEXT signature's two halves are found together.
+func (e *ResponseError) setProblem(v url.Values, secrets ...string) {
+	get := func(name string) string { return string(scrubEcho([]byte(v.Get(name)), secrets...)) }
+	e.Problem, e.Advice = Problem(get("oauth_problem")), get("oauth_problem_advice")
 	e.ParamsAbsent, e.ParamsRejected = nil, nil
-	if list := v.Get("oauth_parameters_absent"); list != "" {
+	if list := get("oauth_parameters_absent"); list != "" {
 		e.ParamsAbsent = strings.Split(list, "&")
 	}
-	if list := v.Get("oauth_parameters_rejected"); list != "" {
+	if list := get("oauth_parameters_rejected"); list != "" {
 		e.ParamsRejected = strings.Split(list, "&")
 	}
 	// "min-max", both Unix times; a malformed range is left out.

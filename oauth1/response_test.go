@@ -3,9 +3,11 @@ package oauth1_test
 import (
 	"context"
 	"crypto"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -293,5 +295,55 @@ func TestProblemReportRoundTripFromVerifier(t *testing.T) {
 			assert.Equal(t, tt.want, refused.Problem)
 			assert.Equal(t, refused.ProblemReport, re.ProblemReport)
 		})
+	}
+}
+
+// TestResponseErrorTextIsBounded checks that Error prints a provider's
+// problem report, from a form body or a WWW-Authenticate challenge, on one
+// line of bounded size: a code, names or advice with CR/LF, ANSI escapes or
+// a bidi override are quoted with them escaped, and 63 KiB of advice or
+// 500 names print at most the documented amount.
+func TestResponseErrorTextIsBounded(t *testing.T) {
+	forged := "x\r\ntime=2026-12-04T00:00:00Z level=INFO msg=ok"
+	name := "oauth_" + strings.Repeat("n", 100)
+	names := strings.Repeat(name+"%26", 499) + name // 500 names, 54 KiB
+	bigAdvice := "\x1b[2J" + strings.Repeat("a", 63<<10)
+	// 8 names of 64 bytes per list, 256 bytes of advice, all quoted and
+	// escaped, and the fixed words: well under 3 KiB.
+	const bound = 3 << 10
+	for _, tt := range []struct {
+		name   string
+		header string // WWW-Authenticate
+		body   string
+		want   string
+	}{
+		{"code", "", "oauth_problem=" + url.QueryEscape(forged), `oauth_problem="x\r\ntime=2026-12-04T00:00:00Z level=INFO msg=ok"`},
+		{"names", "", "oauth_problem=parameter_rejected&oauth_parameters_rejected=" + url.QueryEscape(forged+"&oauth_b\x1b[31m"),
+			`("x\r\ntime=2026-12-04T00:00:00Z level=INFO msg=ok", "oauth_b\x1b[31m")`},
+		{"many names", "", "oauth_problem=parameter_absent&oauth_parameters_absent=" + names, ", and 492 more)"},
+		{"advice", "", "oauth_problem=signature_invalid&oauth_problem_advice=" + url.QueryEscape(bigAdvice), `("\x1b[2Jaaaa`},
+		{"bidi advice", "", "oauth_problem=signature_invalid&oauth_problem_advice=" + url.QueryEscape("ok \u202egnp.exe"), `("ok \u202egnp.exe")`},
+		{"challenge", `OAuth realm="r", oauth_problem="` + url.PathEscape(forged) + `"`, "", `oauth_problem="x\r\ntime=`},
+		{"plain stays plain", "", "oauth_problem=parameter_absent&oauth_parameters_absent=oauth_verifier&oauth_problem_advice=Send+the+code.",
+			"oauth_problem=parameter_absent (oauth_verifier) (Send the code.)"},
+	} {
+		resp := &http.Response{StatusCode: 401, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(tt.body))}
+		if tt.header != "" {
+			resp.Header.Set("WWW-Authenticate", tt.header)
+		}
+		err := oauth1.CheckResponse(resp)
+		require.Error(t, err, tt.name)
+		got := err.Error()
+		if strings.ContainsAny(got, "\r\n\x1b\u202e") || len(got) > bound {
+			t.Errorf("%s: Error() = %d bytes %q, want one line of at most %d bytes without control characters", tt.name, len(got), got[:min(len(got), 200)], bound)
+		}
+		assert.Contains(t, got, tt.want, tt.name)
+		// fmt prints an error's Error under these verbs, and %#v in Go
+		// syntax, with strings quoted.
+		for _, verb := range []string{"%v", "%+v", "%s", "%q", "%#v"} {
+			if out := fmt.Sprintf(verb, err); strings.ContainsAny(out, "\r\n\x1b\u202e") {
+				t.Errorf("%s: Sprintf(%q) = %.200q holds a control character", tt.name, verb, out)
+			}
+		}
 	}
 }

@@ -226,6 +226,7 @@ func TestCluster(t *testing.T) {
 	t.Run("TemporaryGlobalBound", func(t *testing.T) { testTemporaryGlobalBound(t, newClient) })
 	t.Run("TokenBounds", func(t *testing.T) { testTokenBounds(t, newClient) })
 	t.Run("RevokeGrantApprovedTemporary", func(t *testing.T) { testRevokeGrantApprovedTemporary(t, newClient) })
+	t.Run("UsageAcrossInstances", func(t *testing.T) { testUsageAcrossInstances(t, newClient) })
 	t.Run("TokenStore", func(t *testing.T) {
 		prefix := testPrefix(t)
 		oauth1test.TestTokenStore(t, func() server.TokenStore { return redisstore.NewTokenStore(newClient(), prefix) })

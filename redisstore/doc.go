@@ -5,11 +5,21 @@
 // [TemporaryStore], whose one-time exchange holds across instances, and a
 // [TokenStore], whose revocations do.
 //
+// For a provider retiring OAuth 1.0a, a [Usage] sums the usage counts of
+// package [github.com/countersign/countersign/oauth1/sunset] over the
+// instances: who still uses OAuth 1.0a, and when they were last seen.
+//
 // All take a [redis.UniversalClient], so a single node, Sentinel and
 // Cluster all work: every command and every script touches a single key,
 // so no hash tags are needed (the tests run on a three-master Cluster). Keys start with
 // the prefix given to the constructor, so that one Redis can serve several
 // applications.
+//
+// It is a module of its own, so that only a provider that uses Redis
+// depends on go-redis; its version is always the main module's, which it
+// requires (the tags are vX.Y.Z and redisstore/vX.Y.Z, on one commit):
+//
+//	go get github.com/countersign/countersign/redisstore@latest
 //
 // Wiring a Verifier on each instance to one Redis, with a client that
 // gives up within about 0.35 s when Redis is down or hung (see Failure):

@@ -5,7 +5,7 @@ go 1.26.0
 replace github.com/countersign/countersign => ../
 
 require (
-	github.com/countersign/countersign v0.9.0
+	github.com/countersign/countersign v1.0.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/stretchr/testify v1.12.1
 )

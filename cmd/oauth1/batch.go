@@ -86,7 +86,7 @@ func (c *cmd) batchLine(line []byte, defaults job, showSecrets bool) result {
 	}
 	m := c.masker(&j, showSecrets)
 	m.hideSignature(s)
-	res := result{BaseString: s.base, Warnings: keyWarnings(&j, s, true)}
+	res := result{BaseString: s.base, Warnings: append(keyWarnings(&j, s, true), s.warnings...)}
 	for _, f := range []struct {
 		name string
 		dst  *string

@@ -81,6 +81,7 @@ type signed struct {
 	query     string      // the query of the original URL, for the explain table
 	formBody  string      // the form body before delivery, for the explain table
 	header    [][2]string // the header parameters, for the explain table
+	warnings  []string    // what the provider's settings say of this request
 }
 
 func hashByName(name string) (crypto.Hash, error) {
@@ -273,7 +274,9 @@ func (j *job) config() (*oauth1.Config, error) {
 	cfg.ConsumerKey, cfg.ConsumerSecret = j.ConsumerKey, j.ConsumerSecret
 	cfg.Signer = s
 	cfg.Realm = cmp.Or(j.Realm, cfg.Realm)
-	cfg.OmitVersion = j.Version != nil && !*j.Version
+	if j.Version != nil {
+		cfg.OmitVersion = !*j.Version
+	}
 	cfg.AllowInsecurePlaintext = j.allowInsecure
 	if j.SendEmptyToken != nil {
 		cfg.SendEmptyToken = *j.SendEmptyToken
@@ -343,6 +346,9 @@ func (j *job) sign(now time.Time) (*signed, error) {
 	if j.Callback != "" {
 		extra = append(extra, oauth1.Param{Name: "oauth_callback", Value: j.Callback})
 	}
+	flow, _ := j.presetConfig() // config has checked it
+	flowExtra, warnings := j.flowParams(flow, r.URL)
+	extra = append(extra, flowExtra...)
 	if j.Verifier != "" {
 		extra = append(extra, oauth1.Param{Name: "oauth_verifier", Value: j.Verifier})
 	}
@@ -350,7 +356,7 @@ func (j *job) sign(now time.Time) (*signed, error) {
 	if j.Token != "" || j.TokenSecret != "" {
 		tok = &oauth1.Credentials{Token: j.Token, Secret: j.TokenSecret}
 	}
-	s := &signed{req: r, cfg: cfg, tok: tok, query: r.URL.RawQuery, header: j.HeaderParams}
+	s := &signed{req: r, cfg: cfg, tok: tok, query: r.URL.RawQuery, header: j.HeaderParams, warnings: warnings}
 	if r.GetBody != nil {
 		if form, _ := isFormType(r.Header.Get("Content-Type")); form {
 			s.formBody = readBody(r)

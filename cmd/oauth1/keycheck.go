@@ -18,6 +18,8 @@ func (c *cmd) printKeyCheck(m basestring.Mistake, compared bool) {
 	w := c.stdout
 	fmt.Fprintln(w)
 	switch {
+	case m.Kind == basestring.BaseStringDiffers:
+		c.printReproduced(m)
 	case m.Kind == basestring.KeyUnknown && !compared:
 		fmt.Fprintln(w, "Key check: none of the common key mistakes reproduces the signature with the base string above. Either the client signed another base string "+
 			"(give it with --base-string, or compare it with oauth1 diff), or the key differs in a way the check does not know.")

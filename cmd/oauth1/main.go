@@ -32,6 +32,8 @@ Commands:
   diff WANT GOT          compare two base strings and explain each difference
                          (exit status 0 if equal, 1 if they differ)
   verify [flags] [FILE]  check the signature of a raw HTTP request (default stdin)
+  response [FILE]        read a provider's raw HTTP response (curl -i): its problem report,
+                         and the Deprecation and Sunset it announces
   version                print the module version (also --version)
 
 Run "oauth1 <command> -h" (or "oauth1 help <command>") for the flags of a command,
@@ -64,6 +66,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return c.diff(args[1:])
 	case "verify":
 		return c.verify(args[1:])
+	case "response":
+		return c.response(args[1:])
 	case "help", "-h", "-help", "--help":
 		if args[0] == "help" && len(args) > 1 {
 			return c.help(args[1:])
@@ -99,7 +103,7 @@ func (c *cmd) help(args []string) int {
 	case "-h", "-help", "--help":
 		fmt.Fprint(c.stdout, usage)
 		return exitOK
-	case "sign", "explain", "diff", "verify", "version":
+	case "sign", "explain", "diff", "verify", "response", "version":
 		return run([]string{args[0], "-h"}, c.stdin, c.stdout, c.stderr, c.getenv)
 	case "providers":
 		printProviders(c.stdout)

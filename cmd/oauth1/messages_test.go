@@ -222,7 +222,7 @@ func TestDiffHints(t *testing.T) {
 	golden(t, "diff-hints", transcript(t, nil, "", runs...))
 
 	otherNonce := strings.Replace(xBase, "oauth_nonce%3DkYjzVBB8Y0", "oauth_nonce%3DAAAAAAAAAA", 1)
-	r := runCmd(t, map[string]string{"OAUTH1_CONSUMER_SECRET": "wrong"}, xRequest, "verify", "--any-time", "--base-string", otherNonce)
+	r := runCmd(t, map[string]string{"OAUTH1_CONSUMER_SECRET": "wrong", "OAUTH1_TOKEN_SECRET": "wrong"}, xRequest, "verify", "--any-time", "--base-string", otherNonce)
 	if hint := "with oauth1 sign, --nonce N --timestamp T"; r.code != exitFailure || !strings.Contains(r.stdout, hint) {
 		t.Errorf("verify --base-string with another nonce: exit %d, want 1 and %q in\n%s%s", r.code, hint, r.stdout, r.stderr)
 	}

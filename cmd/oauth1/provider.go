@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -27,9 +28,9 @@ type preset struct {
 var presets = []preset{
 	{name: "x", title: "X (Twitter)", config: func(string) oauth1.Config { return providers.X() }},
 	{name: "netsuite", title: "NetSuite", input: "account_id", config: providers.NetSuite,
-		note: "--header-param role=ID for the token requests"},
+		note: "--header-param role=ID on the request token only"},
 	{name: "etrade", title: "E*TRADE", config: func(string) oauth1.Config { return providers.ETrade() },
-		note: "realm=\"\" sent; --callback oob for the request token"},
+		note: "realm=\"\" sent; oauth_callback=oob on the request token"},
 	{name: "garmin", title: "Garmin", config: func(string) oauth1.Config { return providers.Garmin() }},
 	{name: "flickr", title: "Flickr", config: func(string) oauth1.Config { return providers.Flickr() }},
 	{name: "tumblr", title: "Tumblr", config: func(string) oauth1.Config { return providers.Tumblr() }},
@@ -42,7 +43,7 @@ var presets = []preset{
 	{name: "woocommerce", title: "WooCommerce", config: func(string) oauth1.Config { return providers.WooCommerce() },
 		note: "legacy /wc-api/v1 and v2: add --consumer-secret-only"},
 	{name: "lti", title: "LTI 1.1", config: func(string) oauth1.Config { return providers.LTI() },
-		note: "oauth_body_hash of a body that is not a form"},
+		note: "Outcomes calls (body hash); a launch: --body"},
 	{name: "schoology", title: "Schoology", config: func(string) oauth1.Config { return providers.Schoology() },
 		note: "oauth_token=\"\" without a token"},
 }
@@ -94,7 +95,15 @@ func (j *job) presetConfig() (oauth1.Config, error) {
 	case "account_id":
 		arg = j.AccountID
 		if arg == "" {
-			return oauth1.Config{}, errors.New("--provider netsuite needs --account-id (account_id in batch mode): the NetSuite account id, such as 1234567 or 1234567_SB1 for a sandbox")
+			// NetSuite's realm is the account id: a --realm alone names the account.
+			arg = j.Realm
+		}
+		if arg == "" {
+			return oauth1.Config{}, errors.New("--provider netsuite needs --account-id (account_id in batch mode), or --realm (realm): the NetSuite account id, such as 1234567 or 1234567_SB1 for a sandbox")
+		}
+		// With --account-id, an explicit --realm overrides the preset's.
+		if j.AccountID == "" && providers.NetSuiteRealm(arg) != arg {
+			return oauth1.Config{}, fmt.Errorf("--realm %.40q is not a NetSuite realm, which is the account id in uppercase with \"_\" (%.40s): give that, or --account-id", arg, providers.NetSuiteRealm(arg))
 		}
 		if strings.Trim(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != "" {
 			return oauth1.Config{}, fmt.Errorf("--account-id %.40q is not a NetSuite account id (letters, digits, \"_\" and \"-\", such as 1234567_SB1)", arg)
@@ -141,6 +150,9 @@ func describe(cfg oauth1.Config) string {
 	if cfg.SendEmptyToken {
 		parts = append(parts, "empty token")
 	}
+	if cfg.OmitVersion {
+		parts = append(parts, "no oauth_version")
+	}
 	if cfg.BodyHash != 0 {
 		parts = append(parts, "body hash "+cfg.BodyHash.String())
 	}
@@ -175,6 +187,30 @@ func printProviders(w io.Writer) {
 		fmt.Fprintln(w, strings.TrimRight(l, " ")) // no padding after an empty NOTE
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "netsuite needs --account-id (account_id); jira and magento take --base-url (base_url), by default the URL's origin.")
-	fmt.Fprintln(w, "sign uses the signing settings only: the flow's endpoints are for the library's Config.")
+	fmt.Fprintln(w, "netsuite needs --account-id (account_id) or --realm; jira and magento take --base-url (base_url), by default the URL's origin.")
+	fmt.Fprintln(w, "sign uses the signing settings; of the flow's, only the callback: a request to the provider's request token URL")
+	fmt.Fprintln(w, "signs oauth_callback (the provider's, else oob) unless --callback gives one, as the library's Config.RequestToken does.")
+}
+
+// flowParams returns the protocol parameters that the library's flow adds
+// to a request to the provider's request token URL, which sign adds too
+// (oauth_callback, unless the job gives one), and warnings of parameters
+// the provider takes on another request only (NetSuite's role).
+func (j *job) flowParams(flow oauth1.Config, u *url.URL) (extra []oauth1.Param, warnings []string) {
+	if j.Provider == "" || flow.Endpoint.RequestTokenURL == "" {
+		return nil, nil
+	}
+	rt, err := url.Parse(flow.Endpoint.RequestTokenURL)
+	isRequestToken := err == nil && strings.EqualFold(rt.Host, u.Host) && rt.Path == u.Path
+	if isRequestToken && j.Callback == "" {
+		extra = append(extra, oauth1.Param{Name: "oauth_callback", Value: cmp.Or(flow.Callback, "oob")})
+	}
+	if !isRequestToken && strings.EqualFold(j.Provider, "netsuite") {
+		for _, p := range j.HeaderParams {
+			if p[0] == "role" {
+				warnings = append(warnings, "NetSuite takes role on the request token request only ("+flow.Endpoint.RequestTokenURL+"), not on this one")
+			}
+		}
+	}
+	return extra, warnings
 }

@@ -66,6 +66,38 @@ func TestSignProviderNetSuite(t *testing.T) {
 	assert.Regexp(t, `\n  protocol +oauth_callback +oob +oob\n`, out.stdout)
 }
 
+// NetSuite's realm is its account id: --realm names the account when
+// --account-id is not given, in NetSuite's form only.
+func TestSignProviderNetSuiteRealm(t *testing.T) {
+	const u = "https://1234567-sb1.suitetalk.api.netsuite.com/services/rest/record/v1/customer"
+	base := "GET&https%3A%2F%2F1234567-sb1.suitetalk.api.netsuite.com%2Fservices%2Frest%2Frecord%2Fv1%2Fcustomer&" +
+		"oauth_consumer_key%3Dck%26oauth_nonce%3Dn0nce%26oauth_signature_method%3DHMAC-SHA256%26oauth_timestamp%3D1700000000%26oauth_token%3Dtk%26oauth_version%3D1.0"
+	out := signOut(t, "--provider", "netsuite", "--realm", "1234567_SB1", "--token", "tk", "--token-secret", "ts", u)
+	require.Equal(t, exitOK, out.code, out.stderr)
+	assert.Equal(t, `Authorization: OAuth realm="1234567_SB1", oauth_consumer_key="ck", oauth_nonce="n0nce", oauth_signature="`+
+		sigEnc(handSig(sha256.New, "cs&ts", base))+
+		`", oauth_signature_method="HMAC-SHA256", oauth_timestamp="1700000000", oauth_token="tk", oauth_version="1.0"`+"\n", out.stdout)
+
+	// The host's form is not a realm NetSuite takes: say which is.
+	out = signOut(t, "--provider", "netsuite", "--realm", "1234567-sb1", u)
+	assert.Equal(t, exitUsage, out.code)
+	assert.Contains(t, out.stderr, `--realm "1234567-sb1" is not a NetSuite realm, which is the account id in uppercase with "_" (1234567_SB1)`)
+}
+
+// NetSuite takes role on the request token request only: sign warns when
+// it is given on another request of the provider.
+func TestSignProviderNetSuiteRoleWarning(t *testing.T) {
+	const api = "https://1234567.restlets.api.netsuite.com/app/site/hosting/restlet.nl?script=1"
+	out := signOut(t, "--provider", "netsuite", "--account-id", "1234567", "--header-param", "role=3", "--token", "tk", "--token-secret", "ts", api)
+	require.Equal(t, exitOK, out.code, out.stderr)
+	assert.Contains(t, out.stderr, "oauth1: warning: NetSuite takes role on the request token request only (https://1234567.restlets.api.netsuite.com/rest/requesttoken), not on this one\n")
+
+	out = signOut(t, "--provider", "netsuite", "--account-id", "1234567", "--header-param", "role=3", "-X", "POST", "https://1234567.restlets.api.netsuite.com/rest/requesttoken")
+	require.Equal(t, exitOK, out.code, out.stderr)
+	assert.NotContains(t, out.stderr, "role")
+	assert.Contains(t, out.stdout, `oauth_callback="oob"`, "the request token request signs oauth_callback, as the library's flow does")
+}
+
 func TestSignProviderWooCommerce(t *testing.T) {
 	// The current API: HMAC-SHA256, the parameters in the query, the RFC's key.
 	base := "GET&http%3A%2F%2Fshop.example%2Fwp-json%2Fwc%2Fv3%2Fproducts&" +
@@ -103,9 +135,14 @@ func TestSignProviderWooCommerce(t *testing.T) {
 
 func TestSignProviderETrade(t *testing.T) {
 	const u = "https://api.etrade.com/v1/accounts/list"
+	// E*TRADE's published examples carry no oauth_version: the preset
+	// neither sends nor signs it.
 	base := "GET&https%3A%2F%2Fapi.etrade.com%2Fv1%2Faccounts%2Flist&" +
-		"oauth_consumer_key%3Dck%26oauth_nonce%3Dn0nce%26oauth_signature_method%3DHMAC-SHA1%26oauth_timestamp%3D1700000000%26oauth_token%3Dtk%26oauth_version%3D1.0"
+		"oauth_consumer_key%3Dck%26oauth_nonce%3Dn0nce%26oauth_signature_method%3DHMAC-SHA1%26oauth_timestamp%3D1700000000%26oauth_token%3Dtk"
 	header := `oauth_consumer_key="ck", oauth_nonce="n0nce", oauth_signature="` + sigEnc(handSig(sha1.New, "cs&ts", base)) +
+		`", oauth_signature_method="HMAC-SHA1", oauth_timestamp="1700000000", oauth_token="tk"` + "\n"
+	withVersion := base + "%26oauth_version%3D1.0"
+	headerVersion := `oauth_consumer_key="ck", oauth_nonce="n0nce", oauth_signature="` + sigEnc(handSig(sha1.New, "cs&ts", withVersion)) +
 		`", oauth_signature_method="HMAC-SHA1", oauth_timestamp="1700000000", oauth_token="tk", oauth_version="1.0"` + "\n"
 	tok := []string{"--token", "tk", "--token-secret", "ts"}
 
@@ -113,13 +150,32 @@ func TestSignProviderETrade(t *testing.T) {
 	require.Equal(t, exitOK, out.code, out.stderr)
 	assert.Equal(t, `Authorization: OAuth realm="", `+header, out.stdout)
 
-	// The flag alone, and the flag turning the preset's off.
+	// The flag alone (with oauth_version, as without a provider), and the
+	// flag turning the preset's off.
 	out = signOut(t, append([]string{"--send-empty-realm", u}, tok...)...)
 	require.Equal(t, exitOK, out.code, out.stderr)
-	assert.Equal(t, `Authorization: OAuth realm="", `+header, out.stdout)
+	assert.Equal(t, `Authorization: OAuth realm="", `+headerVersion, out.stdout)
 	out = signOut(t, append([]string{"--provider", "etrade", "--send-empty-realm=false", u}, tok...)...)
 	require.Equal(t, exitOK, out.code, out.stderr)
 	assert.Equal(t, `Authorization: OAuth `+header, out.stdout)
+
+	// The request token request: oauth_callback=oob, as the library's
+	// preset and Config.RequestToken send it, unless --callback says otherwise.
+	const rt = "https://api.etrade.com/oauth/request_token"
+	rtBase := "GET&https%3A%2F%2Fapi.etrade.com%2Foauth%2Frequest_token&" +
+		"oauth_callback%3Doob%26oauth_consumer_key%3Dck%26oauth_nonce%3Dn0nce%26oauth_signature_method%3DHMAC-SHA1%26oauth_timestamp%3D1700000000"
+	out = signOut(t, "--provider", "etrade", rt)
+	require.Equal(t, exitOK, out.code, out.stderr)
+	assert.Equal(t, `Authorization: OAuth realm="", oauth_callback="oob", oauth_consumer_key="ck", oauth_nonce="n0nce", oauth_signature="`+
+		sigEnc(handSig(sha1.New, "cs&", rtBase))+`", oauth_signature_method="HMAC-SHA1", oauth_timestamp="1700000000"`+"\n", out.stdout)
+	out = signOut(t, "--provider", "etrade", "--callback", "https://app.example/cb", rt)
+	require.Equal(t, exitOK, out.code, out.stderr)
+	assert.Contains(t, out.stdout, `oauth_callback="https%3A%2F%2Fapp.example%2Fcb"`)
+	assert.NotContains(t, out.stdout, "oob")
+	// Another provider's request token URL, or none named: no callback added.
+	out = signOut(t, rt)
+	require.Equal(t, exitOK, out.code, out.stderr)
+	assert.NotContains(t, out.stdout, "oauth_callback")
 
 	// realm="" exists only in the header.
 	out = signOut(t, append([]string{"--provider", "etrade", "--query", u}, tok...)...)
@@ -155,7 +211,7 @@ func TestSignProviderErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--provider", "netsuite"}, "--provider netsuite needs --account-id (account_id in batch mode)"},
+		{[]string{"--provider", "netsuite"}, "--provider netsuite needs --account-id (account_id in batch mode), or --realm (realm)"},
 		{[]string{"--provider", "netsuite", "--account-id", "123 4"}, `--account-id "123 4" is not a NetSuite account id`},
 		{[]string{"--provider", "nope"}, `unknown provider "nope" (want x, netsuite, etrade, garmin, flickr, tumblr, trello, discogs, jira, magento, woocommerce, lti, schoology; --provider list describes them)`},
 		{[]string{"--account-id", "1234567"}, "--account-id (account_id) is NetSuite's: give --provider netsuite"},

@@ -136,7 +136,7 @@ func (c *cmd) sign(args []string) int {
 	if err != nil {
 		return c.errorf(exitUsage, "%v", err)
 	}
-	for _, w := range keyWarnings(&j, s, false) {
+	for _, w := range append(keyWarnings(&j, s, false), s.warnings...) {
 		fmt.Fprintln(c.stderr, "oauth1: warning: "+w)
 	}
 	m := c.masker(&j, f.showSecrets)

@@ -40,6 +40,9 @@ func (c *cmd) verify(args []string) int {
 	if cap.lengthWarning != "" {
 		fmt.Fprintln(c.stderr, "oauth1: warning: "+cap.lengthWarning)
 	}
+	if w := tokenWithoutSecret(raw, f.data, f); w != "" {
+		fmt.Fprintln(c.stderr, "oauth1: warning: "+w)
+	}
 	sc := f.requestScheme(r, cap)
 	res, err := f.verifier(sc.scheme).Verify(r)
 	defer c.printVerifyQuirks(f, raw, res, err) // after the rest of the report
@@ -298,6 +301,10 @@ func problemHint(pe *server.ProblemError, store credStore) string {
 		}
 		return "The consumer key is unknown."
 	case oauth1.ProblemTokenRejected:
+		if store.token != "" && store.tokenSecret == "" {
+			return "The request carries oauth_token, and no token secret was given (--token-secret or $OAUTH1_TOKEN_SECRET): " +
+				"an HMAC or PLAINTEXT signature cannot be checked without it."
+		}
 		return "The request's oauth_token is not the --token given."
 	case oauth1.ProblemSignatureMethodRejected:
 		return "The signature method cannot be checked" + detail + "; give --consumer-secret for HMAC, --key-file for RSA, --allow-plaintext for PLAINTEXT."

@@ -20,7 +20,8 @@
 //
 // Without -demo it serves the tool on -addr for a real LMS, configured
 // with the launch URL http://HOST/launch and the credentials in
-// LTI_CONSUMER_KEY and LTI_CONSUMER_SECRET; grades are sent only to the
+// OAUTH1_CONSUMER_KEY and OAUTH1_CONSUMER_SECRET (formerly LTI_CONSUMER_KEY
+// and LTI_CONSUMER_SECRET, which still work); grades are sent only to the
 // outcome service host LTI_OUTCOME_HOST (such as lms.example.edu).
 package main
 
@@ -57,14 +58,28 @@ func main() {
 		}
 		return
 	}
-	key, secret, host := os.Getenv("LTI_CONSUMER_KEY"), os.Getenv("LTI_CONSUMER_SECRET"), os.Getenv("LTI_OUTCOME_HOST")
+	key, secret, host := getenv(os.Getenv, os.Stderr, "OAUTH1_CONSUMER_KEY"), getenv(os.Getenv, os.Stderr, "OAUTH1_CONSUMER_SECRET"), os.Getenv("LTI_OUTCOME_HOST")
 	if key == "" || secret == "" || host == "" {
-		log.Fatal("set LTI_CONSUMER_KEY, LTI_CONSUMER_SECRET and LTI_OUTCOME_HOST, or run with -demo")
+		log.Fatal("set OAUTH1_CONSUMER_KEY, OAUTH1_CONSUMER_SECRET and LTI_OUTCOME_HOST, or run with -demo")
 	}
 	t := newTool(map[string]consumer{key: {Secret: secret, OutcomeHost: host}}, os.Stderr)
 	log.Printf("LTI tool: launch URL http://%s/launch", *addr)
-	srv := &http.Server{Addr: *addr, Handler: t, ReadHeaderTimeout: 10 * time.Second}
-	log.Fatal(srv.ListenAndServe())
+	log.Fatal(newServer(*addr, t).ListenAndServe())
+}
+
+// newServer returns the tool's server, with timeouts: without them, a
+// client that sends headers, or a body, a byte at a time (or never) holds
+// a connection, and the memory behind it, for as long as it likes.
+// WriteTimeout leaves room for a grade sent to the LMS (10 s).
+func newServer(addr string, h http.Handler) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second, // the headers and the body
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
 }
 
 // A consumer is an LMS registered with the tool: the shared secret, and
@@ -266,4 +281,28 @@ func (t *tool) sendGrade(ctx context.Context, l launch, score float64) (string, 
 		return "", fmt.Errorf("outcome service: %s: %s", pr.Status.CodeMajor, pr.Status.Description)
 	}
 	return pr.Status.Description, nil
+}
+
+// formerEnv maps each environment variable to the name this example read
+// before all of countersign settled on the oauth1 command's OAUTH1_* names.
+var formerEnv = map[string]string{
+	"OAUTH1_CONSUMER_KEY":    "LTI_CONSUMER_KEY",
+	"OAUTH1_CONSUMER_SECRET": "LTI_CONSUMER_SECRET",
+}
+
+// getenv returns the variable name, else its former name's value with a
+// deprecation warning on w, so that a shell set up for the old names works.
+func getenv(lookup func(string) string, w io.Writer, name string) string {
+	if v := lookup(name); v != "" {
+		return v
+	}
+	old := formerEnv[name]
+	if old == "" {
+		return ""
+	}
+	v := lookup(old)
+	if v != "" {
+		fmt.Fprintf(w, "warning: $%s is deprecated; set $%s instead\n", old, name)
+	}
+	return v
 }

@@ -234,3 +234,21 @@ func TestOutcomeRefusals(t *testing.T) {
 		t.Errorf("checkOutcomeURL accepted the host of another consumer")
 	}
 }
+
+// TestServerTimeouts checks that the tool's server bounds how long a
+// client may take to send its request and how long an idle connection
+// stays open, and leaves a handler time to send a grade (10 s).
+func TestServerTimeouts(t *testing.T) {
+	srv := newServer("127.0.0.1:0", http.NotFoundHandler())
+	for name, d := range map[string]time.Duration{
+		"ReadHeaderTimeout": srv.ReadHeaderTimeout, "ReadTimeout": srv.ReadTimeout,
+		"WriteTimeout": srv.WriteTimeout, "IdleTimeout": srv.IdleTimeout,
+	} {
+		if d <= 0 {
+			t.Errorf("%s is not set", name)
+		}
+	}
+	if srv.WriteTimeout <= 10*time.Second {
+		t.Errorf("WriteTimeout %v leaves no room for sending a grade (10 s)", srv.WriteTimeout)
+	}
+}

@@ -7,7 +7,7 @@
 // curl command, and checks the signature against the public key, all without
 // network access. Without -dry-run it sends the request, which needs a real
 // Jira, a consumer key registered there with the key's public half, and an
-// access token (JIRA_ACCESS_TOKEN; none for two-legged requests).
+// access token (OAUTH1_TOKEN, formerly JIRA_ACCESS_TOKEN; none for two-legged requests).
 package main
 
 import (
@@ -39,7 +39,7 @@ const testKey = "testdata/keys/rsa2048-pkcs1.pem"
 
 func main() {
 	keyFile := flag.String("key", testKey, "private key file (PEM, OpenSSH or PKCS #12)")
-	password := flag.String("password", os.Getenv("KEY_PASSWORD"), "password of an encrypted key file (default $KEY_PASSWORD)")
+	password := flag.String("password", getenv(os.Getenv, os.Stderr, "OAUTH1_KEY_PASSWORD"), "password of an encrypted key file (default $OAUTH1_KEY_PASSWORD)")
 	target := flag.String("url", "https://jira.example.com/rest/api/2/myself", "the URL to GET")
 	consumerKey := flag.String("consumer-key", "countersign-example", "the consumer key of the application link")
 	dryRun := flag.Bool("dry-run", false, "print the signed request instead of sending it")
@@ -62,7 +62,7 @@ func main() {
 		Signer:      oauth1.RSA{Key: key}, // zero Hash: RSA-SHA1
 	}
 	var tok *oauth1.Credentials
-	if t := os.Getenv("JIRA_ACCESS_TOKEN"); t != "" {
+	if t := getenv(os.Getenv, os.Stderr, "OAUTH1_TOKEN"); t != "" {
 		tok = &oauth1.Credentials{Token: t} // RSA-SHA1 uses no token secret either
 	}
 
@@ -158,4 +158,28 @@ func verify(pub *rsa.PublicKey, base, auth string) bool {
 // shellQuote quotes s for a POSIX shell.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// formerEnv maps each environment variable to the name this example read
+// before all of countersign settled on the oauth1 command's OAUTH1_* names.
+var formerEnv = map[string]string{
+	"OAUTH1_KEY_PASSWORD": "KEY_PASSWORD",
+	"OAUTH1_TOKEN":        "JIRA_ACCESS_TOKEN",
+}
+
+// getenv returns the variable name, else its former name's value with a
+// deprecation warning on w, so that a shell set up for the old names works.
+func getenv(lookup func(string) string, w io.Writer, name string) string {
+	if v := lookup(name); v != "" {
+		return v
+	}
+	old := formerEnv[name]
+	if old == "" {
+		return ""
+	}
+	v := lookup(old)
+	if v != "" {
+		fmt.Fprintf(w, "warning: $%s is deprecated; set $%s instead\n", old, name)
+	}
+	return v
 }

@@ -8,11 +8,12 @@
 // prints the result.
 //
 // Against a real provider it needs the application's credentials, in
-// OAUTH_CONSUMER_KEY and OAUTH_CONSUMER_SECRET (or -rsa-key for RSA-SHA1,
-// as Jira uses), and a callback URL the provider accepts: by default
-// http://127.0.0.1:8080/callback. For example, for X:
+// OAUTH1_CONSUMER_KEY and OAUTH1_CONSUMER_SECRET (or -rsa-key for RSA-SHA1,
+// as Jira uses, with OAUTH1_KEY_PASSWORD for an encrypted key), the names the
+// oauth1 command reads too, and a callback URL the provider accepts: by
+// default http://127.0.0.1:8080/callback. For example, for X:
 //
-//	go run ./examples/three-legged -preset x
+//	go run ./examples/three-legged -provider x
 //
 // then open http://127.0.0.1:8080/ in a browser.
 package main
@@ -46,7 +47,8 @@ import (
 )
 
 func main() {
-	preset := flag.String("preset", "", `provider preset: "x" or "x-authenticate" (sets the three URLs)`)
+	provider := flag.String("provider", "", `provider: "x" or "x-authenticate" (sets the three URLs)`)
+	flag.StringVar(provider, "preset", "", "deprecated: the former name of -provider")
 	requestURL := flag.String("request-token-url", "", "temporary credential request URL")
 	authorizeURL := flag.String("authorize-url", "", "resource owner authorization URL")
 	accessURL := flag.String("access-token-url", "", "token request URL")
@@ -56,9 +58,14 @@ func main() {
 	demo := flag.Bool("demo", false, "run the whole flow against a built-in local provider and exit")
 	flag.Parse()
 	log.SetFlags(0)
+	flag.Visit(func(f *flag.Flag) {
+		if f.Name == "preset" {
+			log.Print("warning: -preset is deprecated; use -provider")
+		}
+	})
 
 	cfg := &oauth1.Config{
-		ConsumerKey: os.Getenv("OAUTH_CONSUMER_KEY"), ConsumerSecret: os.Getenv("OAUTH_CONSUMER_SECRET"),
+		ConsumerKey: getenv(os.Getenv, os.Stderr, "OAUTH1_CONSUMER_KEY"), ConsumerSecret: getenv(os.Getenv, os.Stderr, "OAUTH1_CONSUMER_SECRET"),
 		Endpoint: oauth1.Endpoint{
 			RequestTokenURL: *requestURL,
 			AuthorizeURL:    *authorizeURL,
@@ -67,7 +74,7 @@ func main() {
 		},
 		HTTPClient: &http.Client{Timeout: 30 * time.Second},
 	}
-	switch *preset {
+	switch *provider {
 	case "":
 	case "x":
 		cfg.Endpoint = xEndpoint
@@ -75,14 +82,14 @@ func main() {
 		cfg.Endpoint = xEndpoint
 		cfg.Endpoint.AuthorizeURL = "https://api.x.com/oauth/authenticate"
 	default:
-		log.Fatalf("unknown -preset %q", *preset)
+		log.Fatalf("unknown -provider %q (want x or x-authenticate)", *provider)
 	}
 	if *rsaKey != "" {
 		data, err := os.ReadFile(*rsaKey)
 		if err != nil {
 			log.Fatal(err)
 		}
-		key, err := rsakey.Parse(data, os.Getenv("KEY_PASSWORD"))
+		key, err := rsakey.Parse(data, getenv(os.Getenv, os.Stderr, "OAUTH1_KEY_PASSWORD"))
 		if err != nil {
 			log.Fatalf("%s: %v", *rsaKey, err)
 		}
@@ -103,10 +110,10 @@ func main() {
 		}
 	}
 	if cfg.ConsumerKey == "" {
-		log.Fatal("OAUTH_CONSUMER_KEY is not set (real credentials are needed; try -demo)")
+		log.Fatal("OAUTH1_CONSUMER_KEY is not set (real credentials are needed; try -demo)")
 	}
 	if cfg.Endpoint.RequestTokenURL == "" || cfg.Endpoint.AuthorizeURL == "" || cfg.Endpoint.AccessTokenURL == "" {
-		log.Fatal("give -preset, or -request-token-url, -authorize-url and -access-token-url")
+		log.Fatal("give -provider, or -request-token-url, -authorize-url and -access-token-url")
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -115,7 +122,7 @@ func main() {
 	base := "http://" + ln.Addr().String()
 	cfg.Callback = base + "/callback"
 
-	srv := &http.Server{Handler: newApp(cfg), ReadHeaderTimeout: 10 * time.Second}
+	srv := newServer(newApp(cfg))
 	go srv.Serve(ln)
 	if !*demo {
 		fmt.Printf("Open %s/ in a browser (callback URL: %s)\n", base, cfg.Callback)
@@ -362,4 +369,44 @@ var xEndpoint = oauth1.Endpoint{
 	RequestTokenURL: "https://api.x.com/oauth/request_token",
 	AuthorizeURL:    "https://api.x.com/oauth/authorize",
 	AccessTokenURL:  "https://api.x.com/oauth/access_token",
+}
+
+// newServer returns the app's server, with timeouts: without them, a
+// client that sends headers, or a body, a byte at a time (or never) holds
+// a connection, and the memory behind it, for as long as it likes.
+// WriteTimeout leaves room for the call to the provider that /login and
+// /callback make (30 s).
+func newServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second, // the headers and the body
+		WriteTimeout:      45 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+}
+
+// formerEnv maps each environment variable to the name this example read
+// before all of countersign settled on the oauth1 command's OAUTH1_* names.
+var formerEnv = map[string]string{
+	"OAUTH1_CONSUMER_KEY":    "OAUTH_CONSUMER_KEY",
+	"OAUTH1_CONSUMER_SECRET": "OAUTH_CONSUMER_SECRET",
+	"OAUTH1_KEY_PASSWORD":    "KEY_PASSWORD",
+}
+
+// getenv returns the variable name, else its former name's value with a
+// deprecation warning on w, so that a shell set up for the old names works.
+func getenv(lookup func(string) string, w io.Writer, name string) string {
+	if v := lookup(name); v != "" {
+		return v
+	}
+	old := formerEnv[name]
+	if old == "" {
+		return ""
+	}
+	v := lookup(old)
+	if v != "" {
+		fmt.Fprintf(w, "warning: $%s is deprecated; set $%s instead\n", old, name)
+	}
+	return v
 }

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/countersign/countersign/oauth1"
 )
@@ -71,5 +72,48 @@ func TestCallbackBoundToBrowser(t *testing.T) {
 	// The browser that started a flow completes it.
 	if code, body := get(t, browser(), app.URL+"/login"); code != http.StatusOK || !strings.Contains(body, "Signed in") {
 		t.Errorf("a browser's own flow: %d %q, want 200 and signed in", code, body)
+	}
+}
+
+// TestServerTimeouts checks that the server bounds how long a client may
+// take to send its request and how long an idle connection stays open, and
+// leaves a handler time for its call to the provider.
+func TestServerTimeouts(t *testing.T) {
+	srv := newServer(http.NotFoundHandler())
+	for name, d := range map[string]time.Duration{
+		"ReadHeaderTimeout": srv.ReadHeaderTimeout, "ReadTimeout": srv.ReadTimeout,
+		"WriteTimeout": srv.WriteTimeout, "IdleTimeout": srv.IdleTimeout,
+	} {
+		if d <= 0 {
+			t.Errorf("%s is not set", name)
+		}
+	}
+	if srv.WriteTimeout <= 30*time.Second {
+		t.Errorf("WriteTimeout %v leaves no room for the provider call (30 s)", srv.WriteTimeout)
+	}
+}
+
+// The example reads the oauth1 command's OAUTH1_* names; the former ones
+// still work, with a warning that names the new one.
+func TestGetenvNames(t *testing.T) {
+	tests := []struct {
+		env      map[string]string
+		name     string
+		want     string
+		warnings string
+	}{
+		{map[string]string{"OAUTH1_CONSUMER_KEY": "new"}, "OAUTH1_CONSUMER_KEY", "new", ""},
+		{map[string]string{"OAUTH1_CONSUMER_KEY": "new", "OAUTH_CONSUMER_KEY": "old"}, "OAUTH1_CONSUMER_KEY", "new", ""},
+		{map[string]string{"OAUTH_CONSUMER_KEY": "old"}, "OAUTH1_CONSUMER_KEY", "old", "warning: $OAUTH_CONSUMER_KEY is deprecated; set $OAUTH1_CONSUMER_KEY instead\n"},
+		{map[string]string{"OAUTH_CONSUMER_SECRET": "s"}, "OAUTH1_CONSUMER_SECRET", "s", "warning: $OAUTH_CONSUMER_SECRET is deprecated; set $OAUTH1_CONSUMER_SECRET instead\n"},
+		{map[string]string{"KEY_PASSWORD": "pw"}, "OAUTH1_KEY_PASSWORD", "pw", "warning: $KEY_PASSWORD is deprecated; set $OAUTH1_KEY_PASSWORD instead\n"},
+		{map[string]string{}, "OAUTH1_CONSUMER_KEY", "", ""},
+	}
+	for _, tt := range tests {
+		var w strings.Builder
+		got := getenv(func(k string) string { return tt.env[k] }, &w, tt.name)
+		if got != tt.want || w.String() != tt.warnings {
+			t.Errorf("getenv(%v, %s) = %q, warnings %q; want %q, %q", tt.env, tt.name, got, w.String(), tt.want, tt.warnings)
+		}
 	}
 }

@@ -1,8 +1,12 @@
 // Command x-post posts to the X API v2 (POST https://api.x.com/2/tweets)
-// with OAuth 1.0a user-context credentials taken from the environment:
+// with OAuth 1.0a user-context credentials taken from the environment, by
+// the names the oauth1 command reads too:
 //
-//	X_CONSUMER_KEY, X_CONSUMER_SECRET        the app's API key and secret
-//	X_ACCESS_TOKEN, X_ACCESS_TOKEN_SECRET    the user's access token and secret
+//	OAUTH1_CONSUMER_KEY, OAUTH1_CONSUMER_SECRET   the app's API key and secret
+//	OAUTH1_TOKEN, OAUTH1_TOKEN_SECRET             the user's access token and secret
+//
+// The former names X_CONSUMER_KEY, X_CONSUMER_SECRET, X_ACCESS_TOKEN and
+// X_ACCESS_TOKEN_SECRET still work, with a deprecation warning.
 //
 // With -dry-run it sends nothing: it prints the signature base string, the
 // Authorization header and an equivalent curl command, using placeholder
@@ -33,7 +37,7 @@ func main() {
 	log.SetFlags(0)
 
 	env := func(name string) string {
-		v := os.Getenv(name)
+		v := getenv(os.Getenv, os.Stderr, name)
 		if v == "" {
 			if !*dryRun {
 				log.Fatalf("x-post: %s is not set (real credentials are needed; try -dry-run)", name)
@@ -44,10 +48,10 @@ func main() {
 		return v
 	}
 	cfg := &oauth1.Config{
-		ConsumerKey: env("X_CONSUMER_KEY"), ConsumerSecret: env("X_CONSUMER_SECRET"),
+		ConsumerKey: env("OAUTH1_CONSUMER_KEY"), ConsumerSecret: env("OAUTH1_CONSUMER_SECRET"),
 		HTTPClient: &http.Client{Timeout: 30 * time.Second},
 	}
-	tok := &oauth1.Credentials{Token: env("X_ACCESS_TOKEN"), Secret: env("X_ACCESS_TOKEN_SECRET")}
+	tok := &oauth1.Credentials{Token: env("OAUTH1_TOKEN"), Secret: env("OAUTH1_TOKEN_SECRET")}
 
 	body, err := json.Marshal(map[string]string{"text": *text})
 	if err != nil {
@@ -107,4 +111,30 @@ func printSigned(cfg *oauth1.Config, tok *oauth1.Credentials, body []byte) {
 // shellQuote quotes s for a POSIX shell.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// formerEnv maps each environment variable to the name this example read
+// before all of countersign settled on the oauth1 command's OAUTH1_* names.
+var formerEnv = map[string]string{
+	"OAUTH1_CONSUMER_KEY":    "X_CONSUMER_KEY",
+	"OAUTH1_CONSUMER_SECRET": "X_CONSUMER_SECRET",
+	"OAUTH1_TOKEN":           "X_ACCESS_TOKEN",
+	"OAUTH1_TOKEN_SECRET":    "X_ACCESS_TOKEN_SECRET",
+}
+
+// getenv returns the variable name, else its former name's value with a
+// deprecation warning on w, so that a shell set up for the old names works.
+func getenv(lookup func(string) string, w io.Writer, name string) string {
+	if v := lookup(name); v != "" {
+		return v
+	}
+	old := formerEnv[name]
+	if old == "" {
+		return ""
+	}
+	v := lookup(old)
+	if v != "" {
+		fmt.Fprintf(w, "warning: $%s is deprecated; set $%s instead\n", old, name)
+	}
+	return v
 }

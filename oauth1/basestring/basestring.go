@@ -13,6 +13,11 @@
 // an "=" or "?" inside it, names PHP renamed. When the base strings agree
 // and the signature is still refused, the key differs: [KeyMistake] names
 // how (an empty token secret, swapped secrets, a trailing newline, ...).
+// When the client's base string is not at hand and the key is right,
+// [Reproduce] names the client's bug from its signature alone: it signs
+// the variants of the provider's base string that real client libraries
+// make, within a fixed budget of HMACs, and returns the one that gives the
+// signature.
 //
 // [Parse] is strict: the parameter string must be encoded as a whole, so a
 // base string has exactly two unencoded "&", and every escape must be

@@ -1,6 +1,9 @@
 package basestring_test
 
 import (
+	"crypto/hmac"
+	"crypto/sha1"
+	"encoding/base64"
 	"fmt"
 
 	"github.com/countersign/countersign/oauth1/basestring"
@@ -50,4 +53,27 @@ func ExampleDiff_libraryBugs() {
 	// Output:
 	// charset name: name=M%C3%BCller
 	// repeated name tag: tag=b
+}
+
+func ExampleReproduce() {
+	// The provider's base string of a refused request, and the request's
+	// query as it was sent: q is "a b".
+	base := "GET&https%3A%2F%2Fapi.example.com%2Fsearch&oauth_consumer_key%3Dkey%26q%3Da%2520b"
+	sent := basestring.Request{Query: "q=a%20b", Host: "api.example.com"}
+	key := basestring.Key{ConsumerKey: "key", ConsumerSecret: "secret"}
+
+	// The signature the client sent, computed here as the client did: it
+	// encoded the space as "+".
+	m := hmac.New(sha1.New, []byte("secret&"))
+	m.Write([]byte("GET&https%3A%2F%2Fapi.example.com%2Fsearch&oauth_consumer_key%3Dkey%26q%3Da%2Bb"))
+	sig := base64.StdEncoding.EncodeToString(m.Sum(nil))
+
+	mistake, signed, ok := basestring.Reproduce(base, sig, "HMAC-SHA1", key, sent)
+	fmt.Println(ok, mistake.Kind)
+	fmt.Println(mistake.Cause)
+	fmt.Println(signed)
+	// Output:
+	// true base-string-differs
+	// the key is right, and the client signed another base string: it encodes spaces as "+" (as url.QueryEscape, URLSearchParams and form encoders do), where OAuth requires "%20" (RFC 5849 §3.6)
+	// GET&https%3A%2F%2Fapi.example.com%2Fsearch&oauth_consumer_key%3Dkey%26q%3Da%2Bb
 }

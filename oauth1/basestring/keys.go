@@ -65,7 +65,9 @@ const (
 	KeyUnknown MistakeKind = "unknown"
 	// The signature method is not one KeyMistake can check (an unknown
 	// method, an RSA method without a public key, or a hash or key that
-	// FIPS 140-only mode refuses).
+	// FIPS 140-only mode refuses), or a provider did not run the check
+	// for its cost (a server.Verifier with DiagnoseKeys, past its bounds;
+	// the Cause then begins "not diagnosed, for its cost").
 	KeyUnchecked MistakeKind = "unchecked"
 )
 

@@ -16,7 +16,7 @@
 //	Provider         Method       Delivery  Example the tests sign
 //	X                HMAC-SHA1    header    published: "Creating a signature" (statuses/update)
 //	NetSuite         HMAC-SHA256  header    published: TBA Step One base string (role signed); signature hand-verified
-//	E*TRADE          HMAC-SHA1    header    none published with its secrets; hand-verified (realm="")
+//	E*TRADE          HMAC-SHA1    header    none published with its secrets; hand-verified (realm="", no oauth_version)
 //	Garmin           HMAC-SHA1    header    none published; hand-verified
 //	Flickr           HMAC-SHA1    header    none reproducible (its example omits the secret); hand-verified
 //	Tumblr           HMAC-SHA1    header    none published; hand-verified
@@ -52,13 +52,22 @@ func X() oauth1.Config {
 // NetSuite returns the settings of NetSuite token-based authentication
 // (TBA) for the account accountID, such as "1234567" or "1234567_SB1" for
 // its first sandbox: HMAC-SHA256, and the realm [NetSuiteRealm] makes of
-// the account id. The flow's endpoints are the account's own; its request
-// token step signs a role parameter when the caller gives one (add
-// oauth1.Param{Name: "role", Value: id} to Params, which signs and sends it
-// with the protocol parameters, as NetSuite's own example does). API calls
+// the account id. The flow's endpoints are the account's own. API calls
 // go to https://ACCOUNT.suitetalk.api.netsuite.com (REST and SOAP web
 // services) or https://ACCOUNT.restlets.api.netsuite.com (RESTlets), with
 // ACCOUNT from [NetSuiteHost].
+//
+// NetSuite takes an optional role parameter on the request token step
+// (Step One) only, in the Authorization header and signed, as its own
+// example shows. Config.Params go on every request, so give role to a copy
+// of the Config that makes that one request, and keep the Config of the
+// access token step and the API calls without it:
+//
+//	step1 := cfg // a copy: role goes on the request token only
+//	step1.Params = append(slices.Clip(cfg.Params), oauth1.Param{Name: "role", Value: roleID})
+//	temp, err := step1.RequestToken(ctx)
+//	...
+//	tok, err := cfg.AccessToken(ctx, temp.Credentials, verifier)
 func NetSuite(accountID string) oauth1.Config {
 	host := NetSuiteHost(accountID)
 	return oauth1.Config{
@@ -88,16 +97,19 @@ func NetSuiteHost(accountID string) string {
 
 // ETrade returns the settings of the E*TRADE API: HMAC-SHA1, token requests
 // sent with GET, the out-of-band callback its documentation requires, and
-// realm="" in the header, as its documentation shows. Its authorize page
-// takes the consumer key and the request token as "key" and "token" (give
-// them to AuthorizationURL). The sandbox's API host is apisb.etrade.com.
+// realm="" and no oauth_version in the header, as its documentation's
+// examples show. Its authorize page takes the consumer key and the request
+// token as "key" and "token": the AuthorizeURL names them with placeholders,
+// so that [oauth1.Config.AuthorizationURL] gives the URL E*TRADE wants. The
+// sandbox's API host is apisb.etrade.com.
 func ETrade() oauth1.Config {
 	return oauth1.Config{
 		SendEmptyRealm: true,
+		OmitVersion:    true,
 		Callback:       "oob",
 		Endpoint: oauth1.Endpoint{
 			RequestTokenURL: "https://api.etrade.com/oauth/request_token",
-			AuthorizeURL:    "https://us.etrade.com/e/t/etws/authorize",
+			AuthorizeURL:    "https://us.etrade.com/e/t/etws/authorize?key={oauth_consumer_key}&token={oauth_token}",
 			AccessTokenURL:  "https://api.etrade.com/oauth/access_token",
 			TokenMethod:     http.MethodGet,
 		},
@@ -210,9 +222,13 @@ func WooCommerce() oauth1.Config {
 
 // LTI returns the settings of a tool's calls to an LTI 1.1 platform, such as
 // the Basic Outcomes service that takes a grade: two-legged HMAC-SHA1 with
-// the oauth_body_hash (SHA-1) of the XML body. Launches go the other way:
-// the platform signs them and the tool verifies them (see the
-// oauth1/server package).
+// the oauth_body_hash (SHA-1) of the XML body, in the Authorization header.
+//
+// It is not the setting of a launch. A launch is a form POST that the
+// platform signs and the browser carries, so its protocol parameters travel
+// in the form body, which is signed and not hashed: a platform (or a test
+// of a tool) signs one with this Config and Delivery set to
+// oauth1.FormBody, and a tool verifies it with the oauth1/server package.
 func LTI() oauth1.Config {
 	return oauth1.Config{BodyHash: crypto.SHA1}
 }

@@ -8,8 +8,10 @@ import (
 	"hash"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -118,11 +120,81 @@ func TestETrade(t *testing.T) {
 	cfg.ConsumerKey, cfg.ConsumerSecret = "ck", "cs"
 	r, _ := http.NewRequest(cfg.Endpoint.TokenMethod, cfg.Endpoint.RequestTokenURL, nil)
 	require.NoError(t, cfg.SignAt(r, nil, at, nonce, oauth1.Param{Name: "oauth_callback", Value: cfg.Callback}))
+	// E*TRADE's examples ("Get request token", "Authorization header")
+	// carry no oauth_version: it is neither sent nor signed.
 	base := handBase("GET", "https://api.etrade.com/oauth/request_token", [][2]string{
 		{"oauth_callback", "oob"}, {"oauth_consumer_key", "ck"}, {"oauth_nonce", nonce},
-		{"oauth_signature_method", "HMAC-SHA1"}, {"oauth_timestamp", "1700000000"}, {"oauth_version", "1.0"}})
-	assert.Equal(t, mac(sha1.New, "cs&", base), authParams(t, r)["oauth_signature"])
+		{"oauth_signature_method", "HMAC-SHA1"}, {"oauth_timestamp", "1700000000"}})
+	ps := authParams(t, r)
+	assert.Equal(t, mac(sha1.New, "cs&", base), ps["oauth_signature"])
+	assert.NotContains(t, ps, "oauth_version")
 	assert.True(t, strings.HasPrefix(r.Header.Get("Authorization"), `OAuth realm="", `))
+}
+
+// E*TRADE's authorize page is documented as
+// https://us.etrade.com/e/t/etws/authorize?key={oauth_consumer_key}&token={oauth_token}.
+func TestETradeAuthorizationURL(t *testing.T) {
+	cfg := providers.ETrade()
+	cfg.ConsumerKey, cfg.ConsumerSecret = "282683cc9e4b8fc81dea6bc687d46758", "cs"
+	got := cfg.AuthorizationURL(&oauth1.Credentials{Token: "/iQRgQCRGPo7Xdk6G8QDSEzX0Jsy6sKNcULcDavAGgU=", Secret: "ts"})
+	assert.Equal(t, "https://us.etrade.com/e/t/etws/authorize?key=282683cc9e4b8fc81dea6bc687d46758&token=%2FiQRgQCRGPo7Xdk6G8QDSEzX0Jsy6sKNcULcDavAGgU%3D", got)
+	u, err := url.Parse(got)
+	require.NoError(t, err)
+	assert.Equal(t, url.Values{"key": {"282683cc9e4b8fc81dea6bc687d46758"}, "token": {"/iQRgQCRGPo7Xdk6G8QDSEzX0Jsy6sKNcULcDavAGgU="}}, u.Query())
+}
+
+// NetSuite wants role on the request token step only (Step One): the
+// package doc's recipe gives it to a copy of the Config for that request, so
+// that the access token request and the API calls carry no role.
+func TestNetSuiteRoleOnStepOneOnly(t *testing.T) {
+	roles := map[string]string{} // path: role in the Authorization header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ps, err := oauth1.ParseAuthHeader(r.Header.Get("Authorization"))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		roles[r.URL.Path] = "(none)"
+		for _, p := range ps {
+			if p.Name == "role" {
+				roles[r.URL.Path] = p.Value
+			}
+		}
+		switch r.URL.Path {
+		case "/rest/requesttoken":
+			io.WriteString(w, "oauth_token=rt&oauth_token_secret=rs&oauth_callback_confirmed=true")
+		case "/rest/accesstoken":
+			io.WriteString(w, "oauth_token=at&oauth_token_secret=as")
+		default:
+			io.WriteString(w, "{}")
+		}
+	}))
+	defer srv.Close()
+
+	cfg := providers.NetSuite("1234567")
+	cfg.ConsumerKey, cfg.ConsumerSecret = "ck", "cs"
+	cfg.Endpoint.RequestTokenURL = srv.URL + "/rest/requesttoken"
+	cfg.Endpoint.AccessTokenURL = srv.URL + "/rest/accesstoken"
+	cfg.HTTPClient = srv.Client()
+	ctx := t.Context()
+
+	// The recipe of the NetSuite doc comment.
+	step1 := cfg // a copy: role goes on the request token only
+	step1.Params = append(slices.Clip(cfg.Params), oauth1.Param{Name: "role", Value: "45678"})
+	temp, err := step1.RequestToken(ctx)
+	require.NoError(t, err)
+	tok, err := cfg.AccessToken(ctx, temp.Credentials, "verifier")
+	require.NoError(t, err)
+	resp, err := cfg.Client(tok.Credentials).Get(srv.URL + "/services/rest/record/v1/customer")
+	require.NoError(t, err)
+	resp.Body.Close()
+
+	assert.Equal(t, map[string]string{
+		"/rest/requesttoken":                "45678",
+		"/rest/accesstoken":                 "(none)",
+		"/services/rest/record/v1/customer": "(none)",
+	}, roles)
+	assert.Empty(t, cfg.Params, "the recipe leaves the Config of the API calls without role")
 }
 
 // Discogs signs with PLAINTEXT, as its documentation shows: the signature
@@ -210,6 +282,29 @@ func TestLTI(t *testing.T) {
 	assert.Equal(t, mac(sha1.New, "cs&", base), ps["oauth_signature"])
 	got, _ := io.ReadAll(r.Body)
 	assert.Equal(t, body, string(got))
+}
+
+// An LTI 1.1 launch is a form POST whose protocol parameters travel in the
+// signed form body, not hashed: the LTI settings with Delivery FormBody, as
+// the LTI doc comment says. Hand-verified.
+func TestLTILaunch(t *testing.T) {
+	cfg := providers.LTI()
+	cfg.ConsumerKey, cfg.ConsumerSecret = "ck", "cs"
+	cfg.Delivery = oauth1.FormBody
+	form := "lti_message_type=basic-lti-launch-request&lti_version=LTI-1p0&resource_link_id=r1"
+	r, _ := http.NewRequest("POST", "https://tool.example/launch", strings.NewReader(form))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	require.NoError(t, cfg.SignAt(r, nil, at, nonce))
+	assert.Empty(t, r.Header.Get("Authorization"))
+	got, _ := io.ReadAll(r.Body)
+	sent, err := url.ParseQuery(string(got))
+	require.NoError(t, err)
+	assert.NotContains(t, sent, "oauth_body_hash", "a form body is signed, not hashed")
+	base := handBase("POST", "https://tool.example/launch", [][2]string{
+		{"lti_message_type", "basic-lti-launch-request"}, {"lti_version", "LTI-1p0"}, {"resource_link_id", "r1"},
+		{"oauth_consumer_key", "ck"}, {"oauth_nonce", nonce}, {"oauth_signature_method", "HMAC-SHA1"},
+		{"oauth_timestamp", "1700000000"}, {"oauth_version", "1.0"}})
+	assert.Equal(t, mac(sha1.New, "cs&", base), sent.Get("oauth_signature"))
 }
 
 // The other providers publish no example the tests can reproduce (Flickr's

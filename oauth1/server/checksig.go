@@ -60,17 +60,31 @@ func (s *state) checkSignature(method string, base, sig []byte, c Registration, 
 		// An empty secret would make an HMAC anybody can compute.
 		return rejected(errors.New("no shared secret registered for the consumer"))
 	}
+	// The MACs are compared as bytes, the signature decoded rather than the
+	// MAC encoded; strictly, so that only the one base64 text of a MAC is
+	// accepted, as when the texts were compared.
+	var raw [64]byte
+	n, decoded := 0, false
+	if len(sig) == base64.StdEncoding.EncodedLen(h.Size()) {
+		var err error
+		n, err = strictBase64.Decode(raw[:], sig)
+		decoded = err == nil
+	}
 	var err error
-	if s.Sig, err = mac.AppendSign(s.Sig[:0], s.Key, s.Sum[:], h, base, c.Secret, tokenSecret); err != nil {
+	if s.Sig, err = mac.AppendSum(s.Sig[:0], s.Key, h, base, c.Secret, tokenSecret); err != nil {
 		return rejected(err)
 	}
-	ok = subtle.ConstantTimeCompare(s.Sig, sig) == 1
+	ok = decoded && n == len(s.Sig) && subtle.ConstantTimeCompare(s.Sig, raw[:n]) == 1
 	clear(s.Sig)
 	if !ok {
 		return invalid(nil)
 	}
 	return nil
 }
+
+// strictBase64 refuses the base64 texts that differ only in the bits
+// the padding leaves over.
+var strictBase64 = base64.StdEncoding.Strict()
 
 // malformedSignature refuses, before the base string is built, a
 // signature of an HMAC or RSA method that is not the base64 of as many
@@ -92,11 +106,23 @@ func malformedSignature(method string, sig []byte, c Registration) *ProblemError
 	if len(sig) != base64.StdEncoding.EncodedLen(size) {
 		return problem(oauth1.ProblemSignatureInvalid, fmt.Errorf("oauth_signature is not the base64 of %d bytes, as %s signatures are", size, method))
 	}
-	var buf [mac.MaxRSABits / 8]byte
-	if n, err := base64.StdEncoding.Decode(buf[:], sig); err != nil || n != size {
+	if !validBase64(sig, size) {
 		return problem(oauth1.ProblemSignatureInvalid, errors.New("oauth_signature is not base64"))
 	}
 	return nil
+}
+
+// validBase64 reports whether sig is the standard base64 of size bytes,
+// decoding it into a buffer as small as the size: one for the largest RSA
+// key, zeroed on every call, costs more than the decoding.
+func validBase64(sig []byte, size int) bool {
+	var small [64]byte
+	buf := small[:]
+	if size > len(small) {
+		buf = make([]byte, size) // an RSA signature, whose check costs far more
+	}
+	n, err := base64.StdEncoding.Decode(buf, sig)
+	return err == nil && n == size
 }
 
 // checkBodyHash compares oauth_body_hash with the hash of the body.

@@ -30,7 +30,7 @@ var ErrStoreUnavailable = errors.New("oauth1: store unavailable")
 // be empty; a request signed with a method whose key is missing is refused
 // with the signature_method_rejected problem.
 type Registration struct {
-	Secret    string
+	Secret    string `json:"-"` // left out of JSON, as every secret here
 	PublicKey *rsa.PublicKey
 
 	// CallbackSchemes lists the schemes other than http and https that a

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/basestring"
+	"github.com/countersign/countersign/oauth1/internal/mac"
 	"github.com/countersign/countersign/oauth1/internal/wire"
 )
 
@@ -40,12 +42,14 @@ type found struct {
 	ts     int64     // oauth_timestamp, if hasTS
 	hasTS  bool
 
-	consumer    Registration
-	tokenSecret string
-	user        string // of the token, as its record says
-	scope       string // of the token, as its record says
-	base        []byte // the verified base string; pooled, in s
-	baseStr     string // a copy of base, once made
+	consumer        Registration
+	foundConsumer   bool // consumer was looked up
+	tokenSecret     string
+	user            string // of the token, as its record says
+	scope           string // of the token, as its record says
+	base            []byte // the verified base string; pooled, in s
+	builtToDiagnose bool   // base was built for DiagnoseKeys alone
+	baseStr         string // a copy of base, once made
 }
 
 // The bits of found.sent: the protocol parameters the phases check for.
@@ -59,12 +63,37 @@ const (
 	sentBodyHash
 )
 
-// collect reads the protocol parameters of the request.
+// collect reads the protocol parameters of the request's Authorization
+// header and query; collectBody, those of a form body.
 func (q *found) collect() error {
 	var err error
+	q.sig, q.form, q.hasBody, err = collectProtocol(q.s, q.r)
+	if err != nil {
+		return err
+	}
+	q.note(q.s.proto)
+	return nil
+}
+
+// collectBody reads the protocol parameters of a form body, if the request
+// has one.
+func (q *found) collectBody() error {
+	if !q.form || !q.hasBody {
+		return nil
+	}
+	before, err := collectBody(q.s, q.r, q.limit)
+	if err != nil {
+		return err
+	}
+	q.note(q.s.proto[before:])
+	return nil
+}
+
+// note records the values of ps, protocol parameters just collected, that
+// every phase reads.
+func (q *found) note(ps []oauth1.Param) {
 	s := q.s
-	q.sig, q.form, q.hasBody, err = collectProtocol(s, q.r, q.limit)
-	for _, p := range s.proto { // the values every phase reads, found once
+	for _, p := range ps {
 		switch p.Name {
 		case "oauth_consumer_key":
 			q.consumerKey, q.sent = p.Value, q.sent|sentConsumerKey
@@ -89,7 +118,6 @@ func (q *found) collect() error {
 			q.bodyHash, q.sent = p.Value, q.sent|sentBodyHash
 		}
 	}
-	return err
 }
 
 // checkRequired checks oauth_version, that the parameters required are
@@ -179,24 +207,40 @@ func (v *Verifier) checkTime(q *found) error {
 	return nil
 }
 
-// lookup finds the consumer's registration and the token's secret.
-func (v *Verifier) lookup(q *found) error {
-	ctx := q.r.Context()
-	consumerKey := q.consumerKey
-	// No store has such a key or token, and a database may fail on one
-	// (a NUL in a PostgreSQL text parameter): refused here, as unknown.
-	if !lookupable(consumerKey) {
+// lookupConsumer finds the consumer's registration. Verify calls it before
+// reading a form body when the Authorization header or the query sent
+// oauth_consumer_key, so that a client nobody registered cannot make the
+// provider read and hold a body.
+func (v *Verifier) lookupConsumer(q *found) error {
+	// No store has such a key, and a database may fail on one (a NUL in a
+	// PostgreSQL text parameter): refused here, as unknown.
+	if !lookupable(q.consumerKey) {
 		return problem(oauth1.ProblemConsumerKeyUnknown, errors.New("the consumer key holds a control character or is not UTF-8"))
 	}
-	if !lookupable(q.token) {
-		return problem(oauth1.ProblemTokenRejected, errors.New("the token holds a control character or is not UTF-8"))
-	}
 	var err error
-	q.consumer, err = v.Store.Consumer(ctx, consumerKey)
+	q.consumer, err = v.Store.Consumer(q.r.Context(), q.consumerKey)
 	if errors.Is(err, ErrNotFound) {
 		return problem(oauth1.ProblemConsumerKeyUnknown, nil)
 	} else if err != nil {
 		return fmt.Errorf("oauth1: looking up the consumer key: %w", err)
+	}
+	q.foundConsumer = true
+	return nil
+}
+
+// lookup finds the consumer's registration, unless lookupConsumer found it
+// already, and the token's secret.
+func (v *Verifier) lookup(q *found) error {
+	ctx := q.r.Context()
+	consumerKey := q.consumerKey
+	if !q.foundConsumer {
+		if err := v.lookupConsumer(q); err != nil {
+			return err
+		}
+	}
+	// As for the consumer key in lookupConsumer.
+	if !lookupable(q.token) {
+		return problem(oauth1.ProblemTokenRejected, errors.New("the token holds a control character or is not UTF-8"))
 	}
 	if token := q.token; token != "" {
 		t, err := v.Store.TokenCredentials(ctx, consumerKey, token, q.now) // on the clock read once
@@ -210,20 +254,57 @@ func (v *Verifier) lookup(q *found) error {
 		if t.ConsumerKey != consumerKey {
 			return problem(oauth1.ProblemTokenRejected, errors.New("a token issued to another client"))
 		}
+		// An HMAC or PLAINTEXT key with an empty token secret is one that
+		// whoever holds the consumer secret can make: a record that lost its
+		// secret (to a json:"-" field, say) must not sign for its user.
+		if _, isRSA, _ := mac.MethodHash(q.method); t.Secret == "" && !isRSA {
+			return problem(oauth1.ProblemTokenRejected, errors.New("the store returned token credentials without a secret"))
+		}
 		q.tokenSecret, q.user, q.scope = t.Secret, t.User, t.Scope
 	}
 	return nil
 }
 
 // lookupable reports whether s is UTF-8 without control characters, as
-// every consumer key and token a provider issues is.
+// every consumer key and token a provider issues is. It runs on every
+// request, so it reads ASCII eight bytes at a time, in one pass, and hands
+// only what follows a byte over 0x7F to the UTF-8 check.
 func lookupable(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == 0x7f {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if x&highs != 0 {
+			return lookupableRest(s[i:])
+		}
+		// Every byte is under 0x80: a byte under 0x20, or one that is
+		// 0x7F (zero once XORed with it), borrows into its high bit.
+		del := x ^ 0x7f*ones
+		if (x-0x20*ones)&^x&highs != 0 || (del-ones)&^del&highs != 0 {
 			return false
 		}
 	}
-	return utf8.ValidString(s)
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f {
+			return false
+		} else if c >= utf8.RuneSelf {
+			return lookupableRest(s[i:])
+		}
+	}
+	return true
+}
+
+// lookupableRest is lookupable for a string that is not all ASCII.
+func lookupableRest(s string) bool {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r < 0x20 || r == 0x7f || r == utf8.RuneError && n == 1 {
+			return false
+		}
+		i += n
+	}
+	return true
 }
 
 // checkSigned rebuilds the base string and checks the signature, and the
@@ -231,7 +312,7 @@ func lookupable(s string) bool {
 func (v *Verifier) checkSigned(q *found) error {
 	s, r := q.s, q.r
 	malformed := malformedSignature(q.method, q.sig, q.consumer)
-	if malformed != nil && !v.DiagnoseKeys {
+	if malformed != nil && !v.worthBuilding(q, malformed) {
 		return malformed
 	}
 	var err error
@@ -270,11 +351,29 @@ func (v *Verifier) checkSigned(q *found) error {
 }
 
 // diagnose names, if the Verifier's DiagnoseKeys asks for it, the mistake
-// in the key of a request refused with signature_invalid. It runs only
-// once the base string is kept (not past maxRefusedBase), which bounds
-// what the HMACs cost.
+// in the key of a request refused with signature_invalid, within the
+// budget of diagnoses (diagbudget.go); past it, or for a base string over
+// maxDiagnosedBase, the mistake is unchecked and says why.
 func (v *Verifier) diagnose(q *found, pe *ProblemError) {
-	if !v.DiagnoseKeys || pe.Problem != oauth1.ProblemSignatureInvalid || pe.BaseString == "" {
+	if !v.DiagnoseKeys || pe.Problem != oauth1.ProblemSignatureInvalid {
+		return
+	}
+	if len(q.base) > maxDiagnosedBase {
+		pe.KeyMistake = notDiagnosed("the base string is " + strconv.Itoa(len(q.base)) + " bytes, over the " + strconv.Itoa(maxDiagnosedBase) + " a diagnosis hashes")
+		return
+	}
+	hmacs, rsas := 0, 0
+	if h, isRSA, ok := mac.MethodHash(q.method); ok && isRSA {
+		rsas = 7
+	} else if ok && h.Available() {
+		hmacs = basestring.MaxKeyTries
+	}
+	extra := 0
+	if q.builtToDiagnose {
+		extra = len(q.base) // built for the diagnosis alone
+	}
+	if ok, why := diagnoses.spend(q.consumerKey, diagnosisCost(len(q.base), hmacs, rsas, q.consumer.PublicKey, extra)); !ok {
+		pe.KeyMistake = notDiagnosed(why)
 		return
 	}
 	m, wrong := basestring.KeyMistake(pe.BaseString, string(q.sig), q.method, basestring.Key{
@@ -285,6 +384,43 @@ func (v *Verifier) diagnose(q *found, pe *ProblemError) {
 	if wrong {
 		pe.KeyMistake = m
 	}
+	v.reproduce(q, pe)
+}
+
+// worthBuilding reports whether the base string of a request whose
+// signature is malformed is built all the same, for DiagnoseKeys: only
+// when the request is small enough to be diagnosed and the consumer's
+// budget is not spent. Otherwise pe says why the mistake is unchecked.
+func (v *Verifier) worthBuilding(q *found, pe *ProblemError) bool {
+	if !v.DiagnoseKeys {
+		return false
+	}
+	// The base string holds the query and a form body at least once
+	// encoded, each byte of them at most three times decoded.
+	size := int64(len(q.r.URL.RawQuery))
+	if q.form {
+		if q.r.ContentLength < 0 {
+			pe.KeyMistake = notDiagnosed("the form body's length is not declared, and may be over the " + strconv.Itoa(maxDiagnosedBase) + " bytes of base string a diagnosis hashes")
+			return false
+		}
+		size += q.r.ContentLength
+	}
+	if size > 3*maxDiagnosedBase {
+		pe.KeyMistake = notDiagnosed("the query and body are " + strconv.FormatInt(size, 10) + " bytes, more than the " + strconv.Itoa(maxDiagnosedBase) + " bytes of base string a diagnosis hashes")
+		return false
+	}
+	if ok, why := diagnoses.ready(q.consumerKey); !ok {
+		pe.KeyMistake = notDiagnosed(why)
+		return false
+	}
+	q.builtToDiagnose = true
+	return true
+}
+
+// notDiagnosed is the mistake of a refusal the Verifier did not diagnose,
+// for its cost.
+func notDiagnosed(why string) basestring.Mistake {
+	return basestring.Mistake{Kind: basestring.KeyUnchecked, Cause: "not diagnosed, for its cost: " + why}
 }
 
 // useNonce records the nonce of a request with a timestamp, and refuses
@@ -300,21 +436,28 @@ func (v *Verifier) useNonce(q *found) error {
 	}
 	if !fresh {
 		pe := problem(oauth1.ProblemNonceUsed, nil)
-		pe.BaseString = q.baseString()
+		pe.BaseString = q.refusedBaseString() // a replay is as hostile as any refusal
 		return pe
 	}
 	return nil
 }
 
-// maxRefusedBase is the longest base string a refusal keeps: a copy costs
-// as much memory again, and refusals are what hostile requests get.
-const maxRefusedBase = 1 << 20
+// maxRefusedBase is the longest base string a refusal keeps. Refusals are
+// what hostile requests get, and a program may keep them (in a log queue,
+// say); the base string of a form takes up to five times its body ("+" is
+// "%2520"), so a bound on the body is none on the refusal. 64 KiB holds the
+// base string of any request but a large form's.
+const maxRefusedBase = 64 << 10
+
+// maxPooledRefused is the longest base string of a refused request whose
+// state is pooled: its parameters hold as much memory again.
+const maxPooledRefused = 1 << 20
 
 // refusedBaseString is baseString for a refused request: empty past
 // maxRefusedBase.
 func (q *found) refusedBaseString() string {
 	if len(q.base) > maxRefusedBase {
-		q.s.large = true
+		q.s.large = q.s.large || len(q.base) > maxPooledRefused
 		return ""
 	}
 	return q.baseString()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/basestring"
+	"github.com/countersign/countersign/oauth1/internal/redact"
 	"github.com/countersign/countersign/oauth1/internal/wire"
 )
 
@@ -29,17 +30,21 @@ type ProblemError struct {
 	// it got that far. It is what the client should have signed; it holds
 	// no secret, and comparing it with the client's is how a
 	// signature_invalid problem is diagnosed. It is not sent to the client.
-	// It is empty for a base string over 1 MiB, which a refusal does not
-	// copy, so that a hostile request costs no more memory than its body.
+	// It is empty for a base string over 64 KiB, which a refusal does not
+	// copy: a form's base string takes up to five times the body, and a
+	// refusal, which any client can have, must not keep that much.
 	BaseString string
 
 	// KeyMistake is what [basestring.KeyMistake] found wrong with the key
 	// or the encoding of a signature the Verifier refused with
 	// signature_invalid, when its DiagnoseKeys is set: its Kind names the
 	// mistake ("empty-token-secret", "swapped-secrets", ...), its Also any
-	// other mistake made with it, and its Cause explains them. Its Kind is empty when the Verifier did not look. It
+	// other mistake made with it, and its Cause explains them. Its Kind is
+	// empty when the Verifier did not look, and unchecked when it did not
+	// for the cost (see DiagnoseKeys). It
 	// holds no secret and is never sent to the client: it tells the
-	// operator what the client did wrong with the secrets.
+	// operator what the client did wrong with the secrets, or, with Kind
+	// basestring.BaseStringDiffers, with the base string.
 	KeyMistake basestring.Mistake
 
 	// StatusCode is the HTTP status of the refusal. The Verifier and the
@@ -57,14 +62,20 @@ type ProblemError struct {
 	Err error
 }
 
+// Error describes the refusal for the operator's log, on one line of
+// bounded size: parameter names, which a client chooses, are printed as
+// they are when made of letters, digits and "-._~:/", and otherwise quoted
+// with their control characters escaped; at most 8 names of each list, each
+// cut to 64 bytes, and at most 1 KiB of Err's message, quoted the same way
+// when it holds a control character or invalid UTF-8.
 func (e *ProblemError) Error() string {
 	var b strings.Builder
 	b.WriteString("oauth1: request refused: ")
-	b.WriteString(string(e.Problem))
+	b.WriteString(redact.Name(string(e.Problem)))
 	for _, ps := range [...][]string{e.ParamsAbsent, e.ParamsRejected} {
 		if len(ps) > 0 {
 			b.WriteString(" (")
-			b.WriteString(strings.Join(ps, ", "))
+			b.WriteString(redact.Names(ps))
 			b.WriteString(")")
 		}
 	}
@@ -73,7 +84,7 @@ func (e *ProblemError) Error() string {
 	}
 	if e.Err != nil {
 		b.WriteString(": ")
-		b.WriteString(e.Err.Error())
+		b.WriteString(redact.Printable(e.Err.Error(), redact.MaxErrLen))
 	}
 	if e.KeyMistake.Kind != "" {
 		b.WriteString(" (key mistake: ")

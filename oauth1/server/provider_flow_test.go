@@ -237,10 +237,14 @@ func TestProviderFlow(t *testing.T) {
 
 // post sends a request signed by cfg with tok and extra protocol
 // parameters, and returns the status and body.
+// postNonces numbers the nonces of testProvider.post.
+var postNonces atomic.Int64
+
 func (tp *testProvider) post(t *testing.T, cfg *oauth1.Config, path string, tok *oauth1.Credentials, extra ...oauth1.Param) (int, string, http.Header) {
 	t.Helper()
 	req, _ := http.NewRequest("POST", tp.srv.URL+path, nil)
-	require.NoError(t, cfg.SignAt(req, tok, tp.now(), fmt.Sprint("n", time.Now().UnixNano()), extra...))
+	// A counter, not the clock: js/wasm's clock can read the same twice.
+	require.NoError(t, cfg.SignAt(req, tok, tp.now(), fmt.Sprint("n", postNonces.Add(1)), extra...))
 	resp, err := tp.srv.Client().Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()

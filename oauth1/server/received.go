@@ -17,13 +17,13 @@ import (
 // lookup, so that hostile requests cost little.
 const maxProtocolParams = 64
 
-// collectProtocol reads the protocol parameters from all three places of
-// §3.5 (with realm) into s.proto, those of r's OAuth Authorization header
+// collectProtocol reads the protocol parameters of r's OAuth Authorization
+// header and of its query (§3.5, with realm) into s.proto, the header's
 // first, and the header's other parameters into s.header, refusing
-// duplicates. A signature the header had to decode is left in s.dec,
-// returned as sig, and its entry in s.proto has an empty value. It reports
-// whether r has a form body and a body.
-func collectProtocol(s *state, r *http.Request, limit int64) (sig []byte, form, hasBody bool, err error) {
+// duplicates; collectBody adds those of a form body. A signature the header
+// had to decode is left in s.dec, returned as sig, and its entry in s.proto
+// has an empty value. It reports whether r has a form body and a body.
+func collectProtocol(s *state, r *http.Request) (sig []byte, form, hasBody bool, err error) {
 	fail := func(err error) ([]byte, bool, bool, error) { return nil, false, false, err }
 	seen := false
 	s.header, s.proto, s.dec = s.header[:0], s.proto[:0], s.dec[:0]
@@ -53,19 +53,30 @@ func collectProtocol(s *state, r *http.Request, limit int64) (sig []byte, form, 
 		return fail(problem(oauth1.ProblemParameterRejected, err, "Content-Type"))
 	}
 	hasBody = r.Body != nil && r.Body != http.NoBody
-	if hasBody && form {
-		body, err := s.FormBodyHeld(r, limit) // kept for receivedBase: one read
-		if err != nil {
-			return fail(err)
-		}
-		if s.proto, err = appendOAuthForm(s.proto, body, "body"); err != nil {
-			return fail(err)
-		}
-	}
 	if name, ok := repeatedName(s.proto); ok {
 		return fail(problem(oauth1.ProblemParameterRejected, errors.New("duplicated protocol parameter"), name))
 	}
 	return sig, form, hasBody, nil
+}
+
+// collectBody reads r's form body, held for receivedBase (one read), and
+// adds its protocol parameters to s.proto, refusing duplicates; it returns
+// how many of s.proto were there before.
+func collectBody(s *state, r *http.Request, limit int64) (before int, err error) {
+	before = len(s.proto)
+	body, err := s.FormBodyHeld(r, limit)
+	if err != nil {
+		return before, err
+	}
+	if s.proto, err = appendOAuthForm(s.proto, body, "body"); err != nil {
+		return before, err
+	}
+	if len(s.proto) > before {
+		if name, ok := repeatedName(s.proto); ok {
+			return before, problem(oauth1.ProblemParameterRejected, errors.New("duplicated protocol parameter"), name)
+		}
+	}
+	return before, nil
 }
 
 // parseHeader reads the OAuth Authorization header h, decoded as
@@ -261,19 +272,10 @@ func (v *Verifier) baseURI(dst []byte, r *http.Request, scheme string) ([]byte, 
 // with it. oauth_signature and realm are left out wherever they came from
 // (§3.4.1.3.1).
 func (s *state) receivedBase(r *http.Request, limit int64) error {
-	if _, _, err := s.Collect(r, limit); err != nil {
-		return err
-	}
-	// Only a query or body can have put oauth_signature in the Set:
-	// collectProtocol read their every oauth_* name into
-	// s.proto[s.fromHeader:], decoded as Collect decodes them, and a name
-	// it could not decode failed Collect above.
-	for _, p := range s.proto[s.fromHeader:] {
-		if p.Name == "oauth_signature" {
-			s.Params.Delete("oauth_signature")
-			break
-		}
-	}
+	// The header's parameters first: Collect sizes the set for the query
+	// and the body on top of them, and nothing grows it after. Added
+	// last, they grew a set that a form of 2^k pairs filled to the byte
+	// by a quarter again, copied: 26 bytes per body byte instead of 14.
 	for _, ps := range [2][]oauth1.Param{s.proto[:s.fromHeader], s.header} {
 		for _, p := range ps {
 			if p.Name != "realm" && p.Name != "oauth_signature" {
@@ -281,6 +283,19 @@ func (s *state) receivedBase(r *http.Request, limit int64) error {
 					return err
 				}
 			}
+		}
+	}
+	if _, _, err := s.Collect(r, limit); err != nil {
+		return err
+	}
+	// Only a query or body can have put oauth_signature in the Set:
+	// collectProtocol and collectBody read their every oauth_* name into
+	// s.proto[s.fromHeader:], decoded as Collect decodes them, and a name
+	// they could not decode failed Collect above.
+	for _, p := range s.proto[s.fromHeader:] {
+		if p.Name == "oauth_signature" {
+			s.Params.Delete("oauth_signature")
+			break
 		}
 	}
 	s.Base = s.Params.AppendBaseString(s.Base[:0], r.Method, s.URI)

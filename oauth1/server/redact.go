@@ -12,10 +12,16 @@ import (
 // Registration, TemporaryCredentials and TokenCredentials print and log
 // themselves redacted, as oauth1.Credentials does: each implements
 // [fmt.Formatter], so that every fmt verb, flag and width prints the
-// secrets (and a verification code) as REDACTED, and [slog.LogValuer], so
-// that slog's text and JSON handlers do too. JSON is their faithful
-// serialization, for stores to keep them: encoding/json writes the secrets,
-// and json.Unmarshal of what json.Marshal wrote gives the same value.
+// secrets (and a verification code) as REDACTED and quotes a field that
+// holds a control character or invalid UTF-8, and [slog.LogValuer], so
+// that slog's text and JSON handlers do too. slog calls LogValue only on
+// the value it is given: it encodes a slice, a map or a struct that holds
+// one with encoding/json, and formats it with fmt's %+v in text. So
+// encoding/json leaves the secrets and the verification code out, in both
+// directions (their fields are tagged `json:"-"`): a []TokenCredentials or
+// a map of TemporaryCredentials logged with slog's JSON handler, or
+// written by an API, holds no secret. A store keeps these fields itself, as
+// redisstore does, or with encoding/gob, which writes every field.
 
 var (
 	_ fmt.Formatter  = Registration{}
@@ -32,7 +38,11 @@ var (
 func (c Registration) Format(f fmt.State, verb rune) {
 	plain, gosyntax := "", ""
 	if len(c.CallbackSchemes) > 0 {
-		plain, gosyntax = fmt.Sprintf(" CallbackSchemes:%v", c.CallbackSchemes), fmt.Sprintf(", CallbackSchemes:%#v", c.CallbackSchemes)
+		schemes := make([]string, len(c.CallbackSchemes))
+		for i, s := range c.CallbackSchemes {
+			schemes[i] = redact.Field(s)
+		}
+		plain, gosyntax = fmt.Sprintf(" CallbackSchemes:%v", schemes), fmt.Sprintf(", CallbackSchemes:%#v", c.CallbackSchemes)
 	}
 	redact.Format(f, verb, "server.Registration",
 		"{Secret:"+redact.Secret(c.Secret)+" PublicKey:"+redact.PublicKey(c.PublicKey)+plain+"}",
@@ -51,8 +61,8 @@ func (c Registration) LogValue() slog.Value {
 // Format implements [fmt.Formatter]: Secret and VerificationCode are redacted.
 func (t TemporaryCredentials) Format(f fmt.State, verb rune) {
 	redact.Format(f, verb, "server.TemporaryCredentials",
-		"{Token:"+t.Token+" Secret:"+redact.Secret(t.Secret)+" ConsumerKey:"+t.ConsumerKey+
-			" Callback:"+t.Callback+" Expires:"+t.Expires.Format(time.RFC3339)+" User:"+t.User+
+		"{Token:"+redact.Field(t.Token)+" Secret:"+redact.Secret(t.Secret)+" ConsumerKey:"+redact.Field(t.ConsumerKey)+
+			" Callback:"+redact.Field(t.Callback)+" Expires:"+t.Expires.Format(time.RFC3339)+" User:"+redact.Field(t.User)+
 			" VerificationCode:"+redact.Secret(t.VerificationCode)+"}",
 		"server.TemporaryCredentials{Token:"+strconv.Quote(t.Token)+", Secret:"+redact.Secret(t.Secret)+
 			", ConsumerKey:"+strconv.Quote(t.ConsumerKey)+", Callback:"+strconv.Quote(t.Callback)+
@@ -76,7 +86,7 @@ func (t TemporaryCredentials) LogValue() slog.Value {
 // Format implements [fmt.Formatter]: Secret is redacted.
 func (t TokenCredentials) Format(f fmt.State, verb rune) {
 	redact.Format(f, verb, "server.TokenCredentials",
-		"{Token:"+t.Token+" Secret:"+redact.Secret(t.Secret)+" ConsumerKey:"+t.ConsumerKey+" User:"+t.User+"}",
+		"{Token:"+redact.Field(t.Token)+" Secret:"+redact.Secret(t.Secret)+" ConsumerKey:"+redact.Field(t.ConsumerKey)+" User:"+redact.Field(t.User)+"}",
 		"server.TokenCredentials{Token:"+strconv.Quote(t.Token)+", Secret:"+redact.Secret(t.Secret)+
 			", ConsumerKey:"+strconv.Quote(t.ConsumerKey)+", User:"+strconv.Quote(t.User)+"}")
 }

@@ -97,13 +97,34 @@ type Settings struct {
 	// swapped, a secret with a trailing newline, a signature in hex, and
 	// the rest [basestring.KeyMistake] tries with the secrets the
 	// Verifier looked up. The operator sees it through Observe; it is
-	// never sent to the client. It costs, on each refusal with
-	// signature_invalid only, at most [basestring.MaxKeyTries] HMACs over
-	// the base string (six RSA verifications for the RSA methods), and a
-	// refused signature that is not even the right length then still has
-	// its base string built, which Verify otherwise skips: a client that
-	// sends bad signatures on purpose costs that much more. Refusals with
-	// a base string over 1 MiB are not diagnosed.
+	// never sent to the client.
+	//
+	// A diagnosis costs up to [basestring.MaxKeyTries] HMACs over the
+	// base string (at most seven RSA verifications for the RSA methods),
+	// and a signature that is not even the right length has its base
+	// string built for it, so it is bounded: a base string over 64 KiB is not
+	// diagnosed, nor a badly sized signature on a request whose query and
+	// form body exceed 192 KiB or whose body length is not declared; and
+	// the diagnoses of all the Verifiers in the program draw on a budget
+	// of bytes hashed, for each consumer key 2 MiB at once and 512 KiB a
+	// second after that, for all consumer keys together 16 MiB at once
+	// and 4 MiB a second (under 15 ms of CPU a second). A refusal
+	// past the bound costs what it costs without DiagnoseKeys, and its
+	// KeyMistake is [basestring.KeyUnchecked], with a Cause that begins
+	// "not diagnosed, for its cost" and says which bound it met. So a
+	// flood of badly signed requests costs on average about what as many
+	// valid verifications of them cost, and a client that debugs its
+	// signatures gets about 150 diagnoses of a small request at once,
+	// then about 40 a second.
+	//
+	// When no key mistake makes an HMAC signature, the key is taken as
+	// right and the client's base string as wrong: KeyMistake then names
+	// the bug that makes the signature (Kind
+	// [basestring.BaseStringDiffers]: spaces encoded as "+", the form body
+	// left out, the default port kept, ...), with the base string the
+	// client signed, as [basestring.Reproduce] finds them, for at most 48
+	// more HMACs, drawn on the same budget, and none for a base string,
+	// query or form body over 8 KiB.
 	DiagnoseKeys bool
 
 	// SendBaseString, if set, has [Verifier.WriteError] send the base

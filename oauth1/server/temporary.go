@@ -11,17 +11,18 @@ import (
 
 // TemporaryCredentials is a provider's record of temporary credentials
 // (RFC 5849 §2.1), from their issue to their exchange for token
-// credentials. fmt and slog print it with Secret and VerificationCode redacted; JSON
-// is its faithful serialization.
+// credentials. fmt and slog print it with Secret and VerificationCode
+// redacted, and JSON leaves them out.
 type TemporaryCredentials struct {
-	Token, Secret string    // oauth_token, oauth_token_secret
-	ConsumerKey   string    // the client they were issued to
-	Callback      string    // oauth_callback: an absolute URL or "oob"
-	Expires       time.Time // after this they are unknown
-	User          string    // set by Authorize: the resource owner who approved
+	Token       string    // oauth_token
+	Secret      string    `json:"-"` // oauth_token_secret
+	ConsumerKey string    // the client they were issued to
+	Callback    string    // oauth_callback: an absolute URL or "oob"
+	Expires     time.Time // after this they are unknown
+	User        string    // set by Authorize: the resource owner who approved
 	// VerificationCode is the oauth_verifier value (RFC 5849 §2.2), set
 	// by Authorize.
-	VerificationCode string
+	VerificationCode string `json:"-"`
 	// Scope is what the grant is for: what the client asked for (see
 	// [Provider].Scope), then, set by Authorize, what the owner approved.
 	Scope string

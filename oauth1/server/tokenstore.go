@@ -10,11 +10,12 @@ import (
 
 // TokenCredentials is a provider's record of token credentials (§2.3): the
 // token a client signs its requests with, on behalf of User. fmt and slog
-// print it with Secret redacted; JSON is its faithful serialization.
+// print it with Secret redacted, and JSON leaves it out.
 type TokenCredentials struct {
-	Token, Secret string
-	ConsumerKey   string // the client they were issued to
-	User          string // the resource owner who approved
+	Token       string
+	Secret      string `json:"-"`
+	ConsumerKey string // the client they were issued to
+	User        string // the resource owner who approved
 	// Scope is what the grant is for, as the owner approved it (see
 	// [Provider].Scope); a store keeps it as it keeps the other fields.
 	Scope string

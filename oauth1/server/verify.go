@@ -153,6 +153,16 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 	if err := q.collect(); err != nil {
 		return nil, err
 	}
+	// A form body is read only for a consumer the store knows, when the
+	// header or the query names it: else only a body can name it.
+	if q.form && q.hasBody && q.sent&sentConsumerKey != 0 {
+		if err := v.lookupConsumer(q); err != nil {
+			return nil, err
+		}
+	}
+	if err := q.collectBody(); err != nil {
+		return nil, err
+	}
 	// Cheap checks first, then the lookups, the signature and the nonce.
 	if err := v.checkRequired(q); err != nil {
 		return nil, err

@@ -75,6 +75,16 @@ func lookup(k cacheKey) *entry {
 // secrets cs and ts (§3.4.2), reusing a keyed state when one is cached. key
 // and sum are scratch space for the signing key and the MAC.
 func AppendSign(dst, key, sum []byte, h crypto.Hash, base []byte, cs, ts string) ([]byte, error) {
+	return appendMAC(dst, key, sum, h, base, cs, ts, true)
+}
+
+// AppendSum is AppendSign for the HMAC itself, not its base64: a verifier
+// compares it with the signature decoded.
+func AppendSum(dst, key []byte, h crypto.Hash, base []byte, cs, ts string) ([]byte, error) {
+	return appendMAC(dst, key, nil, h, base, cs, ts, false)
+}
+
+func appendMAC(dst, key, sum []byte, h crypto.Hash, base []byte, cs, ts string, encode bool) ([]byte, error) {
 	if h == 0 {
 		h = crypto.SHA1
 	}
@@ -91,7 +101,12 @@ func AppendSign(dst, key, sum []byte, h crypto.Hash, base []byte, cs, ts string)
 	} else {
 		k.Reset() // back to the keyed state, without hashing the key
 	}
-	dst = AppendHMAC(dst, sum, k, base)
+	if encode {
+		dst = AppendHMAC(dst, sum, k, base)
+	} else {
+		k.Write(base)
+		dst = k.Sum(dst)
+	}
 	e.state.CompareAndSwap(nil, k)
 	return dst, nil
 }

@@ -34,16 +34,55 @@ import (
 type Set struct {
 	buf    []byte // the pairs in base-string form, back to back
 	pairs  []pair
-	sorted bool // pairs are in §3.4.1.3.2 order
+	long   []longPair // the pairs with a long name or value, in buf order
+	sorted bool       // pairs are in §3.4.1.3.2 order
 }
 
-// A pair is buf[name:eq] "%3D" buf[eq+3:end] "%26": offsets, not slices,
-// because buf grows while pairs are added; 32-bit, and addForm refuses what
-// would not fit.
-type pair struct{ name, eq, end int32 }
+// A pair is a name of nlen bytes at buf[name:], "%3D", a value of vlen
+// bytes and "%26": an offset, not slices, because buf grows while pairs are
+// added; 32-bit, and addForm refuses what would not fit. Eight bytes, as a
+// hostile form has a pair for every two bytes of body ("a&a&..."). A pair
+// whose name or value has longLen bytes or more has vlen longLen, nlen at
+// most longLen (exact below it, as the sort reads it), and its offsets in
+// s.long.
+type pair struct {
+	name       uint32
+	nlen, vlen uint16
+}
 
-func newPair(name, eq, end int) pair {
-	return pair{int32(name), int32(eq), int32(end)}
+// longLen marks the lengths of a pair kept in Set.long.
+const longLen = 1<<16 - 1
+
+// A longPair is a pair with a long name or value: buf[name:eq] "%3D"
+// buf[eq+3:end] "%26".
+type longPair struct{ name, eq, end int32 }
+
+// newPair returns the pair buf[name:eq] "%3D" buf[eq+3:end] "%26", the last
+// added to buf, recording it in s.long if it is long.
+func (s *Set) newPair(name, eq, end int) pair {
+	nlen, vlen := eq-name, end-eq-len(sepEq)
+	if nlen >= longLen || vlen >= longLen {
+		s.long = append(s.long, longPair{int32(name), int32(eq), int32(end)})
+		return pair{uint32(name), uint16(min(nlen, longLen)), longLen}
+	}
+	return pair{uint32(name), uint16(nlen), uint16(vlen)}
+}
+
+// longBounds returns where the "%3D" and the "%26" of p, a pair kept in
+// s.long, begin in s.buf.
+func (s *Set) longBounds(p pair) (eq, end int) {
+	// s.long is in the order of buf, as the pairs were added.
+	lo, hi := 0, len(s.long)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if uint32(s.long[m].name) < p.name {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	l := s.long[lo]
+	return int(l.eq), int(l.end)
 }
 
 // ErrTooLarge is returned for input whose parameter string would exceed
@@ -57,7 +96,7 @@ const (
 
 // Reset empties s, keeping its memory.
 func (s *Set) Reset() {
-	s.buf, s.pairs, s.sorted = s.buf[:0], s.pairs[:0], false
+	s.buf, s.pairs, s.long, s.sorted = s.buf[:0], s.pairs[:0], s.long[:0], false
 }
 
 // Len returns the number of pairs in s.
@@ -65,7 +104,7 @@ func (s *Set) Len() int { return len(s.pairs) }
 
 // Memory returns the bytes that s holds, for a pool to bound.
 func (s *Set) Memory() int {
-	return cap(s.buf) + cap(s.pairs)*12 // a pair is three int32
+	return cap(s.buf) + cap(s.pairs)*8 + cap(s.long)*12
 }
 
 // Add adds the pair name=value; neither is encoded yet. It returns
@@ -105,7 +144,7 @@ func (s *Set) add(name, value string, en int) (bool, error) {
 	} else {
 		buf = appendTwice(buf, value)
 	}
-	s.pairs = append(s.pairs, newPair(n, eq, len(buf)))
+	s.pairs = append(s.pairs, s.newPair(n, eq, len(buf)))
 	s.buf = append(buf, sepAmp...)
 	s.sorted = false
 	return ev == 0, nil
@@ -196,7 +235,7 @@ func addForm[T string | []byte](s *Set, raw T) error {
 			eq = j
 			j = putSep(out, j, sepEq)
 		}
-		s.pairs = append(s.pairs, newPair(name, eq, j))
+		s.pairs = append(s.pairs, s.newPair(name, eq, j))
 		j = putSep(out, j, sepAmp)
 	}
 	s.buf = out[:j]
@@ -266,8 +305,15 @@ func appendByteTwice(dst []byte, c byte) []byte {
 	return append(dst, '%', '2', '5', ascii.UpperHex[c>>4], ascii.UpperHex[c&15])
 }
 
-func (s *Set) name(p pair) []byte  { return s.buf[p.name:p.eq] }
-func (s *Set) value(p pair) []byte { return s.buf[int(p.eq)+len(sepEq) : p.end] }
+func (s *Set) name(p pair) []byte {
+	start, end := s.field(p, byName)
+	return s.buf[start:end]
+}
+
+func (s *Set) value(p pair) []byte {
+	start, end := s.field(p, byValue)
+	return s.buf[start:end]
+}
 
 // Delete removes every pair named name.
 func (s *Set) Delete(name string) {
@@ -347,7 +393,12 @@ func (s *Set) AppendBaseString(dst []byte, method string, uri []byte) []byte {
 			dst = append(dst, s.buf[start:end]...)
 			start = int(p.name)
 		}
-		end = int(p.end) + len(sepAmp)
+		if p.vlen == longLen {
+			_, end = s.longBounds(p)
+		} else { // bounds, by hand: it is not inlined
+			end = int(p.name) + int(p.nlen) + len(sepEq) + int(p.vlen)
+		}
+		end += len(sepAmp)
 	}
 	dst = append(dst, s.buf[start:end]...)
 	if len(s.pairs) > 0 {

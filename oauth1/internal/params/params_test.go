@@ -307,3 +307,51 @@ func TestSortShapes(t *testing.T) {
 		require.True(t, got == want, "%s: base strings differ", name)
 	}
 }
+
+// TestLongFields checks, against the reference, pairs whose name or value
+// is long enough (65,535 bytes encoded twice, or more) that the Set keeps
+// their offsets aside: short names with long values and the reverse, on
+// both sides of that length, sorted among short pairs, with repeated names
+// sorted by value, through the insertion sort and the radix sort, added by
+// Add and by AddForm, with Delete and Count over them.
+func TestLongFields(t *testing.T) {
+	long := func(c string, n int) string { return strings.Repeat(c, n) }
+	const longLen = 1<<16 - 1 // as the Set's
+	var pairs []string
+	for _, n := range []int{longLen - 2, longLen - 1, longLen, longLen + 1} {
+		pairs = append(pairs,
+			"b="+long("v", n), "b="+long("u", n), // equal names: by value
+			long("n", n)+"=x", long("n", n)+"=w",
+			long("a", n-1)+"b=1",
+			"c="+long("%21", (n+4)/5), // each "%21" is "%2521" twice encoded
+		)
+	}
+	for _, extra := range []int{0, 300} { // over 256 pairs: the radix sort
+		form := strings.Join(pairs, "&")
+		for i := range extra {
+			form += fmt.Sprintf("&b=%d&n=%d", i%7, i)
+		}
+		adds := [][2]string{{"oauth_nonce", "n"}, {"b", long("t", longLen)}}
+		var s Set
+		got, err := build(&s, "POST", "https://h/", []string{form}, adds)
+		require.NoError(t, err)
+		want, err := refBaseString("POST", "https://h/", []string{form}, adds)
+		require.NoError(t, err)
+		require.True(t, got == want, "extra %d: base strings differ", extra)
+		assert.Equal(t, 9+extra, s.Count("b"))
+		s.Delete("b")
+		assert.Zero(t, s.Count("b"))
+		assert.Equal(t, 4, s.Count("c"))
+	}
+}
+
+// TestPairMemory checks that a form of one-letter pairs, a pair for every
+// two bytes, takes 3.5 bytes a byte encoded ("a%3D%26") and 4 for the
+// pairs: 7.5 in all, down from 9.5 with twelve-byte pairs.
+func TestPairMemory(t *testing.T) {
+	form := strings.Repeat("a&", 1<<16)
+	var s Set
+	require.NoError(t, s.AddForm(form))
+	per := float64(s.Memory()) / float64(len(form))
+	assert.InDelta(t, 7.5, per, 0.1, "%.2f bytes per form byte", per)
+}

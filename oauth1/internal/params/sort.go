@@ -13,7 +13,7 @@ import (
 // zero-padded, so that most comparisons in a sort are one integer compare
 // (an encoded name holds no NUL, so the padding sorts right).
 func (s *Set) key(p pair) uint64 {
-	n := int(p.eq - p.name)
+	n := int(p.nlen) // longLen for a longer name: over 8 too
 	if int(p.name)+8 <= len(s.buf) {
 		k := binary.BigEndian.Uint64(s.buf[p.name:]) // past the name: masked off
 		if n < 8 {
@@ -22,7 +22,7 @@ func (s *Set) key(p pair) uint64 {
 		return k
 	}
 	var k uint64
-	for i, c := range s.buf[p.name:min(p.eq, p.name+8)] {
+	for i, c := range s.buf[p.name : int(p.name)+min(n, 8)] {
 		k |= uint64(c) << (56 - 8*i)
 	}
 	return k
@@ -105,12 +105,26 @@ const (
 	byValue
 )
 
-// field returns where p's name or value lies in s.buf.
+// field returns where p's name or value lies in s.buf. Its common case
+// is inlined; a pair kept in s.long takes a call.
 func (s *Set) field(p pair, f int) (start, end int) {
-	if f == byName {
-		return int(p.name), int(p.eq)
+	if p.vlen == longLen {
+		return s.longField(p, f)
 	}
-	return int(p.eq) + len(sepEq), int(p.end)
+	start, end = int(p.name), int(p.name)+int(p.nlen)
+	if f == byValue {
+		start, end = end+len(sepEq), end+len(sepEq)+int(p.vlen)
+	}
+	return start, end
+}
+
+// longField is field for a pair kept in s.long.
+func (s *Set) longField(p pair, f int) (start, end int) {
+	eq, end := s.longBounds(p)
+	if f == byName {
+		return int(p.name), eq
+	}
+	return eq + len(sepEq), end
 }
 
 // keyAt returns the eight bytes of p's field f from depth on, big-endian
@@ -118,7 +132,13 @@ func (s *Set) field(p pair, f int) (start, end int) {
 // sorts a shorter one first, and a key whose last byte is 0 is of a field
 // that ends in it.
 func (s *Set) keyAt(p pair, f, depth int) uint64 {
-	start, end := s.field(p, f)
+	// field, by hand: the sort's inner loop, and field is not inlined.
+	start, end := int(p.name), int(p.name)+int(p.nlen)
+	if p.vlen == longLen {
+		start, end = s.longField(p, f)
+	} else if f == byValue {
+		start, end = end+len(sepEq), end+len(sepEq)+int(p.vlen)
+	}
 	i := start + depth
 	n := end - i
 	if n <= 0 {
@@ -182,7 +202,12 @@ func (s *Set) flagSort(ps []pair, f, depth, shift int, same uint64) {
 	}
 	at := depth + (56-shift)/8 // the byte sorted on, 0 past the field
 	digit := func(p pair) byte {
-		start, end := s.field(p, f)
+		start, end := int(p.name), int(p.name)+int(p.nlen) // field, by hand, as in keyAt
+		if p.vlen == longLen {
+			start, end = s.longField(p, f)
+		} else if f == byValue {
+			start, end = end+len(sepEq), end+len(sepEq)+int(p.vlen)
+		}
 		if start+at < end {
 			return s.buf[start+at]
 		}
@@ -235,7 +260,7 @@ func (s *Set) compare(a, b pair) int {
 // compareTail orders a and b, whose keys are equal.
 func (s *Set) compareTail(a, b pair) int {
 	// Equal keys of names of at most eight bytes are equal names.
-	if a.eq-a.name > 8 || b.eq-b.name > 8 {
+	if a.nlen > 8 || b.nlen > 8 { // longLen for a long name
 		if c := bytes.Compare(s.name(a), s.name(b)); c != 0 {
 			return c
 		}

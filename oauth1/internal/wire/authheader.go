@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/countersign/countersign/internal/ascii"
+	"github.com/countersign/countersign/oauth1/internal/redact"
 	"github.com/countersign/countersign/percent"
 )
 
@@ -97,7 +98,7 @@ func (a *AuthParser) Next() (AuthParam, bool, error) {
 	}
 	i = skipSpace(v, i)
 	if i == len(v) || v[i] != '=' {
-		return AuthParam{}, false, &HeaderError{Offset: i, Reason: "expected \"=\" after " + strconv.Quote(name)}
+		return AuthParam{}, false, &HeaderError{Offset: i, Reason: "expected \"=\" after " + redact.Quote(name)}
 	}
 	i = skipSpace(v, i+1)
 	valueAt := i
@@ -135,7 +136,7 @@ func (a *AuthParser) Next() (AuthParam, bool, error) {
 		if strings.IndexByte(raw, '%') >= 0 {
 			start = len(a.Buf)
 			if a.Buf, err = percent.AppendDecode(a.Buf, raw); err != nil {
-				return AuthParam{}, false, &HeaderError{Offset: valueAt, Reason: "bad percent-encoding in " + strconv.Quote(name), Err: err}
+				return AuthParam{}, false, &HeaderError{Offset: valueAt, Reason: "bad percent-encoding in " + redact.Quote(name), Err: err}
 			}
 			end, inBuf = len(a.Buf), true
 		}
@@ -145,7 +146,7 @@ func (a *AuthParser) Next() (AuthParam, bool, error) {
 	}
 	i = skipSpace(v, i)
 	if i < len(v) && v[i] != ',' {
-		return AuthParam{}, false, &HeaderError{Offset: i, Reason: "expected \",\" after the value of " + strconv.Quote(name)}
+		return AuthParam{}, false, &HeaderError{Offset: i, Reason: "expected \",\" after the value of " + redact.Quote(name)}
 	}
 	a.i = i
 	return AuthParam{Name: name, Value: raw, Start: start, End: end, InBuf: inBuf}, true, nil

@@ -11,8 +11,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"slices"
 	"strings"
+	"sync"
 
 	"github.com/countersign/countersign/internal/ascii"
 	"github.com/countersign/countersign/oauth1/internal/params"
@@ -160,30 +160,122 @@ func newBodyReader(b []byte) *bodyReader {
 func (*bodyReader) Close() error { return nil }
 
 // ReadLimited appends all of rd to dst, failing rather than truncating when
-// there is more than limit bytes. size is the expected length, if known
-// (a Content-Length), or -1: the buffer is sized for it at once, and
-// otherwise doubled, so that reading costs about the size read.
+// there is more than limit bytes. size is the declared length (a
+// Content-Length), or -1.
+//
+// Memory grows with what arrives, never with what is declared, so that a
+// client declaring 4 MiB and sending nothing costs no more than the 4 KiB
+// net/http takes for any connection: dst starts with firstRead bytes and
+// doubles up to directRead; then the body goes into pooled chunks, taken
+// as bytes arrive. Once a quarter of the declared size has come, one
+// buffer of that size takes over; a body of unknown size stays in chunks,
+// copied once into a buffer of its size at the end. So reading holds at
+// most about four times what arrived, and costs about the size read.
 func ReadLimited(dst []byte, rd io.Reader, size, limit int64) ([]byte, error) {
-	if size >= 0 && size <= limit {
-		dst = slices.Grow(dst, int(size)+1) // +1: room to see EOF without growing
-	}
+	start := len(dst)
+	declared := size >= 0 && size <= limit
+	var c chunks
+	defer c.free()
 	for {
-		if len(dst) == cap(dst) {
-			n := min(int64(max(512, len(dst))), limit+1-int64(len(dst)))
-			dst = slices.Grow(dst, int(max(n, 1)))
+		n := int64(len(dst)-start) + c.len() // arrived so far
+		var room []byte
+		switch {
+		case c.list != nil && declared && n <= size && 4*n >= size:
+			dst = c.drain(dst, int(size-n)+1) // +1: room to see EOF without growing
+			continue
+		case c.list != nil:
+			room = c.room()
+		case len(dst) == cap(dst) && n >= directRead:
+			c.list = make([]*[chunkSize]byte, 0, 8)
+			continue
+		case len(dst) == cap(dst):
+			// Double what arrived, or, once a quarter of the declared size
+			// has, room for all of it: +1 to see EOF without growing.
+			want := min(max(firstRead, 2*n), limit+1)
+			if declared && n <= size && (size <= 4*n || size < want) {
+				want = size + 1
+			}
+			// Not slices.Grow, which may double again what it was asked.
+			dst = append(make([]byte, 0, start+int(max(want, n+1))), dst...)
+			fallthrough
+		default:
+			room = dst[len(dst):cap(dst)]
 		}
-		n, err := rd.Read(dst[len(dst):cap(dst)])
-		dst = dst[:len(dst)+n]
-		if int64(len(dst)) > limit {
+		m, err := rd.Read(room)
+		if c.list != nil {
+			c.last += m
+		} else {
+			dst = dst[:len(dst)+m]
+		}
+		if n+int64(m) > limit {
 			return nil, fmt.Errorf("%w: limit %d bytes", ErrBodyTooLarge, limit)
 		}
 		if err == io.EOF {
-			return dst, nil
+			return c.drain(dst, 0), nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("oauth1: reading request body: %w", err)
 		}
 	}
+}
+
+const (
+	firstRead  = 4 << 10  // the first buffer of a body read, as net/http's
+	directRead = 32 << 10 // read into dst before chunks take over
+	chunkSize  = 32 << 10 // the chunks of ReadLimited
+)
+
+// chunkPool holds the chunks of ReadLimited.
+var chunkPool = sync.Pool{New: func() any { return new([chunkSize]byte) }}
+
+// chunks is what ReadLimited read into pooled chunks: all of each but
+// the last, and last bytes of that one.
+type chunks struct {
+	list []*[chunkSize]byte
+	last int
+}
+
+func (c *chunks) len() int64 {
+	if len(c.list) == 0 {
+		return 0
+	}
+	return int64(len(c.list)-1)*chunkSize + int64(c.last)
+}
+
+// room returns the free part of the last chunk, taking a new one when it
+// is full.
+func (c *chunks) room() []byte {
+	if len(c.list) == 0 || c.last == chunkSize {
+		c.list, c.last = append(c.list, chunkPool.Get().(*[chunkSize]byte)), 0
+	}
+	return c.list[len(c.list)-1][c.last:]
+}
+
+// drain returns dst with the chunks' bytes appended, in a buffer with room
+// for extra bytes more, and gives the chunks back.
+func (c *chunks) drain(dst []byte, extra int) []byte {
+	if c.list == nil {
+		return dst
+	}
+	out := make([]byte, len(dst), len(dst)+int(c.len())+extra)
+	copy(out, dst)
+	for i, ch := range c.list {
+		if i == len(c.list)-1 {
+			out = append(out, ch[:c.last]...)
+		} else {
+			out = append(out, ch[:]...)
+		}
+	}
+	c.free()
+	return out
+}
+
+// free gives the chunks back to the pool.
+func (c *chunks) free() {
+	for _, ch := range c.list {
+		chunkPool.Put(ch)
+	}
+	c.list, c.last = nil, 0
 }
 
 // AppendBaseURI appends the base string URI of §3.4.1.2 of a request a
