@@ -69,11 +69,11 @@ func testOutage(t *testing.T, mode string, bound time.Duration, options func(add
 
 	// Each Provider keeps one store in Redis.
 	inRedis := map[string]*server.Provider{
-		"nonces": {Verifier: &server.Verifier{Settings: server.Settings{Nonces: redisstore.NewNonceStore(rdb, prefix)}},
+		"nonces": {Settings: server.Settings{Nonces: redisstore.NewNonceStore(rdb, prefix)},
 			Temporary: new(server.MemoryTemporaryStore), Tokens: new(server.MemoryTokenStore)},
-		"temporary": {Verifier: &server.Verifier{Settings: server.Settings{Nonces: new(server.MemoryNonceStore)}},
+		"temporary": {Settings: server.Settings{Nonces: new(server.MemoryNonceStore)},
 			Temporary: redisstore.NewTemporaryStore(rdb, prefix), Tokens: new(server.MemoryTokenStore)},
-		"tokens": {Verifier: &server.Verifier{Settings: server.Settings{Nonces: new(server.MemoryNonceStore)}},
+		"tokens": {Settings: server.Settings{Nonces: new(server.MemoryNonceStore)},
 			Temporary: new(server.MemoryTemporaryStore), Tokens: redisstore.NewTokenStore(rdb, prefix)},
 	}
 	type creds struct{ temp, tok *oauth1.Credentials }
