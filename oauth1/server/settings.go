@@ -51,7 +51,7 @@ type Settings struct {
 	Now func() time.Time
 
 	// Scheme, if set, is the scheme of the base string URI of every
-	// request; see "The base string URI behind a proxy".
+	// request; see "The base string URI behind a proxy" in [Verifier].
 	Scheme string
 
 	// SchemeHeader, if set, names a request header (such as
@@ -64,7 +64,7 @@ type Settings struct {
 
 	// Host, if set, is the host, with its port if that is not the
 	// scheme's default, that every request must be addressed to, such as
-	// "api.example.com" or "api.example.com:8443"; see "Pinning the host".
+	// "api.example.com" or "api.example.com:8443"; see "Pinning the host" in [Verifier].
 	// A request whose Host header names another host, once both are
 	// normalized as the base string URI normalizes them (lowercase, default
 	// port dropped), is refused with parameter_rejected (Host). Empty
