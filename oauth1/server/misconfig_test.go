@@ -2,9 +2,9 @@ package server
 
 import (
 	"errors"
-	"reflect"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
