@@ -86,7 +86,9 @@ type ConsumerStore interface {
 // answered token_revoked. TokenCredentials returns the record of token,
 // its Secret and ConsumerKey filled in: the Verifier refuses a token whose
 // ConsumerKey is not the request's, a token issued to another client, and
-// passes the record's User on in [Verification].User. A Verifier that
+// passes the record's User and Scope on in [Verification]. now is the
+// Verifier's clock, read once for the request: a store may use it for
+// credentials that expire. A Verifier that
 // checks requests to protected resources must know access tokens only (a
 // [Provider] does that for the tokens it issues). Implementations must be
 // safe for concurrent use. Package

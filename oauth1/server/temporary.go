@@ -40,7 +40,7 @@ var ErrTokenUsed = errors.New("oauth1: token already used")
 // Every method is safe for concurrent use, also across processes for a
 // shared store.
 //
-// now is the [Provider]'s clock (its Verifier's Now): it decides expiry,
+// now is the [Provider]'s clock (its Settings' Now): it decides expiry,
 // so that a Provider on a test clock gets what it stored. Temporary
 // credentials live while now is before their Expires; after that they are
 // unknown, an error wrapping [ErrNotFound]. Once TakeTemporary has removed
