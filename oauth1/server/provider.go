@@ -440,47 +440,6 @@ func (p *Provider) verify(v *Verifier, w http.ResponseWriter, r *http.Request, c
 	return ver
 }
 
-// Revoke revokes the token credentials token, at once: a request signed
-// with them is refused with token_revoked from the moment Revoke returns,
-// by every instance that shares the Provider's Tokens. An operator calls it
-// for a token that leaked; an unknown or already revoked token is an error
-// wrapping [ErrNotFound].
-func (p *Provider) Revoke(ctx context.Context, token string) error {
-	if err := checkToken(token); err != nil {
-		return err
-	}
-	if p.Tokens == nil {
-		return errNoTokens
-	}
-	return p.Tokens.Revoke(ctx, token, p.now())
-}
-
-// RevokeGrant revokes every token credential issued to the client
-// consumerKey on behalf of user, and the temporary credentials user
-// approved for it that are not yet exchanged, and returns how many
-// credentials it revoked: what a resource owner does who withdraws an
-// approval ("disconnect this app"), or an operator for a client that must
-// lose a user's access. It takes effect at once, as Revoke does, for the
-// credentials issued and approved before it was called: an exchange of
-// temporary credentials approved earlier is refused with token_revoked.
-func (p *Provider) RevokeGrant(ctx context.Context, consumerKey, user string) (int, error) {
-	if p.Temporary == nil {
-		return 0, errNoTemporary
-	}
-	if p.Tokens == nil {
-		return 0, errNoTokens
-	}
-	now := p.now()
-	// Temporary credentials first: an exchange that took them before
-	// stores its token before Tokens.RevokeGrant runs, or while it runs.
-	temp, err := p.Temporary.RevokeGrant(ctx, consumerKey, user, now)
-	if err != nil {
-		return 0, fmt.Errorf("oauth1: revoking approved temporary credentials: %w", err)
-	}
-	n, err := p.Tokens.RevokeGrant(ctx, consumerKey, user, now)
-	return temp + n, err
-}
-
 // Bounds of the strings the consent page and an operator pass on to the
 // stores: a Provider issues tokens of 26 characters, and clients send
 // nonces of a few dozen.
@@ -630,6 +589,47 @@ func (p *Provider) Deny(ctx context.Context, token string) (redirect string, err
 		return "", nil
 	}
 	return appendQuery(t.Callback, oauth1.Param{Name: "oauth_token", Value: token}, oauth1.Param{Name: "oauth_problem", Value: string(oauth1.ProblemPermissionDenied)}), nil
+}
+
+// Revoke revokes the token credentials token, at once: a request signed
+// with them is refused with token_revoked from the moment Revoke returns,
+// by every instance that shares the Provider's Tokens. An operator calls it
+// for a token that leaked; an unknown or already revoked token is an error
+// wrapping [ErrNotFound].
+func (p *Provider) Revoke(ctx context.Context, token string) error {
+	if err := checkToken(token); err != nil {
+		return err
+	}
+	if p.Tokens == nil {
+		return errNoTokens
+	}
+	return p.Tokens.Revoke(ctx, token, p.now())
+}
+
+// RevokeGrant revokes every token credential issued to the client
+// consumerKey on behalf of user, and the temporary credentials user
+// approved for it that are not yet exchanged, and returns how many
+// credentials it revoked: what a resource owner does who withdraws an
+// approval ("disconnect this app"), or an operator for a client that must
+// lose a user's access. It takes effect at once, as Revoke does, for the
+// credentials issued and approved before it was called: an exchange of
+// temporary credentials approved earlier is refused with token_revoked.
+func (p *Provider) RevokeGrant(ctx context.Context, consumerKey, user string) (int, error) {
+	if p.Temporary == nil {
+		return 0, errNoTemporary
+	}
+	if p.Tokens == nil {
+		return 0, errNoTokens
+	}
+	now := p.now()
+	// Temporary credentials first: an exchange that took them before
+	// stores its token before Tokens.RevokeGrant runs, or while it runs.
+	temp, err := p.Temporary.RevokeGrant(ctx, consumerKey, user, now)
+	if err != nil {
+		return 0, fmt.Errorf("oauth1: revoking approved temporary credentials: %w", err)
+	}
+	n, err := p.Tokens.RevokeGrant(ctx, consumerKey, user, now)
+	return temp + n, err
 }
 
 // pin returns eight random decimal digits. The modulo bias, below 10^-11,
