@@ -79,7 +79,7 @@ func (manyStore) Consumer(_ context.Context, key string) (server.Registration, e
 	return server.Registration{Secret: consumerSecret + strings.TrimPrefix(key, "k")}, nil
 }
 
-func (manyStore) TokenCredentials(_ context.Context, key, token string) (server.TokenCredentials, error) {
+func (manyStore) TokenCredentials(_ context.Context, key, token string, _ time.Time) (server.TokenCredentials, error) {
 	return server.TokenCredentials{Token: token, Secret: tokenSecret, ConsumerKey: key}, nil
 }
 
@@ -95,7 +95,7 @@ func BenchmarkVerifyManyClients(b *testing.B) {
 				}
 				headers[i] = r.Header.Get("Authorization")
 			}
-			v := &server.Verifier{Store: manyStore{}, Nonces: freshNonces{}, Now: func() time.Time { return time.Unix(timestamp, 0) }}
+			v := &server.Verifier{Store: manyStore{}, Settings: server.Settings{Nonces: freshNonces{}, Now: func() time.Time { return time.Unix(timestamp, 0) }}}
 			r := received(b, xExample)
 			body := strings.NewReader(xExample.body)
 			i := 0

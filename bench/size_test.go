@@ -72,11 +72,7 @@ func benchVerifyCase(b *testing.B, c signCase, size int) {
 	if err := xConfig.SignAt(signed, xToken, xTime, nonce); err != nil {
 		b.Fatal(err)
 	}
-	v := &server.Verifier{
-		Store:  xStore{},
-		Nonces: freshNonces{},
-		Now:    func() time.Time { return xTime },
-	}
+	v := &server.Verifier{Store: xStore{}, Settings: server.Settings{Nonces: freshNonces{}, Now: func() time.Time { return xTime }}}
 	r := received(b, c)
 	r.Header.Set("Authorization", signed.Header.Get("Authorization"))
 	body := strings.NewReader(c.body)

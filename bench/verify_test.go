@@ -23,7 +23,7 @@ func (xStore) Consumer(context.Context, string) (server.Registration, error) {
 	return server.Registration{Secret: consumerSecret}, nil
 }
 
-func (xStore) TokenCredentials(_ context.Context, key, token string) (server.TokenCredentials, error) {
+func (xStore) TokenCredentials(_ context.Context, key, token string, _ time.Time) (server.TokenCredentials, error) {
 	return server.TokenCredentials{Token: token, Secret: tokenSecret, ConsumerKey: key}, nil
 }
 
@@ -44,11 +44,7 @@ func BenchmarkVerify(b *testing.B) {
 }
 
 func benchVerify(b *testing.B) {
-	v := &server.Verifier{
-		Store:  xStore{},
-		Nonces: freshNonces{},
-		Now:    func() time.Time { return time.Unix(timestamp, 0) },
-	}
+	v := &server.Verifier{Store: xStore{}, Settings: server.Settings{Nonces: freshNonces{}, Now: func() time.Time { return time.Unix(timestamp, 0) }}}
 	r := received(b, xExample)
 	r.Header.Set("Authorization", xHeader)
 	body := strings.NewReader(xExample.body)

@@ -549,7 +549,7 @@ func TestVerifyAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
 	}
-	v := &server.Verifier{Store: acceptAll{}, Nonces: acceptNonces{}, Now: xTime}
+	v := &server.Verifier{Store: acceptAll{}, Settings: server.Settings{Nonces: acceptNonces{}, Now: xTime}}
 	body := xVector.Get("body")
 	u, err := url.Parse(xVector.Get("url"))
 	if err != nil {

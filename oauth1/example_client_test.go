@@ -8,6 +8,7 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"time"
 
@@ -84,7 +85,7 @@ func (s exampleStore) Consumer(_ context.Context, key string) (server.Registrati
 	return server.Registration{Secret: s.consumer.Secret}, nil
 }
 
-func (s exampleStore) TokenCredentials(_ context.Context, key, token string) (server.TokenCredentials, error) {
+func (s exampleStore) TokenCredentials(_ context.Context, key, token string, _ time.Time) (server.TokenCredentials, error) {
 	if secret, ok := s.tokens[token]; ok {
 		return server.TokenCredentials{Token: token, Secret: secret, ConsumerKey: key}, nil
 	}
@@ -138,7 +139,7 @@ func ExampleConfig_RenewToken() {
 	consumer := oauth1.Credentials{Token: "key", Secret: "secret"}
 	store := exampleStore{consumer: consumer, tokens: map[string]string{"token-1": "secret-1"}}
 	provider := exampleProvider(store, func(w http.ResponseWriter, r *http.Request, v *server.Verification) {
-		if v.Token != "token-1" || v.Get("oauth_session_handle") != "session-42" {
+		if v.Token != "token-1" || !slices.Contains(v.Params, oauth1.Param{Name: "oauth_session_handle", Value: "session-42"}) {
 			http.Error(w, "oauth_problem=token_rejected", http.StatusUnauthorized)
 			return
 		}

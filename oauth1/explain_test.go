@@ -46,7 +46,7 @@ func newSandbox(t *testing.T, tlsFront bool, rewrite func(*httputil.ProxyRequest
 		Consumers: server.Consumers{"sb-key": {Secret: sbConsumerSecret}},
 		Temporary: new(server.MemoryTemporaryStore),
 		Tokens:    tokens,
-		Verifier:  &server.Verifier{SendBaseString: true},
+		Settings:  server.Settings{SendBaseString: true},
 		Observe: func(_ *http.Request, _ *server.Verification, err error) {
 			var pe *server.ProblemError
 			if errors.As(err, &pe) {

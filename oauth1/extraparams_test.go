@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -184,7 +185,7 @@ func TestTokenRequestExtrasVerified(t *testing.T) {
 			t.Run(deliveryName(d)+"/"+method, func(t *testing.T) {
 				store := exampleStore{consumer: rfcClient, tokens: map[string]string{rfcToken.Token: rfcToken.Secret}}
 				srv := exampleProvider(store, func(w http.ResponseWriter, r *http.Request, v *server.Verification) {
-					if r.FormValue("x_auth_username") != "jane" || v.Get("oauth_session_handle") != "h" {
+					if r.FormValue("x_auth_username") != "jane" || !slices.Contains(v.Params, oauth1.Param{Name: "oauth_session_handle", Value: "h"}) {
 						http.Error(w, "oauth_problem=parameter_absent", http.StatusBadRequest)
 						return
 					}

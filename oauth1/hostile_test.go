@@ -74,7 +74,7 @@ func (acceptAll) Consumer(context.Context, string) (server.Registration, error) 
 	return server.Registration{Secret: xConsumer.Secret}, nil
 }
 
-func (acceptAll) TokenCredentials(_ context.Context, key, token string) (server.TokenCredentials, error) {
+func (acceptAll) TokenCredentials(_ context.Context, key, token string, _ time.Time) (server.TokenCredentials, error) {
 	return server.TokenCredentials{Token: token, Secret: xToken.Secret, ConsumerKey: key}, nil
 }
 
@@ -130,7 +130,7 @@ func TestMaxBodyBytesCapped(t *testing.T) {
 	assert.True(t, strings.HasPrefix(base, "POST&https%3A%2F%2Fapi.example.com%2Fr&%2521%2521"))
 	assert.Greater(t, len(base), 5*maxLimit)
 
-	v := &server.Verifier{Store: acceptAll{}, MaxBodyBytes: 1 << 40}
+	v := &server.Verifier{Store: acceptAll{}, Settings: server.Settings{MaxBodyBytes: 1 << 40}}
 	r = httptest.NewRequest("POST", "/r", io.LimitReader(bangs{}, maxLimit+1))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	r.Header.Set("Authorization", `OAuth oauth_consumer_key="k"`)
@@ -241,7 +241,7 @@ func fipsChild(t *testing.T) {
 
 	// Verify: an HMAC-SHA1 request is refused with a problem, not a panic.
 	r := xRequestFIPS()
-	v := &server.Verifier{Store: acceptAll{}, Now: xTime}
+	v := &server.Verifier{Store: acceptAll{}, Settings: server.Settings{Now: xTime}}
 	_, err = v.Verify(r)
 	var pe *server.ProblemError
 	require.ErrorAs(t, err, &pe)

@@ -197,15 +197,7 @@ func interopJob(pubPEM string) pyJob {
 }
 
 func interopVerifier(pub *rsa.PublicKey) *server.Verifier {
-	return &server.Verifier{
-		Store: interopStore{pub},
-		// A store of its own: the vectors' nonces and timestamps are
-		// fixed, and the process's default store would see a second run
-		// (go test -count 2) as replays.
-		Nonces:           new(server.MemoryNonceStore),
-		SignatureMethods: []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SHA1", "RSA-SHA256", "PLAINTEXT"},
-		Now:              func() time.Time { return time.Unix(interopTimestamp+30, 0) },
-	}
+	return &server.Verifier{Store: interopStore{pub}, Settings: server.Settings{Nonces: new(server.MemoryNonceStore), SignatureMethods: []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SHA1", "RSA-SHA256", "PLAINTEXT"}, Now: func() time.Time { return time.Unix(interopTimestamp+30, 0) }}}
 }
 
 type interopStore struct{ pub *rsa.PublicKey }
@@ -219,7 +211,7 @@ func (s interopStore) Consumer(_ context.Context, key string) (server.Registrati
 	return server.Registration{}, server.ErrNotFound
 }
 
-func (s interopStore) TokenCredentials(_ context.Context, key, token string) (server.TokenCredentials, error) {
+func (s interopStore) TokenCredentials(_ context.Context, key, token string, _ time.Time) (server.TokenCredentials, error) {
 	switch {
 	case key == interopClient.Token && token == interopToken.Token:
 		return server.TokenCredentials{Token: token, Secret: interopToken.Secret, ConsumerKey: key}, nil

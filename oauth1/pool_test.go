@@ -34,7 +34,7 @@ func TestMiBFormPooled(t *testing.T) {
 		t.Errorf("SignAt(1 MiB form) allocs = %v, want at most 10", n)
 	}
 
-	v := &server.Verifier{Store: acceptAll{}, Nonces: acceptNonces{}, Now: xTime}
+	v := &server.Verifier{Store: acceptAll{}, Settings: server.Settings{Nonces: acceptNonces{}, Now: xTime}}
 	sr := httptest.NewRequest("POST", "/upload", nil)
 	sr.Host, sr.TLS = "api.example.com", &tls.ConnectionState{}
 	sr.Header.Set("Content-Type", "application/x-www-form-urlencoded")

@@ -92,7 +92,7 @@ func TestCheckResponseFromVerifier(t *testing.T) {
 	srv := oauth1test.NewServer(rfcClient.Token, rfcClient.Secret)
 	defer srv.Close()
 	now := time.Unix(1700000000, 0)
-	srv.Verifier.Now = func() time.Time { return now }
+	srv.Provider.Now = func() time.Time { return now }
 	tok := srv.IssueToken()
 
 	// A clock ten minutes behind the provider's.
@@ -107,7 +107,7 @@ func TestCheckResponseFromVerifier(t *testing.T) {
 	assert.Equal(t, now.Add(5*time.Minute).Unix(), re.MaxTimestamp)
 
 	// A wrong consumer secret.
-	cfg = &oauth1.Config{ConsumerKey: rfcClient.Token, ConsumerSecret: "wrong", Now: srv.Verifier.Now}
+	cfg = &oauth1.Config{ConsumerKey: rfcClient.Token, ConsumerSecret: "wrong", Now: srv.Provider.Now}
 	resp, err = cfg.Client(&tok).Get(srv.ResourceURL)
 	require.NoError(t, err)
 	defer resp.Body.Close()
@@ -142,7 +142,7 @@ func TestProblemReportRoundTrip(t *testing.T) {
 // advice and without the provider's base string, which is the one signed;
 // a wrong key is signature_invalid.
 func TestBodyHashMismatchIsItsOwnProblem(t *testing.T) {
-	v := &server.Verifier{Store: server.Consumers{"key": {Secret: "secret"}}, Nonces: new(server.MemoryNonceStore), SendBaseString: true}
+	v := &server.Verifier{Store: server.Consumers{"key": {Secret: "secret"}}, Settings: server.Settings{Nonces: new(server.MemoryNonceStore), SendBaseString: true}}
 	srv := httptest.NewServer(v.Middleware(http.NotFoundHandler()))
 	defer srv.Close()
 	put := func(secret string, base http.RoundTripper) *oauth1.ResponseError {
@@ -261,13 +261,11 @@ func TestProblemReportRoundTripFromVerifier(t *testing.T) {
 	now := time.Unix(1700000000, 0)
 	var mu sync.Mutex
 	var refused *server.ProblemError
-	v := &server.Verifier{Store: server.Consumers{"key": {Secret: "secret"}}, Nonces: new(server.MemoryNonceStore),
-		Now: func() time.Time { return now }, BodyHash: crypto.SHA256,
-		Observe: func(_ *http.Request, _ *server.Verification, err error) {
-			mu.Lock()
-			refused, _ = err.(*server.ProblemError)
-			mu.Unlock()
-		}}
+	v := &server.Verifier{Store: server.Consumers{"key": {Secret: "secret"}}, Observe: func(_ *http.Request, _ *server.Verification, err error) {
+		mu.Lock()
+		refused, _ = err.(*server.ProblemError)
+		mu.Unlock()
+	}, Settings: server.Settings{Nonces: new(server.MemoryNonceStore), Now: func() time.Time { return now }, BodyHash: crypto.SHA256}}
 	srv := httptest.NewServer(v.Middleware(http.NotFoundHandler()))
 	defer srv.Close()
 	for _, tt := range []struct {

@@ -192,20 +192,11 @@ func attackRun(tb testing.TB, d time.Duration) *attackFigures {
 		Consumers: consumers,
 		Temporary: new(server.MemoryTemporaryStore),
 		Tokens:    new(server.MemoryTokenStore),
-		Verifier: &server.Verifier{
-			Window:       attackWindow,
-			Nonces:       &server.MemoryNonceStore{MaxNonces: attackMaxNonces, MaxNoncesPerConsumer: attackShare},
-			DiagnoseKeys: true,
-		},
+		Settings:  server.Settings{Window: attackWindow, Nonces: &server.MemoryNonceStore{MaxNonces: attackMaxNonces, MaxNoncesPerConsumer: attackShare}, DiagnoseKeys: true},
 	}
 	redisNonces := redisstore.NewNonceStore(rdb, testPrefix(tb))
 	redisNonces.MaxNoncesPerConsumer = attackShare
-	verifier := &server.Verifier{
-		Store:        consumers,
-		Window:       attackWindow,
-		Nonces:       redisNonces,
-		DiagnoseKeys: true,
-	}
+	verifier := &server.Verifier{Store: consumers, Settings: server.Settings{Window: attackWindow, Nonces: redisNonces, DiagnoseKeys: true}}
 	targets := []string{
 		startAttackServer(tb, provider.Middleware(ok)),
 		startAttackServer(tb, verifier.Middleware(ok)),

@@ -56,7 +56,7 @@ func signedRequest(b *testing.B, n int64) *http.Request {
 func BenchmarkVerify(b *testing.B) {
 	for _, bs := range benchStores(b) {
 		b.Run(bs.name, func(b *testing.B) {
-			v := &server.Verifier{Store: credentials{}, Nonces: bs.store()}
+			v := &server.Verifier{Store: credentials{}, Settings: server.Settings{Nonces: bs.store()}}
 			var batch [256]*http.Request
 			var n int64
 			b.ReportAllocs()
@@ -114,7 +114,7 @@ func BenchmarkVerifyLoad(b *testing.B) {
 	for _, bs := range benchStores(b) {
 		for _, clients := range []int{1, 64} {
 			b.Run(bs.name+"/clients="+strconv.Itoa(clients), func(b *testing.B) {
-				v := &server.Verifier{Store: credentials{}, Nonces: bs.store()}
+				v := &server.Verifier{Store: credentials{}, Settings: server.Settings{Nonces: bs.store()}}
 				reqs := make([]*http.Request, b.N)
 				base := time.Now().UnixNano()
 				for i := range reqs {

@@ -61,7 +61,7 @@ func TestDeadline(t *testing.T) {
 		wg.Wait()
 
 		// A request through the middleware, with the request's deadline.
-		v := &server.Verifier{Store: credentials{}, Nonces: nonces}
+		v := &server.Verifier{Store: credentials{}, Settings: server.Settings{Nonces: nonces}}
 		r := httptest.NewRequest("GET", "http://api.example.com/photos?size=original", nil)
 		r.Header.Set("Authorization", signedHeader(t, time.Now(), "deadline"))
 		ctx, cancel := context.WithTimeout(context.Background(), deadline)

@@ -36,19 +36,18 @@
 //		DialerRetries:         1,
 //	})
 //	v := &server.Verifier{
-//		Store:  creds,
-//		Nonces: redisstore.NewNonceStore(rdb, "myapp:oauth:"),
+//		Store:    creds,
+//		Settings: server.Settings{Nonces: redisstore.NewNonceStore(rdb, "myapp:oauth:")},
 //	}
 //	http.Handle("/api/", v.Middleware(api))
 //
-// and a Provider, which issues credentials and looks them up itself (its
-// Verifier holds settings only: a Store there is an error):
+// and a Provider, which issues credentials and looks them up itself:
 //
 //	p := &server.Provider{
 //		Consumers: consumers,
 //		Temporary: redisstore.NewTemporaryStore(rdb, "myapp:oauth:"),
 //		Tokens:    redisstore.NewTokenStore(rdb, "myapp:oauth:"),
-//		Verifier:  &server.Verifier{Nonces: redisstore.NewNonceStore(rdb, "myapp:oauth:")},
+//		Settings:  server.Settings{Nonces: redisstore.NewNonceStore(rdb, "myapp:oauth:")},
 //	}
 //
 // # Failure

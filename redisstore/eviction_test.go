@@ -62,7 +62,7 @@ func TestEviction(t *testing.T) {
 		}
 
 		prefix := testPrefix(t)
-		v := &server.Verifier{Store: credentials{}, Nonces: redisstore.NewNonceStore(rdb, prefix)}
+		v := &server.Verifier{Store: credentials{}, Settings: server.Settings{Nonces: redisstore.NewNonceStore(rdb, prefix)}}
 		auth := signedHeader(t, time.Now(), "evicted?")
 		rec, _ := serve(v, auth)
 		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())

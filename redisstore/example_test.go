@@ -27,10 +27,7 @@ func ExampleNewNonceStore() {
 		MaxRetryBackoff: 20 * time.Millisecond,
 		DialerRetries:   1,
 	})
-	v := &server.Verifier{
-		Store:  server.Consumers{"dpf43f3p2l4k3l03": {Secret: "kd94hf93k423kf44"}},
-		Nonces: redisstore.NewNonceStore(rdb, "photos:oauth:"),
-	}
+	v := &server.Verifier{Store: server.Consumers{"dpf43f3p2l4k3l03": {Secret: "kd94hf93k423kf44"}}, Settings: server.Settings{Nonces: redisstore.NewNonceStore(rdb, "photos:oauth:")}}
 	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ver, _ := server.FromContext(r.Context())
 		w.Write([]byte("hello, " + ver.ConsumerKey))
@@ -53,7 +50,7 @@ func ExampleNewTokenStore() {
 		Consumers: server.Consumers{"dpf43f3p2l4k3l03": {Secret: "kd94hf93k423kf44"}},
 		Temporary: redisstore.NewTemporaryStore(rdb, "photos:oauth:"),
 		Tokens:    redisstore.NewTokenStore(rdb, "photos:oauth:"),
-		Verifier:  &server.Verifier{Nonces: redisstore.NewNonceStore(rdb, "photos:oauth:")},
+		Settings:  server.Settings{Nonces: redisstore.NewNonceStore(rdb, "photos:oauth:")},
 	}
 	http.Handle("POST /oauth/request_token", p.RequestTokenHandler())
 	http.Handle("POST /oauth/access_token", p.AccessTokenHandler())

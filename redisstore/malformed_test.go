@@ -34,7 +34,9 @@ func storeCalls(nonces *redisstore.NonceStore, temps *redisstore.TemporaryStore,
 			_, err := temps.Temporary(ctx, "t", now)
 			return err
 		},
-		"Authorize": func(ctx context.Context) error { return temps.Authorize(ctx, "t", "u", "v", now) },
+		"Authorize": func(ctx context.Context) error {
+			return temps.Authorize(ctx, server.TemporaryCredentials{Token: "t", User: "u", VerificationCode: "v"}, now)
+		},
 		"TakeTemporary": func(ctx context.Context) error {
 			_, err := temps.TakeTemporary(ctx, "t", now)
 			return err
@@ -100,7 +102,10 @@ func TestMalformedReply(t *testing.T) {
 		[]any{"ok", nil, nil, nil, nil, nil, nil, nil},
 		[]any{"ok", int64(1), int64(2), int64(3), int64(4), int64(5), int64(6), int64(7)},
 		[]any{"ok", "t", "s", "c", "cb", "notanumber", "u", "v"},
-		[]any{"ok", "t", "s", "c", "cb", "1", "u", "v", "extra"},
+		[]any{"ok", "t", "s", "c", "cb", "1", "u", "v", "sc", "extra"},
+		[]any{"ok", "t", "s", "c", "cb", "1", "u", "v", int64(1)}, // a scope that is not a string
+		[]any{"1", nil, "t", "s", "c", "cb", "u", "v", nil, int64(1)},
+		[]any{"t", "s", "c", "u", nil, int64(1)},
 		[]any{"1", nil, "t", "s", "c"}, // a short HMGET
 		[]any{"1", nil, "t", "s", "c", "cb", "u"},
 		[]any{"notanumber", nil, "t", "s", "c", "cb", "u", "v"},

@@ -103,7 +103,7 @@ func TestClusterMasterLost(t *testing.T) {
 	// Through the middleware: a fresh request is served only when its nonce
 	// was recorded on a live master, and its replay is then refused; one
 	// whose nonce could not be checked gets 503.
-	v := &server.Verifier{Store: credentials{}, Nonces: store}
+	v := &server.Verifier{Store: credentials{}, Settings: server.Settings{Nonces: store}}
 	for i := range 20 {
 		auth := signedHeader(t, time.Now(), fmt.Sprint("fresh-after-loss-", i))
 		rec, served := serve(v, auth)

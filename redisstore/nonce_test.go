@@ -35,7 +35,7 @@ func (credentials) Consumer(_ context.Context, key string) (server.Registration,
 	return server.Registration{Secret: consumerSecret}, nil
 }
 
-func (credentials) TokenCredentials(_ context.Context, key, tok string) (server.TokenCredentials, error) {
+func (credentials) TokenCredentials(_ context.Context, key, tok string, _ time.Time) (server.TokenCredentials, error) {
 	if key != consumerKey || tok != token {
 		return server.TokenCredentials{}, server.ErrNotFound
 	}
@@ -142,7 +142,7 @@ func TestNonceStoreClock(t *testing.T) {
 	}
 
 	// The Verifier's own numbers: its clock 100 s after the timestamp.
-	v := &server.Verifier{Store: credentials{}, Nonces: s, Now: func() time.Time { return past.Add(100 * time.Second) }}
+	v := &server.Verifier{Store: credentials{}, Settings: server.Settings{Nonces: s, Now: func() time.Time { return past.Add(100 * time.Second) }}}
 	auth := signedHeader(t, past, "fixed-clock")
 	rec, _ := serve(v, auth)
 	assert.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
@@ -184,10 +184,7 @@ func testReplayAcrossVerifiers(t *testing.T, newClient func() redis.UniversalCli
 	prefix := testPrefix(t)
 	var verifiers [4]*server.Verifier
 	for i := range verifiers {
-		verifiers[i] = &server.Verifier{
-			Store:  credentials{},
-			Nonces: redisstore.NewNonceStore(newClient(), prefix),
-		}
+		verifiers[i] = &server.Verifier{Store: credentials{}, Settings: server.Settings{Nonces: redisstore.NewNonceStore(newClient(), prefix)}}
 	}
 	auth := signedHeader(t, time.Now(), "replayed-64-times")
 
@@ -236,7 +233,7 @@ func TestFailClosed(t *testing.T) {
 		ReadTimeout: 500 * time.Millisecond, WriteTimeout: 500 * time.Millisecond,
 	})
 	t.Cleanup(func() { rdb.Close() })
-	v := &server.Verifier{Store: credentials{}, Nonces: redisstore.NewNonceStore(rdb, testPrefix(t))}
+	v := &server.Verifier{Store: credentials{}, Settings: server.Settings{Nonces: redisstore.NewNonceStore(rdb, testPrefix(t))}}
 	var seq atomic.Int64
 	fresh := func() string { return signedHeader(t, time.Now(), "n"+strconv.FormatInt(seq.Add(1), 10)) }
 

@@ -69,11 +69,11 @@ func testOutage(t *testing.T, mode string, bound time.Duration, options func(add
 
 	// Each Provider keeps one store in Redis.
 	inRedis := map[string]*server.Provider{
-		"nonces": {Verifier: &server.Verifier{Nonces: redisstore.NewNonceStore(rdb, prefix)},
+		"nonces": {Settings: server.Settings{Nonces: redisstore.NewNonceStore(rdb, prefix)},
 			Temporary: new(server.MemoryTemporaryStore), Tokens: new(server.MemoryTokenStore)},
-		"temporary": {Verifier: &server.Verifier{Nonces: new(server.MemoryNonceStore)},
+		"temporary": {Settings: server.Settings{Nonces: new(server.MemoryNonceStore)},
 			Temporary: redisstore.NewTemporaryStore(rdb, prefix), Tokens: new(server.MemoryTokenStore)},
-		"tokens": {Verifier: &server.Verifier{Nonces: new(server.MemoryNonceStore)},
+		"tokens": {Settings: server.Settings{Nonces: new(server.MemoryNonceStore)},
 			Temporary: new(server.MemoryTemporaryStore), Tokens: redisstore.NewTokenStore(rdb, prefix)},
 	}
 	type creds struct{ temp, tok *oauth1.Credentials }
@@ -86,7 +86,7 @@ func testOutage(t *testing.T, mode string, bound time.Duration, options func(add
 		require.Equal(t, http.StatusOK, rec.Code, "%s: %s", name, rec.Body)
 		form, _ := url.ParseQuery(rec.Body.String())
 		temp := &oauth1.Credentials{Token: form.Get("oauth_token"), Secret: form.Get("oauth_token_secret")}
-		_, code, err := p.Authorize(ctx, temp.Token, "alice")
+		_, code, err := p.Authorize(ctx, server.Approval{Token: temp.Token, User: "alice"})
 		require.NoError(t, err)
 		rec = post(t, p.AccessTokenHandler(), "http://provider.example/access_token", temp, oauth1.Param{Name: "oauth_verifier", Value: code})
 		require.Equal(t, http.StatusOK, rec.Code, "%s: %s", name, rec.Body)

@@ -48,7 +48,7 @@ func TestTemporaryFlood(t *testing.T) {
 		Consumers: consumers,
 		Temporary: redisstore.NewTemporaryStore(rdb, prefix),
 		Tokens:    redisstore.NewTokenStore(rdb, prefix),
-		Verifier:  &server.Verifier{Nonces: redisstore.NewNonceStore(rdb, prefix)},
+		Settings:  server.Settings{Nonces: redisstore.NewNonceStore(rdb, prefix)},
 	}
 	h := p.RequestTokenHandler()
 	callback := "https://client.example/cb?state=" + strings.Repeat("x", 1500)

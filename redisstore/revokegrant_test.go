@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/server"
 )
 
 // TestRevokeGrantApprovedTemporary: alice approves a flow on one instance
@@ -35,7 +36,7 @@ func testRevokeGrantApprovedTemporary(t *testing.T, newClient func() redis.Unive
 		form, err := url.ParseQuery(rec.Body.String())
 		require.NoError(t, err)
 		temp := &oauth1.Credentials{Token: form.Get("oauth_token"), Secret: form.Get("oauth_token_secret")}
-		_, code, err := p1.Authorize(ctx, temp.Token, user)
+		_, code, err := p1.Authorize(ctx, server.Approval{Token: temp.Token, User: user})
 		require.NoError(t, err)
 		return temp, code
 	}

@@ -137,7 +137,7 @@ func TestNonceStoreFloodingClient(t *testing.T) {
 	t.Logf("flood: %d accepted, %d refused with ErrStoreFull; Redis holds %d bytes", accepted.Load(), full.Load(), usedMemory(t, rdb))
 	assert.EqualValues(t, 1<<17, accepted.Load(), "the flood's nonces accepted, the default share")
 
-	v := &server.Verifier{Store: twoClients{}, Nonces: store}
+	v := &server.Verifier{Store: twoClients{}, Settings: server.Settings{Nonces: store}}
 	rec, ran := serve(v, signedHeader(t, time.Now(), "the flooding client again"))
 	assert.Equal(t, http.StatusServiceUnavailable, rec.Code, "the flooding client")
 	assert.False(t, ran)

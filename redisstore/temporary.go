@@ -75,13 +75,14 @@ func NewTemporaryStore(client redis.UniversalClient, prefix string) *TemporarySt
 
 // The fields of a temporary record: t token, s secret, c consumer key, cb
 // callback, e expiry (Unix milliseconds, on the Provider's clock), u user,
-// v verification code, a present once authorized, x present once
+// v verification code, sc scope, a present once authorized, x present once
 // exchanged (TakeTemporary then drops everything but t and e), r present
-// once revoked by RevokeGrant (which drops s, cb and v).
+// once revoked by RevokeGrant (which drops s, cb, v and sc). A record
+// without sc, which versions before the scope wrote, has the empty scope.
 
 var putTemporary = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 't', ARGV[1], 's', ARGV[2], 'c', ARGV[3], 'cb', ARGV[4], 'e', ARGV[5], 'u', ARGV[6], 'v', ARGV[7])
+redis.call('HSET', KEYS[1], 't', ARGV[1], 's', ARGV[2], 'c', ARGV[3], 'cb', ARGV[4], 'e', ARGV[5], 'u', ARGV[6], 'v', ARGV[7], 'sc', ARGV[9])
 redis.call('PEXPIRE', KEYS[1], ARGV[8])
 return 1
 `)
@@ -96,21 +97,21 @@ if not e then return 'malformed' end
 if e <= tonumber(ARGV[3]) then return 'notfound' end
 if redis.call('HEXISTS', KEYS[1], 'r') == 1 then return 'revoked' end
 if f[2] or f[3] then return 'used' end
-redis.call('HSET', KEYS[1], 'u', ARGV[1], 'v', ARGV[2], 'a', '1')
+redis.call('HSET', KEYS[1], 'u', ARGV[1], 'v', ARGV[2], 'sc', ARGV[4], 'a', '1')
 return 'ok'
 `)
 
 var takeTemporary = redis.NewScript(`
-local f = redis.call('HMGET', KEYS[1], 'e', 'x', 't', 's', 'c', 'cb', 'u', 'v')
+local f = redis.call('HMGET', KEYS[1], 'e', 'x', 't', 's', 'c', 'cb', 'u', 'v', 'sc')
 if not f[1] then return {'notfound'} end
 local e = tonumber(f[1])
 if not e then return {'malformed'} end
 if e <= tonumber(ARGV[1]) then return {'notfound'} end
 if f[2] then return {'used'} end
 if redis.call('HEXISTS', KEYS[1], 'r') == 1 then return {'revoked'} end
-redis.call('HDEL', KEYS[1], 's', 'c', 'cb', 'u', 'v', 'a')
+redis.call('HDEL', KEYS[1], 's', 'c', 'cb', 'u', 'v', 'sc', 'a')
 redis.call('HSET', KEYS[1], 'x', '1')
-return {'ok', f[3], f[4], f[5], f[6], f[1], f[7], f[8]}
+return {'ok', f[3], f[4], f[5], f[6], f[1], f[7], f[8], f[9]}
 `)
 
 // reserve counts temporary credentials against their client's quota:
@@ -144,7 +145,7 @@ local f = redis.call('HMGET', KEYS[1], 'c', 'u', 'a', 'x', 'r', 'e')
 if f[1] ~= ARGV[1] or f[2] ~= ARGV[2] or not f[3] or f[4] or f[5] then return 0 end
 local e = tonumber(f[6])
 if not e or e <= tonumber(ARGV[3]) then return 0 end
-redis.call('HDEL', KEYS[1], 's', 'cb', 'v')
+redis.call('HDEL', KEYS[1], 's', 'cb', 'v', 'sc')
 redis.call('HSET', KEYS[1], 'r', '1')
 return 1
 `)
@@ -235,7 +236,7 @@ func (s *TemporaryStore) PutTemporary(ctx context.Context, t server.TemporaryCre
 	key := s.key(t.Token)
 	n, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
 		return putTemporary.Run(ctx, s.client, []string{key},
-			t.Token, t.Secret, t.ConsumerKey, t.Callback, ms, t.User, t.VerificationCode, ttl).Int()
+			t.Token, t.Secret, t.ConsumerKey, t.Callback, ms, t.User, t.VerificationCode, ttl, t.Scope).Int()
 	})
 	if n != 1 && err == nil {
 		// Not stored after all: give the places back.
@@ -262,12 +263,12 @@ func (s *TemporaryStore) PutTemporary(ctx context.Context, t server.TemporaryCre
 func (s *TemporaryStore) Temporary(ctx context.Context, token string, now time.Time) (server.TemporaryCredentials, error) {
 	key := s.key(token)
 	f, err := bounded(ctx, s.honours, func(ctx context.Context) ([]any, error) {
-		return s.client.HMGet(ctx, key, "e", "x", "t", "s", "c", "cb", "u", "v", "r").Result()
+		return s.client.HMGet(ctx, key, "e", "x", "t", "s", "c", "cb", "u", "v", "r", "sc").Result()
 	})
 	if err != nil {
 		return server.TemporaryCredentials{}, storeError("reading temporary credentials", err)
 	}
-	if len(f) != 9 {
+	if len(f) != 10 {
 		return server.TemporaryCredentials{}, errMalformedTemporary
 	}
 	if f[0] == nil {
@@ -284,7 +285,7 @@ func (s *TemporaryStore) Temporary(ctx context.Context, token string, now time.T
 	case f[8] != nil:
 		return server.TemporaryCredentials{}, errTemporaryRevoked
 	}
-	return temporary(token, f[0], f[2:8])
+	return temporary(token, f[0], f[2:8], f[9])
 }
 
 // errMalformedTemporary and errMalformedToken report a reply of the wrong
@@ -325,25 +326,39 @@ func expiry(e any) (time.Time, error) {
 }
 
 // temporary makes the record of token from the values of e and of t, s, c,
-// cb, u, v, which must all be present, with t equal to token.
-func temporary(token string, e any, f []any) (server.TemporaryCredentials, error) {
+// cb, u, v, which must all be present, with t equal to token, and of sc,
+// which may be missing.
+func temporary(token string, e any, f []any, sc any) (server.TemporaryCredentials, error) {
 	expires, err := expiry(e)
 	v, ok := strs(f)
-	if err != nil || !ok || len(v) != 6 || v[0] != token {
+	scope, okScope := optional(sc)
+	if err != nil || !ok || !okScope || len(v) != 6 || v[0] != token {
 		return server.TemporaryCredentials{}, errMalformedTemporary
 	}
 	return server.TemporaryCredentials{
 		Token: v[0], Secret: v[1], ConsumerKey: v[2], Callback: v[3],
-		Expires: expires, User: v[4], VerificationCode: v[5],
+		Expires: expires, User: v[4], VerificationCode: v[5], Scope: scope,
 	}, nil
 }
 
-// Authorize records user and the verification code for token, once. The
-// token is first listed, by its hash, in a sorted set of the grant's
+// optional returns the value of a field that a record written by an
+// earlier version may lack: missing is empty; anything but a string, not
+// ok.
+func optional(v any) (string, bool) {
+	if v == nil {
+		return "", true
+	}
+	s, ok := v.(string)
+	return s, ok
+}
+
+// Authorize records a.User, a.VerificationCode and a.Scope for a.Token,
+// once. The token is first listed, by its hash, in a sorted set of the grant's
 // approved tokens (under the prefix, "approved:" and the hex SHA-256 of the
 // consumer key and user) scored by expiry, so that a RevokeGrant that
 // runs after Authorize returned finds it.
-func (s *TemporaryStore) Authorize(ctx context.Context, token, user, code string, now time.Time) error {
+func (s *TemporaryStore) Authorize(ctx context.Context, a server.TemporaryCredentials, now time.Time) error {
+	token, user, code := a.Token, a.User, a.VerificationCode
 	if code == "" {
 		return errors.New("redisstore: Authorize: empty verification code")
 	}
@@ -369,7 +384,7 @@ func (s *TemporaryStore) Authorize(ctx context.Context, token, user, code string
 		}
 	}
 	res, err := bounded(ctx, s.honours, func(ctx context.Context) (string, error) {
-		return authorize.Run(ctx, s.client, []string{key}, user, code, now.UnixMilli()).Text()
+		return authorize.Run(ctx, s.client, []string{key}, user, code, now.UnixMilli(), a.Scope).Text()
 	})
 	if err != nil {
 		return storeError("authorizing temporary credentials", err)
@@ -406,9 +421,9 @@ func (s *TemporaryStore) TakeTemporary(ctx context.Context, token string, now ti
 		return server.TemporaryCredentials{}, fmt.Errorf("redisstore: temporary credentials were exchanged: %w", server.ErrTokenUsed)
 	case len(f) == 1 && f[0] == "revoked":
 		return server.TemporaryCredentials{}, errTemporaryRevoked
-	case len(f) == 8 && f[0] == "ok":
-		// t, s, c, cb, then e, then u, v
-		return temporary(token, f[5], []any{f[1], f[2], f[3], f[4], f[6], f[7]})
+	case len(f) == 9 && f[0] == "ok":
+		// t, s, c, cb, then e, then u, v, then sc
+		return temporary(token, f[5], []any{f[1], f[2], f[3], f[4], f[6], f[7]}, f[8])
 	}
 	return server.TemporaryCredentials{}, errMalformedTemporary
 }

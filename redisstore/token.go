@@ -80,12 +80,13 @@ func NewTokenStore(client redis.UniversalClient, prefix string) *TokenStore {
 	return &TokenStore{client: client, prefix: prefix, honours: honoursDeadlines(client)}
 }
 
-// A token record has t token, s secret, c consumer key and u user; a
-// tombstone, r alone.
+// A token record has t token, s secret, c consumer key, u user and sc
+// scope; a tombstone, r alone. A record without sc, which versions before
+// the scope wrote, has the empty scope.
 
 var putToken = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 't', ARGV[1], 's', ARGV[2], 'c', ARGV[3], 'u', ARGV[4])
+redis.call('HSET', KEYS[1], 't', ARGV[1], 's', ARGV[2], 'c', ARGV[3], 'u', ARGV[4], 'sc', ARGV[5])
 return 1
 `)
 
@@ -209,7 +210,7 @@ func (s *TokenStore) PutToken(ctx context.Context, t server.TokenCredentials, _ 
 	}
 	key := s.prefix + "token:" + member
 	n, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
-		return putToken.Run(ctx, s.client, []string{key}, t.Token, t.Secret, t.ConsumerKey, t.User).Int()
+		return putToken.Run(ctx, s.client, []string{key}, t.Token, t.Secret, t.ConsumerKey, t.User, t.Scope).Int()
 	})
 	if err != nil {
 		return storeError("storing token credentials", err)
@@ -233,12 +234,12 @@ func (s *TokenStore) PutToken(ctx context.Context, t server.TokenCredentials, _ 
 func (s *TokenStore) Token(ctx context.Context, token string, _ time.Time) (server.TokenCredentials, error) {
 	key := s.prefix + "token:" + hash(token)
 	f, err := bounded(ctx, s.honours, func(ctx context.Context) ([]any, error) {
-		return s.client.HMGet(ctx, key, "t", "s", "c", "u", "r").Result()
+		return s.client.HMGet(ctx, key, "t", "s", "c", "u", "r", "sc").Result()
 	})
 	if err != nil {
 		return server.TokenCredentials{}, storeError("reading token credentials", err)
 	}
-	if len(f) != 5 {
+	if len(f) != 6 {
 		return server.TokenCredentials{}, errMalformedToken
 	}
 	switch {
@@ -250,10 +251,11 @@ func (s *TokenStore) Token(ctx context.Context, token string, _ time.Time) (serv
 		return server.TokenCredentials{}, errMalformedToken // a record and a tombstone
 	}
 	v, ok := strs(f[:4])
-	if !ok || v[0] != token {
+	scope, okScope := optional(f[5])
+	if !ok || !okScope || v[0] != token {
 		return server.TokenCredentials{}, errMalformedToken
 	}
-	return server.TokenCredentials{Token: v[0], Secret: v[1], ConsumerKey: v[2], User: v[3]}, nil
+	return server.TokenCredentials{Token: v[0], Secret: v[1], ConsumerKey: v[2], User: v[3], Scope: scope}, nil
 }
 
 // Revoke removes the token credentials for token, then the token from its

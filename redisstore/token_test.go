@@ -109,7 +109,7 @@ func TestStoreKeys(t *testing.T) {
 	// Refusals that never reach Redis, as the memory stores'.
 	assert.Error(t, s.PutTemporary(ctx, server.TemporaryCredentials{Token: "", Expires: now.Add(time.Minute)}, now))
 	assert.Error(t, s.PutTemporary(ctx, server.TemporaryCredentials{Token: "x"}, now))
-	assert.Error(t, s.Authorize(ctx, "x", "u", "", now))
+	assert.Error(t, s.Authorize(ctx, server.TemporaryCredentials{Token: "x", User: "u", VerificationCode: ""}, now))
 	assert.Error(t, tokens.PutToken(ctx, server.TokenCredentials{}, now))
 }
 
@@ -145,7 +145,7 @@ func newProvider(rdb redis.UniversalClient, prefix string) *server.Provider {
 		Consumers: consumers,
 		Temporary: redisstore.NewTemporaryStore(rdb, prefix),
 		Tokens:    redisstore.NewTokenStore(rdb, prefix),
-		Verifier:  &server.Verifier{Nonces: redisstore.NewNonceStore(rdb, prefix)},
+		Settings:  server.Settings{Nonces: redisstore.NewNonceStore(rdb, prefix)},
 	}
 }
 
@@ -188,9 +188,9 @@ func testExchangeAcrossProviders(t *testing.T, newClient func() redis.UniversalC
 	temp := &oauth1.Credentials{Token: form.Get("oauth_token"), Secret: form.Get("oauth_token_secret")}
 
 	// The consent page runs on another instance.
-	_, verifier, err := ps[1].Authorize(ctx, temp.Token, "alice")
+	_, verifier, err := ps[1].Authorize(ctx, server.Approval{Token: temp.Token, User: "alice"})
 	require.NoError(t, err)
-	_, _, err = ps[2].Authorize(ctx, temp.Token, "mallory")
+	_, _, err = ps[2].Authorize(ctx, server.Approval{Token: temp.Token, User: "mallory"})
 	assert.ErrorIs(t, err, server.ErrTokenUsed, "second approval on a third instance")
 
 	var mu sync.Mutex
@@ -256,7 +256,7 @@ func TestDenyApproved(t *testing.T) {
 	ctx := context.Background()
 	temp := server.TemporaryCredentials{Token: "temp", Secret: "s", ConsumerKey: consumerKey, Callback: "oob", Expires: time.Now().Add(time.Minute)}
 	require.NoError(t, approver.Temporary.PutTemporary(ctx, temp, time.Now()))
-	_, code, err := approver.Authorize(ctx, "temp", "alice")
+	_, code, err := approver.Authorize(ctx, server.Approval{Token: "temp", User: "alice"})
 	require.NoError(t, err)
 	_, err = denier.Deny(ctx, "temp")
 	assert.ErrorIs(t, err, server.ErrTokenUsed, "Deny of approved temporary credentials")

@@ -198,7 +198,7 @@ func (f *verifyOptions) verifier(scheme string) *server.Verifier {
 	// A nonce store of its own: the request is verified once per scheme tried.
 	// DiagnoseKeys: the key check runs on every signature_invalid refusal,
 	// even of a signature whose length is not the method's.
-	v := &server.Verifier{Store: f.store, Nonces: new(server.MemoryNonceStore), Scheme: scheme, Now: func() time.Time { return f.at }, DiagnoseKeys: true}
+	v := &server.Verifier{Store: f.store, Settings: server.Settings{Nonces: new(server.MemoryNonceStore), Scheme: scheme, Now: func() time.Time { return f.at }, DiagnoseKeys: true}}
 	if f.plaintext {
 		v.SignatureMethods = []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512", "RSA-SHA1", "RSA-SHA256", "RSA-SHA512", "PLAINTEXT"}
 		v.AllowInsecurePlaintext = true
@@ -331,7 +331,7 @@ func (s credStore) Consumer(_ context.Context, key string) (server.Registration,
 	return server.Registration{Secret: s.secret, PublicKey: s.pub}, nil
 }
 
-func (s credStore) TokenCredentials(_ context.Context, key, token string) (server.TokenCredentials, error) {
+func (s credStore) TokenCredentials(_ context.Context, key, token string, _ time.Time) (server.TokenCredentials, error) {
 	if s.token != "" && token != s.token {
 		return server.TokenCredentials{}, server.ErrNotFound
 	}

@@ -37,14 +37,10 @@ func newLMS(key, secret string, logw io.Writer) *lms {
 		config: &oauth1.Config{ConsumerKey: key, ConsumerSecret: secret, Delivery: oauth1.FormBody},
 		// The outcome service requires oauth_body_hash, with SHA-1, on the
 		// XML it receives.
-		verifier: &server.Verifier{
-			Store:            server.Consumers{key: {Secret: secret}},
-			SignatureMethods: []string{"HMAC-SHA1"},
-			BodyHash:         crypto.SHA1,
-		},
-		log:     logw,
-		results: map[string]string{},
-		grades:  map[string]float64{},
+		verifier: &server.Verifier{Store: server.Consumers{key: {Secret: secret}}, Settings: server.Settings{SignatureMethods: []string{"HMAC-SHA1"}, BodyHash: crypto.SHA1}},
+		log:      logw,
+		results:  map[string]string{},
+		grades:   map[string]float64{},
 	}
 }
 

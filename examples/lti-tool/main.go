@@ -126,7 +126,7 @@ func newTool(consumers map[string]consumer, logw io.Writer) *tool {
 		// signs with HMAC-SHA1 only. Behind a proxy that terminates TLS, set
 		// Scheme or SchemeHeader (see server.Verifier); with several
 		// instances, share Nonces through package redisstore.
-		verifier: &server.Verifier{Store: regs, SignatureMethods: []string{"HMAC-SHA1"}},
+		verifier: &server.Verifier{Store: regs, Settings: server.Settings{SignatureMethods: []string{"HMAC-SHA1"}}},
 		client:   &http.Client{Timeout: 10 * time.Second},
 		log:      logw,
 		mux:      http.NewServeMux(),

@@ -24,7 +24,7 @@ import (
 // them to one shared database, and remove them in t.Cleanup.
 //
 // The checks: Consumer returns each registration intact, its Secret, its
-// PublicKey (RSA) and its CallbackSchemes; a key is looked up exactly,
+// PublicKey (RSA), its CallbackSchemes and its Callbacks; a key is looked up exactly,
 // byte for byte, with spaces, "%", "_" and non-ASCII UTF-8 in it: another
 // case, a trailing space, another Unicode normalization or a prefix is an
 // unknown key, as are the empty key, invalid UTF-8 and NUL, which a
@@ -57,7 +57,8 @@ func TestConsumerStore(t *testing.T, newStore func(t *testing.T, consumers map[s
 //
 // The checks of Consumer are those of [TestConsumerStore], in the subtest
 // Consumer. Those of TokenCredentials, in the subtest TokenCredentials:
-// it returns the record of each token intact, all four fields; a token is
+// it returns the record of each token intact, all five fields (Scope
+// too, which a store written before it may drop); a token is
 // looked up exactly, as a consumer key is; an unknown token is an error
 // wrapping [server.ErrNotFound], and not [server.ErrTokenRevoked]; a
 // token issued to another client, looked up with a consumer key that is
@@ -138,6 +139,7 @@ func registrations() map[string]server.Registration {
 			r.Secret, r.PublicKey = "", rsaKey()
 		case 2:
 			r.PublicKey, r.CallbackSchemes = rsaKey(), []string{"com.example.app", "x-" + strings.ToLower(sfx)}
+			r.Callbacks = []string{"com.example.app:/cb", "https://app.example/" + sfx + "/", "oob"}
 		}
 		out[k] = r
 	}
@@ -145,11 +147,12 @@ func registrations() map[string]server.Registration {
 }
 
 // sameRegistration reports whether got holds what want holds, a nil and an
-// empty CallbackSchemes alike.
+// empty CallbackSchemes or Callbacks alike.
 func sameRegistration(got, want server.Registration) bool {
 	keys := got.PublicKey == want.PublicKey ||
 		got.PublicKey != nil && want.PublicKey != nil && got.PublicKey.Equal(want.PublicKey)
-	return got.Secret == want.Secret && keys && slices.Equal(got.CallbackSchemes, want.CallbackSchemes)
+	return got.Secret == want.Secret && keys && slices.Equal(got.CallbackSchemes, want.CallbackSchemes) &&
+		slices.Equal(got.Callbacks, want.Callbacks)
 }
 
 // doneContexts returns a cancelled context and one past its deadline.
@@ -255,7 +258,7 @@ func testConsumers(t *testing.T, newStore func(t *testing.T, consumers map[strin
 func cloneRegistrations(regs map[string]server.Registration) map[string]server.Registration {
 	out := make(map[string]server.Registration, len(regs))
 	for k, r := range regs {
-		r.CallbackSchemes = slices.Clone(r.CallbackSchemes)
+		r.CallbackSchemes, r.Callbacks = slices.Clone(r.CallbackSchemes), slices.Clone(r.Callbacks)
 		out[k] = r
 	}
 	return out
@@ -278,32 +281,34 @@ func newGrant() grant {
 		g.b: {Secret: "b-" + rand.Text()},
 	}
 	users := []string{"alice", "", "Bob Ünal", "user:1&2"}
+	scopes := []string{"photos:read", "", "read write https://api.example/é?x=1&y=%20", "a"}
 	for i, tok := range testKeys(suffix()) {
 		client := g.a
 		if i%2 == 1 {
 			client = g.b
 		}
 		secret := fmt.Sprintf("t%d s&e=c%%r+e t é %s", i, rand.Text())
-		g.tokens = append(g.tokens, server.TokenCredentials{Token: tok, Secret: secret, ConsumerKey: client, User: users[i%len(users)]})
+		g.tokens = append(g.tokens, server.TokenCredentials{Token: tok, Secret: secret, ConsumerKey: client, User: users[i%len(users)], Scope: scopes[i%len(scopes)]})
 	}
 	return g
 }
 
 func testTokens(t *testing.T, newStore func(t *testing.T, consumers map[string]server.Registration, tokens, revoked []server.TokenCredentials) server.CredentialStore) {
 	ctx := context.Background()
+	now := time.Now()
 	store := func(t *testing.T, g grant, revoked []server.TokenCredentials) server.CredentialStore {
 		return newStore(t, cloneRegistrations(g.consumers), slices.Clone(g.tokens), slices.Clone(revoked))
 	}
 	known := func(t *testing.T, s server.CredentialStore, want server.TokenCredentials) {
 		t.Helper()
-		got, err := s.TokenCredentials(ctx, want.ConsumerKey, want.Token)
+		got, err := s.TokenCredentials(ctx, want.ConsumerKey, want.Token, now)
 		if err != nil || got != want {
 			t.Errorf("TokenCredentials(%q, %q) = %#v, %v; want %#v, nil (secrets not shown)", want.ConsumerKey, want.Token, got, err, want)
 		}
 	}
 	unknown := func(t *testing.T, s server.CredentialStore, consumerKey, token string) {
 		t.Helper()
-		_, err := s.TokenCredentials(ctx, consumerKey, token)
+		_, err := s.TokenCredentials(ctx, consumerKey, token, now)
 		what := fmt.Sprintf("TokenCredentials(%q, %q)", consumerKey, token)
 		wantErr(t, what, err, server.ErrNotFound)
 		if errors.Is(err, server.ErrTokenRevoked) {
@@ -348,7 +353,7 @@ func testTokens(t *testing.T, newStore func(t *testing.T, consumers map[string]s
 				other = g.b
 			}
 			for _, key := range []string{other, "client-" + rand.Text(), strings.ToUpper(tok.ConsumerKey)} {
-				got, err := s.TokenCredentials(ctx, key, tok.Token)
+				got, err := s.TokenCredentials(ctx, key, tok.Token, now)
 				if err == nil && got.ConsumerKey != tok.ConsumerKey || err != nil && !errors.Is(err, server.ErrNotFound) {
 					t.Errorf("TokenCredentials(%q, %q) of a token issued to %q = %#v, %v; want an error wrapping ErrNotFound, or the record with its own ConsumerKey",
 						key, tok.Token, tok.ConsumerKey, got, err)
@@ -363,7 +368,7 @@ func testTokens(t *testing.T, newStore func(t *testing.T, consumers map[string]s
 		g.tokens = g.tokens[len(g.tokens)/2:]
 		s := store(t, g, revoked)
 		for _, tok := range revoked {
-			got, err := s.TokenCredentials(ctx, tok.ConsumerKey, tok.Token)
+			got, err := s.TokenCredentials(ctx, tok.ConsumerKey, tok.Token, now)
 			what := fmt.Sprintf("TokenCredentials(%q, %q) of a revoked token", tok.ConsumerKey, tok.Token)
 			wantErr(t, what, err, server.ErrTokenRevoked)
 			wantErr(t, what, err, server.ErrNotFound)
@@ -381,7 +386,7 @@ func testTokens(t *testing.T, newStore func(t *testing.T, consumers map[string]s
 		s := store(t, g, nil)
 		for _, done := range doneContexts() {
 			for _, want := range g.tokens {
-				got, err := s.TokenCredentials(done, want.ConsumerKey, want.Token)
+				got, err := s.TokenCredentials(done, want.ConsumerKey, want.Token, now)
 				if err == nil {
 					if got != want {
 						t.Errorf("TokenCredentials(%q, %q) under a done context = %#v, want %#v (secrets not shown)", want.ConsumerKey, want.Token, got, want)
@@ -398,7 +403,7 @@ func testTokens(t *testing.T, newStore func(t *testing.T, consumers map[string]s
 		s := store(t, g, nil)
 		concurrently(func() {
 			for _, want := range g.tokens {
-				if got, err := s.TokenCredentials(ctx, want.ConsumerKey, want.Token); err != nil || got != want {
+				if got, err := s.TokenCredentials(ctx, want.ConsumerKey, want.Token, now); err != nil || got != want {
 					t.Errorf("concurrent TokenCredentials(%q, %q) = %#v, %v; want %#v, nil (secrets not shown)", want.ConsumerKey, want.Token, got, err, want)
 				}
 			}

@@ -37,15 +37,15 @@ func TestConsumersConformance(t *testing.T) {
 // funcStore is a CredentialStore made of two functions.
 type funcStore struct {
 	consumer func(ctx context.Context, key string) (server.Registration, error)
-	token    func(ctx context.Context, key, token string) (server.TokenCredentials, error)
+	token    func(ctx context.Context, key, token string, now time.Time) (server.TokenCredentials, error)
 }
 
 func (f funcStore) Consumer(ctx context.Context, key string) (server.Registration, error) {
 	return f.consumer(ctx, key)
 }
 
-func (f funcStore) TokenCredentials(ctx context.Context, key, token string) (server.TokenCredentials, error) {
-	return f.token(ctx, key, token)
+func (f funcStore) TokenCredentials(ctx context.Context, key, token string, now time.Time) (server.TokenCredentials, error) {
+	return f.token(ctx, key, token, now)
 }
 
 // likeMatch reports whether s matches the SQL LIKE pattern.
@@ -176,7 +176,7 @@ var brokenStores = []struct {
 			return r, nil
 		},
 		token: func(m *mapStore, ctx context.Context, key, token string) (server.TokenCredentials, error) {
-			t, err := m.TokenCredentials(ctx, key, token)
+			t, err := m.TokenCredentials(ctx, key, token, time.Time{})
 			if err != nil && !errors.Is(err, server.ErrNotFound) {
 				return t, fmt.Errorf("%w: %q", server.ErrNotFound, token)
 			}
@@ -193,7 +193,7 @@ var brokenStores = []struct {
 		token: func(m *mapStore, ctx context.Context, key, token string) (server.TokenCredentials, error) {
 			t, ok := m.tokens[token]
 			if !ok {
-				return m.TokenCredentials(ctx, key, token)
+				return m.TokenCredentials(ctx, key, token, time.Time{})
 			}
 			t.ConsumerKey = key
 			return t, nil
@@ -203,7 +203,7 @@ var brokenStores = []struct {
 	{
 		name: "DropsUser",
 		token: func(m *mapStore, ctx context.Context, key, token string) (server.TokenCredentials, error) {
-			t, err := m.TokenCredentials(ctx, key, token)
+			t, err := m.TokenCredentials(ctx, key, token, time.Time{})
 			t.User = ""
 			return t, err
 		},
@@ -212,7 +212,7 @@ var brokenStores = []struct {
 	{
 		name: "TokenCaseInsensitive",
 		token: func(m *mapStore, ctx context.Context, key, token string) (server.TokenCredentials, error) {
-			return m.TokenCredentials(ctx, key, strings.ToLower(token))
+			return m.TokenCredentials(ctx, key, strings.ToLower(token), time.Time{})
 		},
 		seed: func(consumers map[string]server.Registration, tokens, revoked []server.TokenCredentials) *mapStore {
 			m := newMapStore(nil, consumers, nil, nil).(*mapStore)
@@ -239,14 +239,14 @@ var brokenStores = []struct {
 			if m.revoked[token] {
 				return server.TokenCredentials{}, server.ErrTokenRevoked
 			}
-			return m.TokenCredentials(ctx, key, token)
+			return m.TokenCredentials(ctx, key, token, time.Time{})
 		},
 		fail: []string{"TokenCredentials/Revoked"},
 	},
 	{
 		name: "UnknownIsRevoked",
 		token: func(m *mapStore, ctx context.Context, key, token string) (server.TokenCredentials, error) {
-			t, err := m.TokenCredentials(ctx, key, token)
+			t, err := m.TokenCredentials(ctx, key, token, time.Time{})
 			if errors.Is(err, server.ErrNotFound) {
 				err = fmt.Errorf("%w: %w", err, server.ErrTokenRevoked)
 			}
@@ -268,10 +268,10 @@ func racy(m *mapStore) funcStore {
 			time.Sleep(100 * time.Microsecond)
 			return m.Consumer(ctx, *key.Load())
 		},
-		token: func(ctx context.Context, k, tok string) (server.TokenCredentials, error) {
+		token: func(ctx context.Context, k, tok string, _ time.Time) (server.TokenCredentials, error) {
 			token.Store(&tok)
 			time.Sleep(100 * time.Microsecond)
-			return m.TokenCredentials(ctx, k, *token.Load())
+			return m.TokenCredentials(ctx, k, *token.Load(), time.Time{})
 		},
 	}
 }
@@ -292,7 +292,7 @@ func brokenStore(i int, consumers map[string]server.Registration, tokens, revoke
 		f.consumer = func(ctx context.Context, key string) (server.Registration, error) { return b.consumer(m, ctx, key) }
 	}
 	if b.token != nil {
-		f.token = func(ctx context.Context, key, token string) (server.TokenCredentials, error) {
+		f.token = func(ctx context.Context, key, token string, _ time.Time) (server.TokenCredentials, error) {
 			return b.token(m, ctx, key, token)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/countersign/countersign/oauth1/oauth1test"
 	"github.com/countersign/countersign/oauth1/server"
@@ -42,7 +43,7 @@ func (s *mapStore) Consumer(ctx context.Context, consumerKey string) (server.Reg
 	return r, nil
 }
 
-func (s *mapStore) TokenCredentials(ctx context.Context, consumerKey, token string) (server.TokenCredentials, error) {
+func (s *mapStore) TokenCredentials(ctx context.Context, consumerKey, token string, _ time.Time) (server.TokenCredentials, error) {
 	if err := ctx.Err(); err != nil {
 		return server.TokenCredentials{}, err
 	}

@@ -83,19 +83,15 @@ type Server struct {
 	// text/plain "consumer=… token=… method=…" and the body it was sent.
 	ResourceURL string
 
-	// Verifier holds the settings every request is verified with, as
-	// [server.Provider.Verifier], and a nonce store of this Server's own.
-	// Its SendBaseString is set: a signature_invalid refusal carries the
-	// base string the Server computed, which [oauth1.CheckResponse] puts
-	// in [oauth1.ResponseError.BaseString] and compares with the one the
-	// client signed. Set its fields, such as Now, before the first request.
-	Verifier *server.Verifier
-
-	// Provider issues the credentials, verifying with Verifier, and keeps
-	// them in a [server.MemoryTemporaryStore] and a
-	// [server.MemoryTokenStore], on Verifier's clock. Set its
-	// fields, such as TokenValues to add user_id to the access token
-	// answer, before the first request.
+	// Provider issues the credentials and verifies every request, with
+	// its Settings (a nonce store of this Server's own, the realm
+	// "oauth1test", and SendBaseString, so that a signature_invalid
+	// refusal carries the base string the Server computed, which
+	// [oauth1.CheckResponse] puts in [oauth1.ResponseError.BaseString] and
+	// compares with the one the client signed), and keeps them in a
+	// [server.MemoryTemporaryStore] and a [server.MemoryTokenStore], on
+	// its clock. Set its fields, such as Now, or TokenValues to add
+	// user_id to the access token answer, before the first request.
 	Provider *server.Provider
 
 	// User is the resource owner who approves every authorization; NewServer
@@ -128,10 +124,9 @@ func newServer(consumerKey, consumerSecret string, start func(http.Handler) *htt
 		Consumers: consumerFunc(s.consumer),
 		Temporary: new(server.MemoryTemporaryStore),
 		Tokens:    new(server.MemoryTokenStore),
+		Settings:  server.Settings{Nonces: new(server.MemoryNonceStore), Realm: "oauth1test", SendBaseString: true},
 		Observe:   s.record,
 	}
-	s.Verifier = &server.Verifier{Nonces: new(server.MemoryNonceStore), Realm: "oauth1test", SendBaseString: true}
-	s.Provider.Verifier = s.Verifier
 	s.mux.Handle(RequestTokenPath, s.Provider.RequestTokenHandler())
 	s.mux.HandleFunc(AuthorizePath, s.authorize)
 	s.mux.Handle(AccessTokenPath, s.Provider.AccessTokenHandler())
@@ -170,7 +165,7 @@ func (s *Server) Config() *oauth1.Config {
 func (s *Server) Close() { s.srv.Close() }
 
 // Handle mounts h at pattern (a [http.ServeMux] pattern) behind the
-// Server's verification: h gets only the requests Verifier accepts,
+// Server's verification: h gets only the requests Provider accepts,
 // signed with token credentials the Server issued or with the client
 // credentials alone, with the [server.Verification] in their context
 // ([server.FromContext]); Records lists them with the others.
@@ -179,10 +174,16 @@ func (s *Server) Handle(pattern string, h http.Handler) {
 }
 
 func (s *Server) now() time.Time {
-	if s.Verifier.Now != nil {
-		return s.Verifier.Now()
+	if s.Provider.Now != nil {
+		return s.Provider.Now()
 	}
 	return time.Now()
+}
+
+// writeError answers a refusal as the Provider does.
+func (s *Server) writeError(w http.ResponseWriter, err error) {
+	v := server.Verifier{Settings: s.Provider.Settings}
+	v.WriteError(w, err)
 }
 
 // consumerFunc is a [server.ConsumerStore] made of a function.
@@ -245,14 +246,14 @@ func (s *Server) IssueToken() oauth1.Credentials {
 // authorize plays the resource owner who approves at once: it redirects to
 // the callback with a verification code, or shows the code as a PIN for "oob".
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
-	redirect, code, err := s.Provider.Authorize(r.Context(), r.URL.Query().Get("oauth_token"), s.User)
+	redirect, code, err := s.Provider.Authorize(r.Context(), server.Approval{Token: r.URL.Query().Get("oauth_token"), User: s.User})
 	switch {
 	case errors.Is(err, server.ErrTokenUsed):
-		s.Verifier.WriteError(w, &server.ProblemError{ProblemReport: oauth1.ProblemReport{Problem: oauth1.ProblemTokenUsed}, StatusCode: http.StatusUnauthorized, Err: err})
+		s.writeError(w, &server.ProblemError{ProblemReport: oauth1.ProblemReport{Problem: oauth1.ProblemTokenUsed}, StatusCode: http.StatusUnauthorized, Err: err})
 	case errors.Is(err, server.ErrNotFound):
-		s.Verifier.WriteError(w, &server.ProblemError{ProblemReport: oauth1.ProblemReport{Problem: oauth1.ProblemTokenRejected}, StatusCode: http.StatusUnauthorized, Err: err})
+		s.writeError(w, &server.ProblemError{ProblemReport: oauth1.ProblemReport{Problem: oauth1.ProblemTokenRejected}, StatusCode: http.StatusUnauthorized, Err: err})
 	case err != nil:
-		s.Verifier.WriteError(w, err)
+		s.writeError(w, err)
 	case redirect == "":
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprintf(w, "Authorized. Enter this PIN in the application: %s\n", code)
@@ -265,7 +266,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 func (s *Server) resource(w http.ResponseWriter, r *http.Request) {
 	v, _ := server.FromContext(r.Context())
 	if v.Token == "" {
-		s.Verifier.WriteError(w, &server.ProblemError{ProblemReport: oauth1.ProblemReport{Problem: oauth1.ProblemParameterAbsent, ParamsAbsent: []string{"oauth_token"}}, StatusCode: http.StatusBadRequest})
+		s.writeError(w, &server.ProblemError{ProblemReport: oauth1.ProblemReport{Problem: oauth1.ProblemParameterAbsent, ParamsAbsent: []string{"oauth_token"}}, StatusCode: http.StatusBadRequest})
 		return
 	}
 	body, _ := io.ReadAll(r.Body)
@@ -310,7 +311,7 @@ func (s *Server) Authorize(ctx context.Context, authURL string) (code string, er
 }
 
 // Clock is a settable clock for [oauth1.Config.Now] and
-// [server.Verifier.Now] (pass the method value, clock.Now) and for the
+// [server.Settings].Now (pass the method value, clock.Now) and for the
 // timestamps given to [oauth1.Config.SignAt]. Its methods are safe for
 // concurrent use.
 type Clock struct {

@@ -144,7 +144,7 @@ func TestIssueTokenAndClock(t *testing.T) {
 	srv := oauth1test.NewServer(client.Token, client.Secret)
 	defer srv.Close()
 	clock := oauth1test.NewClock(time.Unix(1318622958, 0))
-	srv.Verifier.Now = clock.Now
+	srv.Provider.Now = clock.Now
 	nonce := oauth1test.SequentialNonces("n")
 	tok := srv.IssueToken()
 	cfg := &oauth1.Config{ConsumerKey: client.Token, ConsumerSecret: client.Secret, OmitVersion: true}

@@ -25,7 +25,8 @@ func wantErr(t *testing.T, what string, err, target error) {
 }
 
 // TestTemporaryStore checks that the stores newStore returns keep the
-// [server.TemporaryStore] contract: round trips, ErrNotFound for unknown
+// [server.TemporaryStore] contract: round trips (every field, Scope
+// too, from PutTemporary and as Authorize replaces it), ErrNotFound for unknown
 // and expired tokens, Authorize once (also among 64 concurrent calls),
 // TakeTemporary once (also among 64 concurrent calls), ErrTokenUsed
 // after the exchange and until expiry, and RevokeGrant of approved,
@@ -41,6 +42,7 @@ func TestTemporaryStore(t *testing.T, newStore func() server.TemporaryStore) {
 			Token: rand.Text(), Secret: rand.Text(), ConsumerKey: "consumer-" + rand.Text()[:6],
 			Callback: "https://client.example/cb?state=a%20b&x=1",
 			Expires:  now.Add(ttl),
+			Scope:    "photos:read photos:write é&=%",
 		}
 	}
 	put := func(t *testing.T, s server.TemporaryStore, ttl time.Duration) server.TemporaryCredentials {
@@ -56,7 +58,7 @@ func TestTemporaryStore(t *testing.T, newStore func() server.TemporaryStore) {
 		t.Helper()
 		_, err := s.Temporary(ctx, token, now)
 		wantErr(t, "Temporary", err, target)
-		wantErr(t, "Authorize", s.Authorize(ctx, token, "mallory", "v", now), target)
+		wantErr(t, "Authorize", s.Authorize(ctx, server.TemporaryCredentials{Token: token, User: "mallory", VerificationCode: "v"}, now), target)
 		_, err = s.TakeTemporary(ctx, token, now)
 		wantErr(t, "TakeTemporary", err, target)
 	}
@@ -86,11 +88,12 @@ func TestTemporaryStore(t *testing.T, newStore func() server.TemporaryStore) {
 	t.Run("AuthorizeOnce", func(t *testing.T) {
 		s := newStore()
 		want := put(t, s, time.Minute)
-		if err := s.Authorize(ctx, want.Token, "alice", "verifier-1", now); err != nil {
+		// The owner approves less than the client asked for.
+		if err := s.Authorize(ctx, server.TemporaryCredentials{Token: want.Token, User: "alice", VerificationCode: "verifier-1", Scope: "photos:read"}, now); err != nil {
 			t.Fatalf("Authorize: %v", err)
 		}
-		wantErr(t, "second Authorize", s.Authorize(ctx, want.Token, "mallory", "verifier-2", now), server.ErrTokenUsed)
-		want.User, want.VerificationCode = "alice", "verifier-1"
+		wantErr(t, "second Authorize", s.Authorize(ctx, server.TemporaryCredentials{Token: want.Token, User: "mallory", VerificationCode: "verifier-2", Scope: "all"}, now), server.ErrTokenUsed)
+		want.User, want.VerificationCode, want.Scope = "alice", "verifier-1", "photos:read"
 		got, err := s.Temporary(ctx, want.Token, now)
 		if err != nil {
 			t.Fatalf("Temporary: %v", err)
@@ -110,7 +113,7 @@ func TestTemporaryStore(t *testing.T, newStore func() server.TemporaryStore) {
 		var wg sync.WaitGroup
 		for _, u := range users {
 			wg.Go(func() {
-				err := s.Authorize(ctx, tc.Token, u, "v-"+u, now)
+				err := s.Authorize(ctx, server.TemporaryCredentials{Token: tc.Token, User: u, VerificationCode: "v-" + u}, now)
 				mu.Lock()
 				defer mu.Unlock()
 				if err == nil {
@@ -133,7 +136,7 @@ func TestTemporaryStore(t *testing.T, newStore func() server.TemporaryStore) {
 	t.Run("TakeOnce", func(t *testing.T) {
 		s := newStore()
 		want := put(t, s, time.Minute)
-		if err := s.Authorize(ctx, want.Token, "alice", "v", now); err != nil {
+		if err := s.Authorize(ctx, server.TemporaryCredentials{Token: want.Token, User: "alice", VerificationCode: "v", Scope: want.Scope}, now); err != nil {
 			t.Fatalf("Authorize: %v", err)
 		}
 		want.User, want.VerificationCode = "alice", "v"
@@ -182,7 +185,7 @@ func TestTemporaryStore(t *testing.T, newStore func() server.TemporaryStore) {
 		if _, err := s.TakeTemporary(ctx, taken.Token, now); err != nil {
 			t.Fatalf("TakeTemporary: %v", err)
 		}
-		if err := s.Authorize(ctx, authorized.Token, "alice", "v", now); err != nil {
+		if err := s.Authorize(ctx, server.TemporaryCredentials{Token: authorized.Token, User: "alice", VerificationCode: "v"}, now); err != nil {
 			t.Fatalf("Authorize: %v", err)
 		}
 		// A millisecond before Expires, on the clock the calls are
@@ -223,7 +226,7 @@ func TestTemporaryStore(t *testing.T, newStore func() server.TemporaryStore) {
 			}
 		}
 		for tc, user := range map[string]string{approved.Token: "alice", taken.Token: "alice", other.Token: "bob"} {
-			if err := s.Authorize(ctx, tc, user, "code", now); err != nil {
+			if err := s.Authorize(ctx, server.TemporaryCredentials{Token: tc, User: user, VerificationCode: "code"}, now); err != nil {
 				t.Fatalf("Authorize: %v", err)
 			}
 		}
@@ -260,7 +263,7 @@ func TestTemporaryStore(t *testing.T, newStore func() server.TemporaryStore) {
 					t.Errorf("PutTemporary: %v", err)
 					return
 				}
-				if err := s.Authorize(ctx, tc.Token, "u", "v", now); err != nil {
+				if err := s.Authorize(ctx, server.TemporaryCredentials{Token: tc.Token, User: "u", VerificationCode: "v"}, now); err != nil {
 					t.Errorf("Authorize: %v", err)
 				}
 				if got, err := s.TakeTemporary(ctx, tc.Token, now); err != nil || got.Secret != tc.Secret || got.VerificationCode != "v" {

@@ -12,7 +12,8 @@ import (
 )
 
 // TestTokenStore checks that the stores newStore returns keep the
-// [server.TokenStore] contract: round trips, ErrNotFound for unknown
+// [server.TokenStore] contract: round trips (every field, Scope too),
+// ErrNotFound for unknown
 // tokens, a token stored once, Revoke of one token and RevokeGrant of the
 // tokens of one user for one client, each refusing them from the moment
 // it returns (with ErrTokenRevoked, also an hour later) and leaving every
@@ -24,7 +25,7 @@ func TestTokenStore(t *testing.T, newStore func() server.TokenStore) {
 	ctx := context.Background()
 	now := storeEpoch
 	token := func(client, user string) server.TokenCredentials {
-		return server.TokenCredentials{Token: rand.Text(), Secret: rand.Text(), ConsumerKey: client, User: user}
+		return server.TokenCredentials{Token: rand.Text(), Secret: rand.Text(), ConsumerKey: client, User: user, Scope: "photos:read " + user}
 	}
 	put := func(t *testing.T, s server.TokenStore, tok server.TokenCredentials) {
 		t.Helper()
@@ -77,7 +78,7 @@ func TestTokenStore(t *testing.T, newStore func() server.TokenStore) {
 		put(t, s, want)
 		known(t, s, want)
 		// A record with fields of any content, empty ones included.
-		odd := server.TokenCredentials{Token: rand.Text(), Secret: "s p&a=c%e\x00", ConsumerKey: "k:ey", User: ""}
+		odd := server.TokenCredentials{Token: rand.Text(), Secret: "s p&a=c%e\x00", ConsumerKey: "k:ey", User: "", Scope: "s c&o=p%e é"}
 		put(t, s, odd)
 		known(t, s, odd)
 	})

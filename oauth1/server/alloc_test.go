@@ -50,7 +50,7 @@ func TestVerifyAllocationAmplification(t *testing.T) {
 		t.Skip("the race detector allocates")
 	}
 	const size = 4<<20 - 64
-	v := &Verifier{Store: xCredentials(), Nonces: new(MemoryNonceStore), Now: func() time.Time { return time.Unix(1700000000, 0) }}
+	v := &Verifier{Store: xCredentials(), Settings: Settings{Nonces: new(MemoryNonceStore), Now: func() time.Time { return time.Unix(1700000000, 0) }}}
 	// Reading the body takes one byte per byte; the parameters, stored
 	// encoded twice, up to five ("+" is "%2520"), plus 8 bytes a pair;
 	// the base string as much as the parameters. Two shapes still go over
@@ -88,7 +88,7 @@ func TestVerifyAllocationAmplification(t *testing.T) {
 }
 
 func BenchmarkVerifyHostileForm(b *testing.B) {
-	v := &Verifier{Store: xCredentials(), Nonces: new(MemoryNonceStore), Now: func() time.Time { return time.Unix(1700000000, 0) }}
+	v := &Verifier{Store: xCredentials(), Settings: Settings{Nonces: new(MemoryNonceStore), Now: func() time.Time { return time.Unix(1700000000, 0) }}}
 	body := strings.Repeat("a&", (4<<20-64)/2)
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
@@ -107,7 +107,7 @@ func TestVerifyAllocationPowersOfTwo(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
 	}
-	v := &Verifier{Store: xCredentials(), Nonces: new(MemoryNonceStore), Now: func() time.Time { return time.Unix(1700000000, 0) }, MaxBodyBytes: 8 << 20}
+	v := &Verifier{Store: xCredentials(), Settings: Settings{Nonces: new(MemoryNonceStore), Now: func() time.Time { return time.Unix(1700000000, 0) }, MaxBodyBytes: 8 << 20}}
 	// The body (1 byte a byte), its parameters encoded twice ("a%3D%26",
 	// 3.5), their offsets (8 bytes a pair, 4) and the base string (3.5),
 	// with room for what reading and the request cost.
@@ -135,7 +135,7 @@ func TestRefusalRetainsBoundedBaseString(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
 	}
-	v := &Verifier{Store: xCredentials(), Nonces: new(MemoryNonceStore), Now: func() time.Time { return time.Unix(1700000000, 0) }}
+	v := &Verifier{Store: xCredentials(), Settings: Settings{Nonces: new(MemoryNonceStore), Now: func() time.Time { return time.Unix(1700000000, 0) }}}
 	const prefix = "POST&https%3A%2F%2Fapi.example.com%2Fr&"
 	for _, tt := range []struct {
 		unit string

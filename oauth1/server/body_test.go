@@ -38,7 +38,7 @@ func (c *readCounter) Close() error { return nil }
 // make the provider read and hold a body. A consumer key sent in the body
 // itself can only be found by reading it.
 func TestVerifyUnknownConsumerBodyUnread(t *testing.T) {
-	v := &Verifier{Store: xCredentials(), Nonces: new(MemoryNonceStore), Now: func() time.Time { return time.Unix(1700000000, 0) }}
+	v := &Verifier{Store: xCredentials(), Settings: Settings{Nonces: new(MemoryNonceStore), Now: func() time.Time { return time.Unix(1700000000, 0) }}}
 	const rest = `oauth_nonce="n", oauth_signature="AAAAAAAAAAAAAAAAAAAAAAAAAAA%3D", oauth_signature_method="HMAC-SHA1", oauth_timestamp="1700000000"`
 	const restForm = "oauth_nonce=n&oauth_signature=AAAAAAAAAAAAAAAAAAAAAAAAAAA%3D&oauth_signature_method=HMAC-SHA1&oauth_timestamp=1700000000"
 	body := strings.Repeat("a=b&", 1000) + "c=d"
@@ -101,7 +101,7 @@ func TestVerifyStalledBodyMemory(t *testing.T) {
 		t.Skip("the race detector allocates")
 	}
 	for _, limit := range []int64{0, 64 << 20} {
-		v := &Verifier{Store: xCredentials(), Nonces: new(MemoryNonceStore), MaxBodyBytes: limit}
+		v := &Verifier{Store: xCredentials(), Settings: Settings{Nonces: new(MemoryNonceStore), MaxBodyBytes: limit}}
 		declared := v.maxBodyBytes()
 		const conns = 16
 		read := make(chan struct{}, conns)

@@ -122,35 +122,12 @@ func checkWebHost(u *url.URL) error {
 	return nil
 }
 
-// MatchCallback reports, with nil, that callback matches one of the
-// callbacks registered for a client, for use in [Provider.CheckCallback];
-// the error says why not. A registered callback matches a callback with
-// the same scheme and host (compared case-insensitively, the default port
-// of http and https dropped) and port, and:
-//
-//   - when the registered path ends in "/", a path that begins with it,
-//     and whose rest, percent-decoded until it no longer changes (four
-//     times at most), holds no dot segment ("." or "..", also "..." or
-//     ".. ", or followed by ";"), no backslash, no slash, '?' or '#' made
-//     by decoding, no control character and nothing that is not UTF-8 (so
-//     no overlong encoding of '.' or '/', such as %c0%ae);
-//   - otherwise the same path, compared byte for byte.
-//
-// A registered callback with a query matches only that query, byte for
-// byte; one without, any query. "oob" matches "oob".
-//
-// A registered http callback whose host is a loopback IP literal, such as
-// "http://127.0.0.1/cb" or "http://[::1]/cb", and that names no port,
-// matches a callback to the same IP literal on any port, as RFC 8252 §7.3
-// requires for native apps, which listen on a port the system picks. The
-// host must be that literal, byte for byte: "localhost" gets no such rule
-// (RFC 8252 §8.3 advises against it: the name may resolve elsewhere than
-// the loopback interface), and must be registered with its port. The callback is first
-// checked as the Provider checks every oauth_callback: one with userinfo,
-// a fragment, a control character or a byte that is not ASCII matches
-// nothing. A registered entry that is not an absolute URL without
-// userinfo and fragment matches nothing.
-func MatchCallback(registered []string, callback string) error {
+// matchCallback reports, with nil, that callback matches one of the
+// callbacks registered for a client, as [Registration].Callbacks says;
+// the error says why not. The callback is first checked as the Provider
+// checks every oauth_callback: one with userinfo, a fragment, a control
+// character or a byte that is not ASCII matches nothing.
+func matchCallback(registered []string, callback string) error {
 	if callback == "oob" {
 		if slices.Contains(registered, "oob") {
 			return nil
@@ -170,7 +147,7 @@ func MatchCallback(registered []string, callback string) error {
 }
 
 // callbackMatches reports whether the callback u matches the registered
-// callback reg, as MatchCallback says.
+// callback reg, as Registration.Callbacks says.
 func callbackMatches(reg string, u *url.URL) bool {
 	ru, err := url.Parse(reg)
 	if err != nil || ru.Scheme == "" || ru.User != nil || strings.Contains(reg, "#") {

@@ -15,7 +15,7 @@ import (
 func requestWithCallback(t *testing.T, p *Provider, cb string) (int, string) {
 	t.Helper()
 	now := time.Now()
-	p.Verifier = &Verifier{Nonces: new(MemoryNonceStore), Now: func() time.Time { return now }}
+	p.Settings = Settings{Nonces: new(MemoryNonceStore), Now: func() time.Time { return now }}
 	w := httptest.NewRecorder()
 	p.RequestTokenHandler().ServeHTTP(w, providerRequest(t, "http://p.example/request", nil, now, oauth1.Param{Name: "oauth_callback", Value: cb}))
 	return w.Code, w.Body.String()
@@ -165,18 +165,18 @@ func TestMatchCallback(t *testing.T) {
 		{"", false},
 		{"cb", false},
 	} {
-		if err := MatchCallback(registered, tt.cb); (err == nil) != tt.match {
-			t.Errorf("MatchCallback(%q) = %v, want match %v", tt.cb, err, tt.match)
+		if err := matchCallback(registered, tt.cb); (err == nil) != tt.match {
+			t.Errorf("matchCallback(%q) = %v, want match %v", tt.cb, err, tt.match)
 		}
 	}
 	// Entries that are no absolute URL, or that hold userinfo or a
 	// fragment, match nothing, not even themselves.
 	for _, bad := range []string{"good.example/cb", "/cb", "https://u@good.example/cb", "https://good.example/cb#x", ""} {
-		if err := MatchCallback([]string{bad}, bad); err == nil {
-			t.Errorf("MatchCallback([%q], %[1]q) matched", bad)
+		if err := matchCallback([]string{bad}, bad); err == nil {
+			t.Errorf("matchCallback([%q], %[1]q) matched", bad)
 		}
 	}
-	if err := MatchCallback([]string{"https://good.example/cb"}, "oob"); err == nil {
+	if err := matchCallback([]string{"https://good.example/cb"}, "oob"); err == nil {
 		t.Error(`MatchCallback of "oob", not registered, matched`)
 	}
 }
@@ -227,16 +227,16 @@ func TestMatchCallbackLoopback(t *testing.T) {
 		{"http://127.0.0.1:9001/fixed", false},
 		{"http://[::1]:8080.evil.example/app/", false},
 	} {
-		if err := MatchCallback(registered, tt.cb); (err == nil) != tt.match {
-			t.Errorf("MatchCallback(%q) = %v, want match %v", tt.cb, err, tt.match)
+		if err := matchCallback(registered, tt.cb); (err == nil) != tt.match {
+			t.Errorf("matchCallback(%q) = %v, want match %v", tt.cb, err, tt.match)
 		}
 	}
 	// Only an IP literal on the loopback, over http, gets any port.
 	for _, reg := range []string{"https://127.0.0.1/cb", "http://10.0.0.1/cb", "http://example.com/cb", "http://127.0.0.1:80/cb"} {
 		u := strings.Replace(reg, "/cb", ":8080/cb", 1)
 		u = strings.Replace(u, ":80:8080", ":8080", 1)
-		if err := MatchCallback([]string{reg}, u); err == nil {
-			t.Errorf("MatchCallback([%q], %q) matched another port", reg, u)
+		if err := matchCallback([]string{reg}, u); err == nil {
+			t.Errorf("matchCallback([%q], %q) matched another port", reg, u)
 		}
 	}
 }
@@ -289,8 +289,8 @@ func TestMatchCallbackEncodedDotSegments(t *testing.T) {
 		{"https://good.example/app/%25", false},
 		{"https://good.example/app/%252", false},
 	} {
-		if err := MatchCallback(registered, tt.cb); (err == nil) != tt.match {
-			t.Errorf("MatchCallback(%q) = %v, want match %v", tt.cb, err, tt.match)
+		if err := matchCallback(registered, tt.cb); (err == nil) != tt.match {
+			t.Errorf("matchCallback(%q) = %v, want match %v", tt.cb, err, tt.match)
 		}
 	}
 }

@@ -16,11 +16,11 @@ import (
 func copyClock() time.Time { return time.Unix(xTimestamp+100, 0) }
 
 // copyBase is a Verifier with Nonces nil, as a program keeps one.
-func copyBase() Verifier { return Verifier{Store: xCredentials(), Now: copyClock} }
+func copyBase() Verifier { return Verifier{Store: xCredentials(), Settings: Settings{Now: copyClock}} }
 
 // packageVerifier is a package-level Verifier, one of the shapes of
 // TestCopiedVerifierRefusesReplay.
-var packageVerifier = Verifier{Store: xCredentials(), Now: copyClock}
+var packageVerifier = Verifier{Store: xCredentials(), Settings: Settings{Now: copyClock}}
 
 // valueHandler is an http.Handler with a value receiver: every request
 // verifies with a copy of v.
@@ -88,7 +88,7 @@ func TestCopiedVerifierRefusesReplay(t *testing.T) {
 		{"built per request", false, func() http.Handler {
 			creds := xCredentials()
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				v := &Verifier{Store: creds, Now: copyClock}
+				v := &Verifier{Store: creds, Settings: Settings{Now: copyClock}}
 				if _, err := v.Verify(r); err != nil {
 					v.WriteError(w, err)
 				}
@@ -111,14 +111,14 @@ func TestCopiedVerifierRefusesReplay(t *testing.T) {
 		}},
 		{"copied into a Provider's settings", true, func() http.Handler {
 			// A Provider rebuilt for each request, as a program that
-			// reloads its configuration does, from one settings Verifier.
-			settings := Verifier{Now: copyClock}
+			// reloads its configuration does, from one Settings value.
+			settings := Settings{Now: copyClock}
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				p := &Provider{
 					Consumers: Consumers{xConsumerKey: {Secret: xConsumerSecret}},
 					Temporary: new(MemoryTemporaryStore),
 					Tokens:    new(MemoryTokenStore),
-					Verifier:  &settings,
+					Settings:  settings,
 				}
 				p.Middleware(http.NotFoundHandler()).ServeHTTP(w, r)
 			})

@@ -5,6 +5,7 @@ import (
 	"crypto/rsa"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // ErrNotFound is what a [CredentialStore] returns, possibly wrapped, for a
@@ -37,6 +38,36 @@ type Registration struct {
 	// app's private-use scheme ("com.example.app", RFC 8252 §7.1). Empty
 	// means http and https only.
 	CallbackSchemes []string
+
+	// Callbacks, if not empty, lists the callbacks registered for the
+	// client: a [Provider] refuses, with parameter_rejected, an
+	// oauth_callback that matches none of them. A registered callback
+	// matches a callback with the same scheme and host (compared
+	// case-insensitively, the default port of http and https dropped)
+	// and port, and:
+	//
+	//   - when the registered path ends in "/", a path that begins with
+	//     it, and whose rest, percent-decoded until it no longer changes
+	//     (four times at most), holds no dot segment ("." or "..", also
+	//     "..." or ".. ", or followed by ";"), no backslash, no slash, '?'
+	//     or '#' made by decoding, no control character and nothing that
+	//     is not UTF-8 (so no overlong encoding of '.' or '/', such as
+	//     %c0%ae);
+	//   - otherwise the same path, compared byte for byte.
+	//
+	// A registered callback with a query matches only that query, byte
+	// for byte; one without, any query. "oob" matches "oob".
+	//
+	// A registered http callback whose host is a loopback IP literal,
+	// such as "http://127.0.0.1/cb" or "http://[::1]/cb", and that names
+	// no port, matches a callback to the same IP literal on any port, as
+	// RFC 8252 §7.3 requires for native apps, which listen on a port the
+	// system picks. The host must be that literal, byte for byte:
+	// "localhost" gets no such rule (RFC 8252 §8.3 advises against it:
+	// the name may resolve elsewhere than the loopback interface), and
+	// must be registered with its port. A registered entry that is not an
+	// absolute URL without userinfo and fragment matches nothing.
+	Callbacks []string
 }
 
 // A ConsumerStore looks up client registrations by consumer key, for a
@@ -55,7 +86,9 @@ type ConsumerStore interface {
 // answered token_revoked. TokenCredentials returns the record of token,
 // its Secret and ConsumerKey filled in: the Verifier refuses a token whose
 // ConsumerKey is not the request's, a token issued to another client, and
-// passes the record's User on in [Verification].User. A Verifier that
+// passes the record's User and Scope on in [Verification]. now is the
+// Verifier's clock, read once for the request: a store may use it for
+// credentials that expire. A Verifier that
 // checks requests to protected resources must know access tokens only (a
 // [Provider] does that for the tokens it issues). Implementations must be
 // safe for concurrent use. Package
@@ -63,7 +96,7 @@ type ConsumerStore interface {
 // test, TestCredentialStore, for implementations.
 type CredentialStore interface {
 	ConsumerStore
-	TokenCredentials(ctx context.Context, consumerKey, token string) (TokenCredentials, error)
+	TokenCredentials(ctx context.Context, consumerKey, token string, now time.Time) (TokenCredentials, error)
 }
 
 // Consumers is a [ConsumerStore] for [Provider.Consumers], and a
@@ -86,6 +119,6 @@ func (c Consumers) Consumer(_ context.Context, consumerKey string) (Registration
 
 // TokenCredentials knows no token: it always returns an error wrapping
 // [ErrNotFound].
-func (c Consumers) TokenCredentials(_ context.Context, _, token string) (TokenCredentials, error) {
+func (c Consumers) TokenCredentials(_ context.Context, _, token string, _ time.Time) (TokenCredentials, error) {
 	return TokenCredentials{}, fmt.Errorf("%w: token %q (this store has no tokens)", ErrNotFound, token)
 }

@@ -99,7 +99,7 @@ func skippedForCost(pe *ProblemError) bool {
 // that the diagnosis was skipped for its cost.
 func TestDiagnoseKeysLargeRefusal(t *testing.T) {
 	withDiagBudget(t)
-	v := &Verifier{Store: xCredentials(), Nonces: new(MemoryNonceStore), Now: func() time.Time { return time.Unix(1700000000, 0) }, DiagnoseKeys: true}
+	v := &Verifier{Store: xCredentials(), Settings: Settings{Nonces: new(MemoryNonceStore), Now: func() time.Time { return time.Unix(1700000000, 0) }, DiagnoseKeys: true}}
 	body := strings.Repeat("a&", 100000) // 200 KB, about 700 KB of base string
 	sig64 := kmEncode(base64.StdEncoding.EncodeToString(make([]byte, 64)))
 	hashed := func() int64 { diagnoses.mu.Lock(); defer diagnoses.mu.Unlock(); return diagnoses.spent }
@@ -151,7 +151,7 @@ func TestDiagnoseKeysBudgetPerConsumer(t *testing.T) {
 	for _, k := range []string{"flood", "other", "c1", "c2", "c3", "c4", "c5", "c6", "c7"} {
 		consumers[k] = Registration{Secret: k + " secret"}
 	}
-	v := &Verifier{Store: &memCredentials{consumers: consumers}, Nonces: new(MemoryNonceStore), Now: func() time.Time { return now }, DiagnoseKeys: true}
+	v := &Verifier{Store: &memCredentials{consumers: consumers}, Settings: Settings{Nonces: new(MemoryNonceStore), Now: func() time.Time { return now }, DiagnoseKeys: true}}
 	wrongKey := kmEncode("flood secret") // consumer-secret-only
 
 	// flood sends n refusals by consumer and returns how many were

@@ -29,9 +29,9 @@
 // A [Provider] adds the endpoints that issue credentials (§2): the
 // temporary credential and token request handlers, and Authorize and Deny
 // for the provider's own consent page. It verifies with Verifiers of its
-// own, built from the settings in Provider.Verifier (whose Store and
-// Observe must be nil: the Provider looks credentials up in its own stores
-// and has an Observe of its own), and keeps
+// own, built from its [Settings] (those a Verifier has too, without a
+// store or an observer: the Provider looks credentials up in its own
+// stores and has an Observe of its own), and keeps
 // temporary credentials in a [TemporaryStore] and token credentials, until
 // they are revoked ([Provider.Revoke], [Provider.RevokeGrant]), in a
 // [TokenStore]: [MemoryTemporaryStore] and [MemoryTokenStore] for one

@@ -29,16 +29,10 @@ func TestVerifyRefusesEmptyStoredTokenSecret(t *testing.T) {
 
 	for _, method := range []string{"HMAC-SHA1", "HMAC-SHA256", "PLAINTEXT"} {
 		t.Run(method, func(t *testing.T) {
-			v := &Verifier{
-				Store: &memCredentials{
-					consumers: map[string]Registration{"ck": {Secret: "consumer-secret"}},
-					tokens:    map[string]string{"ck tok": back.Secret},
-				},
-				Nonces:                 new(MemoryNonceStore),
-				Now:                    func() time.Time { return now },
-				SignatureMethods:       []string{method},
-				AllowInsecurePlaintext: true,
-			}
+			v := &Verifier{Store: &memCredentials{
+				consumers: map[string]Registration{"ck": {Secret: "consumer-secret"}},
+				tokens:    map[string]string{"ck tok": back.Secret},
+			}, Settings: Settings{Nonces: new(MemoryNonceStore), Now: func() time.Time { return now }, SignatureMethods: []string{method}, AllowInsecurePlaintext: true}}
 			signer := oauth1.Signer(oauth1.HMAC{})
 			switch method {
 			case "HMAC-SHA256":

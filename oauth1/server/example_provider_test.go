@@ -35,7 +35,7 @@ func ExampleProvider() {
 		// (p.Pending has its ConsumerKey) and approves on a POST protected
 		// against cross-site request forgery. This one approves at once
 		// for alice.
-		redirect, pin, err := p.Authorize(r.Context(), r.FormValue("oauth_token"), "alice")
+		redirect, pin, err := p.Authorize(r.Context(), server.Approval{Token: r.FormValue("oauth_token"), User: "alice"})
 		switch {
 		case err != nil:
 			http.Error(w, "This request is unknown, expired or already used.", http.StatusBadRequest)
@@ -127,12 +127,12 @@ func ExampleProvider_Authorize() {
 	fmt.Printf("Allow %s to print your photos? (secret %q)\n", pending.ConsumerKey, pending.Secret)
 
 	// POST of the form, with jane signed in.
-	redirect, verifier, err := p.Authorize(ctx, "hh5s93j4hdidpola", "jane")
+	redirect, verifier, err := p.Authorize(ctx, server.Approval{Token: "hh5s93j4hdidpola", User: "jane"})
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(strings.Replace(redirect, verifier, "VERIFIER", 1))
-	_, _, err = p.Authorize(ctx, "hh5s93j4hdidpola", "jane")
+	_, _, err = p.Authorize(ctx, server.Approval{Token: "hh5s93j4hdidpola", User: "jane"})
 	fmt.Println(err)
 	_, err = p.Pending(ctx, "hh5s93j4hdidpola")
 	fmt.Println(err)
@@ -193,4 +193,72 @@ func ExampleConsumers() {
 	resp.Body.Close()
 	fmt.Println(resp.Status, string(body))
 	// Output: 200 OK launch from lms.example.edu for 292832126
+}
+
+// A grant's scope: Scope reads what the client asks for from its
+// temporary credential request (here a scope parameter of the query, which
+// is signed), the consent page shows it and may approve less, and the
+// Verification of every request signed with the token credentials carries
+// what the owner approved.
+func ExampleProvider_scope() {
+	ctx := context.Background()
+	p := &server.Provider{
+		Consumers: server.Consumers{"key": {Secret: "secret"}},
+		Temporary: new(server.MemoryTemporaryStore),
+		Tokens:    new(server.MemoryTokenStore),
+		Scope: func(r *http.Request, v *server.Verification) (string, error) {
+			scope := r.FormValue("scope")
+			for _, s := range strings.Fields(scope) {
+				if s != "photos:read" && s != "photos:write" {
+					return "", fmt.Errorf("unknown scope %q", s)
+				}
+			}
+			return scope, nil
+		},
+	}
+	mux := http.NewServeMux()
+	mux.Handle("POST /oauth/request_token", p.RequestTokenHandler())
+	mux.Handle("POST /oauth/access_token", p.AccessTokenHandler())
+	mux.Handle("/photos", p.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v, _ := server.FromContext(r.Context())
+		fmt.Fprintf(w, "%s may %s", v.User, v.Scope)
+	})))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	cfg := &oauth1.Config{
+		ConsumerKey: "key", ConsumerSecret: "secret", Callback: "oob",
+		Endpoint: oauth1.Endpoint{
+			RequestTokenURL: srv.URL + "/oauth/request_token?scope=photos:read+photos:write",
+			AccessTokenURL:  srv.URL + "/oauth/access_token",
+		},
+	}
+	temp, err := cfg.RequestToken(ctx)
+	if err != nil {
+		panic(err)
+	}
+	// The consent page: jane allows reading only.
+	pending, err := p.Pending(ctx, temp.Credentials.Token)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%s asks for %q\n", pending.ConsumerKey, pending.Scope)
+	_, pin, err := p.Authorize(ctx, server.Approval{Token: temp.Credentials.Token, User: "jane", Scope: "photos:read"})
+	if err != nil {
+		panic(err)
+	}
+	tok, err := cfg.AccessToken(ctx, temp.Credentials, pin)
+	if err != nil {
+		panic(err)
+	}
+	resp, err := cfg.Client(tok.Credentials).Get(srv.URL + "/photos")
+	if err != nil {
+		panic(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	fmt.Println(string(body))
+	// Output:
+	// key asks for "photos:read photos:write"
+	// jane may photos:read
 }

@@ -28,7 +28,7 @@ func (c clients) Consumer(ctx context.Context, key string) (server.Registration,
 	return server.Registration{Secret: secret}, nil
 }
 
-func (c clients) TokenCredentials(ctx context.Context, key, token string) (server.TokenCredentials, error) {
+func (c clients) TokenCredentials(ctx context.Context, key, token string, _ time.Time) (server.TokenCredentials, error) {
 	secret, ok := c.tokens[token]
 	if !ok {
 		return server.TokenCredentials{}, server.ErrNotFound
@@ -44,7 +44,7 @@ func ExampleVerifier_Middleware() {
 		consumers: map[string]string{"dpf43f3p2l4k3l03": "kd94hf93k423kf44"},
 		tokens:    map[string]string{"nnch734d00sl2jdk": "pfkkdhi9sl3r4s00"},
 	}
-	v := &server.Verifier{Store: store, Realm: "Photos", RequireToken: true}
+	v := &server.Verifier{Store: store, Settings: server.Settings{Realm: "Photos", RequireToken: true}}
 	api := v.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ver, _ := server.FromContext(r.Context())
 		body, _ := io.ReadAll(r.Body)
@@ -81,14 +81,10 @@ func ExampleVerifier_Middleware() {
 // API documentation's example request, verified at a fixed time, behind a
 // proxy that terminates TLS.
 func ExampleVerifier_Verify() {
-	v := &server.Verifier{
-		Store: clients{
-			consumers: map[string]string{"xvz1evFS4wEEPTGEFPHBog": "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw"},
-			tokens:    map[string]string{"370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb": "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE"},
-		},
-		Scheme: "https", // the client signed https://…; the proxy forwards plain http
-		Now:    func() time.Time { return time.Unix(1318622958, 0) },
-	}
+	v := &server.Verifier{Store: clients{
+		consumers: map[string]string{"xvz1evFS4wEEPTGEFPHBog": "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw"},
+		tokens:    map[string]string{"370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb": "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE"},
+	}, Settings: server.Settings{Scheme: "https", Now: func() time.Time { return time.Unix(1318622958, 0) }}}
 	request := func() *http.Request {
 		r := httptest.NewRequest("POST", "/1.1/statuses/update.json?include_entities=true",
 			strings.NewReader("status=Hello%20Ladies%20%2B%20Gentlemen%2C%20a%20signed%20OAuth%20request%21"))

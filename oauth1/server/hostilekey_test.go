@@ -25,7 +25,7 @@ func (s *recordingStore) Consumer(_ context.Context, key string) (Registration, 
 	return Registration{Secret: "secret"}, nil
 }
 
-func (s *recordingStore) TokenCredentials(_ context.Context, key, token string) (TokenCredentials, error) {
+func (s *recordingStore) TokenCredentials(_ context.Context, key, token string, _ time.Time) (TokenCredentials, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.seen = append(s.seen, token)

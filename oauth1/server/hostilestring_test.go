@@ -46,9 +46,9 @@ func (s *recordingTemporary) Temporary(ctx context.Context, token string, now ti
 	return s.MemoryTemporaryStore.Temporary(ctx, token, now)
 }
 
-func (s *recordingTemporary) Authorize(ctx context.Context, token, user, code string, now time.Time) error {
-	s.see(token)
-	return s.MemoryTemporaryStore.Authorize(ctx, token, user, code, now)
+func (s *recordingTemporary) Authorize(ctx context.Context, a TemporaryCredentials, now time.Time) error {
+	s.see(a.Token)
+	return s.MemoryTemporaryStore.Authorize(ctx, a, now)
 }
 
 func (s *recordingTemporary) TakeTemporary(ctx context.Context, token string, now time.Time) (TemporaryCredentials, error) {
@@ -81,7 +81,7 @@ func TestConsentRefusesHostileTokens(t *testing.T) {
 	for name, token := range hostileStrings {
 		calls := map[string]func() error{
 			"Pending":   func() error { _, err := p.Pending(ctx, token); return err },
-			"Authorize": func() error { _, _, err := p.Authorize(ctx, token, "alice"); return err },
+			"Authorize": func() error { _, _, err := p.Authorize(ctx, Approval{Token: token, User: "alice"}); return err },
 			"Deny":      func() error { _, err := p.Deny(ctx, token); return err },
 			"Revoke":    func() error { return p.Revoke(ctx, token) },
 		}
@@ -124,7 +124,7 @@ func (s *recordingNonces) Use(_ context.Context, n Nonce, _, _ time.Time) (bool,
 func TestVerifyRefusesHostileNonces(t *testing.T) {
 	ts := strconv.FormatInt(time.Now().Unix(), 10)
 	nonces := &recordingNonces{}
-	v := &Verifier{Store: Consumers{"key": {Secret: "secret"}}, Nonces: nonces}
+	v := &Verifier{Store: Consumers{"key": {Secret: "secret"}}, Settings: Settings{Nonces: nonces}}
 	verify := func(nonce string) error {
 		r := httptest.NewRequest("GET", "https://api.example.com/r", nil)
 		cfg := &oauth1.Config{ConsumerKey: "key", ConsumerSecret: "secret"}

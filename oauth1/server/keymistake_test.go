@@ -170,16 +170,10 @@ func checkNotSent(t *testing.T, h http.Header, body string, m basestring.Mistake
 func TestVerifierDiagnoseKeys(t *testing.T) {
 	now := time.Unix(1700000000, 0)
 	obs := new(observed)
-	v := &Verifier{
-		Store: &memCredentials{
-			consumers: map[string]Registration{kmConsumerKey: {Secret: kmConsumerSecret}},
-			tokens:    map[string]string{kmConsumerKey + " " + kmToken: kmTokenSecret},
-		},
-		Nonces:       new(MemoryNonceStore),
-		Now:          func() time.Time { return now },
-		DiagnoseKeys: true,
-		Observe:      obs.observe,
-	}
+	v := &Verifier{Store: &memCredentials{
+		consumers: map[string]Registration{kmConsumerKey: {Secret: kmConsumerSecret}},
+		tokens:    map[string]string{kmConsumerKey + " " + kmToken: kmTokenSecret},
+	}, Observe: obs.observe, Settings: Settings{Nonces: new(MemoryNonceStore), Now: func() time.Time { return now }, DiagnoseKeys: true}}
 	srv := httptest.NewServer(v.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })))
 	defer srv.Close()
 
@@ -238,7 +232,7 @@ func TestProviderDiagnoseKeys(t *testing.T) {
 		Consumers: Consumers{kmConsumerKey: {Secret: kmConsumerSecret}},
 		Temporary: new(MemoryTemporaryStore),
 		Tokens:    tokens,
-		Verifier:  &Verifier{Now: func() time.Time { return now }, Nonces: new(MemoryNonceStore), DiagnoseKeys: true},
+		Settings:  Settings{Now: func() time.Time { return now }, Nonces: new(MemoryNonceStore), DiagnoseKeys: true},
 		Observe:   obs.observe,
 	}
 	srv := httptest.NewServer(p.Middleware(http.NotFoundHandler()))
@@ -266,8 +260,8 @@ func TestSendBaseString(t *testing.T) {
 	if err := tokens.PutToken(context.Background(), TokenCredentials{Token: kmToken, Secret: kmTokenSecret, ConsumerKey: kmConsumerKey}, now); err != nil {
 		t.Fatal(err)
 	}
-	settings := &Verifier{Now: func() time.Time { return now }, Nonces: new(MemoryNonceStore), SendBaseString: true, DiagnoseKeys: true}
-	p := &Provider{Consumers: Consumers{kmConsumerKey: {Secret: kmConsumerSecret}}, Temporary: new(MemoryTemporaryStore), Tokens: tokens, Verifier: settings, Observe: obs.observe}
+	settings := Settings{Now: func() time.Time { return now }, Nonces: new(MemoryNonceStore), SendBaseString: true, DiagnoseKeys: true}
+	p := &Provider{Consumers: Consumers{kmConsumerKey: {Secret: kmConsumerSecret}}, Temporary: new(MemoryTemporaryStore), Tokens: tokens, Settings: settings, Observe: obs.observe}
 	srv := httptest.NewServer(p.Middleware(http.NotFoundHandler()))
 	defer srv.Close()
 
@@ -301,7 +295,7 @@ func TestSendBaseString(t *testing.T) {
 	}
 
 	// Off: nothing but the problem.
-	v := Verifier{Store: providerStore{p: p}, Now: settings.Now, Nonces: new(MemoryNonceStore)}
+	v := Verifier{Store: providerStore{p: p}, Settings: Settings{Now: settings.Now, Nonces: new(MemoryNonceStore)}}
 	srv2 := httptest.NewServer(v.Middleware(http.NotFoundHandler()))
 	defer srv2.Close()
 	if code, _, body := kmGet(t, srv2, now.Unix(), "off", key, nil); code != http.StatusUnauthorized || body != "oauth_problem=signature_invalid" {
@@ -380,15 +374,10 @@ func TestDiagnoseKeysFIPS140Only(t *testing.T) {
 
 func diagnoseFIPSChild(t *testing.T) {
 	for i, tt := range fipsCases {
-		v := &Verifier{
-			Store: &memCredentials{
-				consumers: map[string]Registration{kmConsumerKey: {Secret: tt.secret}},
-				tokens:    map[string]string{kmConsumerKey + " " + kmToken: kmTokenSecret},
-			},
-			Nonces:       new(MemoryNonceStore),
-			Now:          func() time.Time { return fipsNow },
-			DiagnoseKeys: true,
-		}
+		v := &Verifier{Store: &memCredentials{
+			consumers: map[string]Registration{kmConsumerKey: {Secret: tt.secret}},
+			tokens:    map[string]string{kmConsumerKey + " " + kmToken: kmTokenSecret},
+		}, Settings: Settings{Nonces: new(MemoryNonceStore), Now: func() time.Time { return fipsNow }, DiagnoseKeys: true}}
 		r := httptest.NewRequest("GET", fipsURL, nil)
 		r.Header.Set("Authorization", os.Getenv("COUNTERSIGN_FIPS_AUTH_"+itoa(int64(i))))
 		var err error
@@ -454,13 +443,10 @@ func TestVerifierNamesEveryKeyMistake(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := &Verifier{
-				Store: &memCredentials{
-					consumers: map[string]Registration{kmConsumerKey: {Secret: kmConsumerSecret}},
-					tokens:    map[string]string{kmConsumerKey + " " + kmToken: kmTokenSecret},
-				},
-				Nonces: new(MemoryNonceStore), Now: func() time.Time { return now }, DiagnoseKeys: true,
-			}
+			v := &Verifier{Store: &memCredentials{
+				consumers: map[string]Registration{kmConsumerKey: {Secret: kmConsumerSecret}},
+				tokens:    map[string]string{kmConsumerKey + " " + kmToken: kmTokenSecret},
+			}, Settings: Settings{Nonces: new(MemoryNonceStore), Now: func() time.Time { return now }, DiagnoseKeys: true}}
 			auth, _ := kmHeaderHash(t, tt.method, tt.h, u, now.Unix(), "every"+itoa(int64(i)), tt.key, tt.enc)
 			r := httptest.NewRequest("GET", u, nil)
 			r.Header.Set("Authorization", auth)

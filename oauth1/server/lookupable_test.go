@@ -75,8 +75,7 @@ func TestVerifyOneSignatureText(t *testing.T) {
 		key := kmEncode("secret") + "&" + kmEncode("token-secret")
 		hdr, _ := kmHeaderHash(t, method, h, "https://api.example/r", 1700000000, "n-"+method, key, nil)
 		v := &Verifier{Store: &memCredentials{consumers: map[string]Registration{kmConsumerKey: {Secret: "secret"}},
-			tokens: map[string]string{kmConsumerKey + " " + kmToken: "token-secret"}}, Nonces: new(MemoryNonceStore),
-			Now: func() time.Time { return time.Unix(1700000000, 0) }}
+			tokens: map[string]string{kmConsumerKey + " " + kmToken: "token-secret"}}, Settings: Settings{Nonces: new(MemoryNonceStore), Now: func() time.Time { return time.Unix(1700000000, 0) }}}
 		verify := func(h string) error {
 			r := httptest.NewRequest("GET", "https://api.example/r", nil)
 			r.Header.Set("Authorization", h)

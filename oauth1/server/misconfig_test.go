@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -29,43 +30,29 @@ func TestProviderMisconfigured(t *testing.T) {
 		{"neither", &Provider{}, "Provider.Consumers is nil"},
 	} {
 		p := tt.p
-		p.Verifier = &Verifier{Now: clock, Nonces: new(MemoryNonceStore)}
+		p.Settings = Settings{Now: clock, Nonces: new(MemoryNonceStore)}
 		var observed []error
 		p.Observe = func(_ *http.Request, _ *Verification, err error) { observed = append(observed, err) }
 		failsEveryEndpoint(t, p, clock, &observed, tt.name, tt.field, true)
 	}
 }
 
-// TestProviderIgnoredSettings checks that a Provider whose Verifier sets a
-// field the Provider would ignore (Store, Observe) refuses every request
-// with 500, on every endpoint, and that Observe sees an error naming the
-// field; Verifier's other settings apply.
-func TestProviderIgnoredSettings(t *testing.T) {
-	now := time.Unix(1700000000, 0)
-	clock := func() time.Time { now = now.Add(time.Second); return now }
-	for _, tt := range []struct {
-		name  string
-		v     *Verifier
-		field string
-	}{
-		{"Store", &Verifier{Store: Consumers{"key": {Secret: "secret"}}}, "Provider.Verifier.Store is set"},
-		{"Observe", &Verifier{Observe: func(*http.Request, *Verification, error) {}}, "Provider.Verifier.Observe is set"},
-	} {
-		tt.v.Now, tt.v.Nonces = clock, new(MemoryNonceStore)
-		p := &Provider{Consumers: Consumers{"key": {Secret: "secret"}}, Temporary: new(MemoryTemporaryStore), Tokens: new(MemoryTokenStore), Verifier: tt.v}
-		var observed []error
-		p.Observe = func(_ *http.Request, _ *Verification, err error) { observed = append(observed, err) }
-		failsEveryEndpoint(t, p, clock, &observed, "Verifier."+tt.name, tt.field, false)
+// TestSettingsHoldNoStoreOrObserver checks the fact that replaced the
+// Provider's check of its Verifier's Store and Observe at first use (a 500
+// on every request): Settings, what a Provider shares with a Verifier,
+// has no field for a store of credentials or an observer, so that a
+// Provider cannot be given one it would ignore.
+func TestSettingsHoldNoStoreOrObserver(t *testing.T) {
+	st := reflect.TypeFor[Settings]()
+	credStore, observer := reflect.TypeFor[CredentialStore](), reflect.TypeFor[func(*http.Request, *Verification, error)]()
+	for i := range st.NumField() {
+		f := st.Field(i)
+		if f.Type == observer || f.Type.Kind() == reflect.Interface && f.Type.Implements(credStore) || f.Name == "Store" || f.Name == "Observe" {
+			t.Errorf("Settings has the field %s %v, which a Provider would ignore", f.Name, f.Type)
+		}
 	}
-
-	// The settings the Provider uses are no error: a two-legged request
-	// to a resource is accepted, with the Verifier's clock.
-	p := &Provider{Consumers: Consumers{"key": {Secret: "secret"}}, Temporary: new(MemoryTemporaryStore), Tokens: new(MemoryTokenStore),
-		Verifier: &Verifier{Now: clock, Nonces: new(MemoryNonceStore), Realm: "r", Window: time.Minute}}
-	w := httptest.NewRecorder()
-	p.Middleware(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})).ServeHTTP(w, providerRequest(t, "http://p.example/api", nil, clock()))
-	if w.Code != http.StatusOK {
-		t.Errorf("Provider with its settings in Verifier: %d %s, want 200", w.Code, w.Body)
+	if _, ok := reflect.TypeFor[Provider]().FieldByName("Store"); ok {
+		t.Error("Provider has a field Store")
 	}
 }
 

@@ -21,7 +21,7 @@ func TestProviderPending(t *testing.T) {
 		Consumers: server.Consumers{"key": {Secret: "secret"}},
 		Temporary: new(server.MemoryTemporaryStore),
 		Tokens:    new(server.MemoryTokenStore),
-		Verifier:  &server.Verifier{Now: clock.Now},
+		Settings:  server.Settings{Now: clock.Now},
 	}
 	put := func(token string) server.TemporaryCredentials {
 		t.Helper()
@@ -54,7 +54,7 @@ func TestProviderPending(t *testing.T) {
 
 	put("expiring")
 	put("approved")
-	if _, _, err := p.Authorize(ctx, "approved", "alice"); err != nil {
+	if _, _, err := p.Authorize(ctx, server.Approval{Token: "approved", User: "alice"}); err != nil {
 		t.Fatalf("Authorize: %v", err)
 	}
 	wantErr("approved", server.ErrTokenUsed)

@@ -46,6 +46,7 @@ type found struct {
 	foundConsumer   bool // consumer was looked up
 	tokenSecret     string
 	user            string // of the token, as its record says
+	scope           string // of the token, as its record says
 	base            []byte // the verified base string; pooled, in s
 	builtToDiagnose bool   // base was built for DiagnoseKeys alone
 	baseStr         string // a copy of base, once made
@@ -241,14 +242,8 @@ func (v *Verifier) lookup(q *found) error {
 	if !lookupable(q.token) {
 		return problem(oauth1.ProblemTokenRejected, errors.New("the token holds a control character or is not UTF-8"))
 	}
-	var err error
 	if token := q.token; token != "" {
-		var t TokenCredentials
-		if ps, ok := v.Store.(providerStore); ok {
-			t, err = ps.tokenAt(ctx, token, q.now) // on the clock read once
-		} else {
-			t, err = v.Store.TokenCredentials(ctx, consumerKey, token)
-		}
+		t, err := v.Store.TokenCredentials(ctx, consumerKey, token, q.now) // on the clock read once
 		if errors.Is(err, ErrTokenRevoked) {
 			return problem(oauth1.ProblemTokenRevoked, err)
 		} else if errors.Is(err, ErrNotFound) {
@@ -265,7 +260,7 @@ func (v *Verifier) lookup(q *found) error {
 		if _, isRSA, _ := mac.MethodHash(q.method); t.Secret == "" && !isRSA {
 			return problem(oauth1.ProblemTokenRejected, errors.New("the store returned token credentials without a secret"))
 		}
-		q.tokenSecret, q.user = t.Secret, t.User
+		q.tokenSecret, q.user, q.scope = t.Secret, t.User, t.Scope
 	}
 	return nil
 }
@@ -498,7 +493,7 @@ func (q *found) verification() *Verification {
 	} else {
 		out = &Verification{Params: make([]oauth1.Param, 0, n)}
 	}
-	out.ConsumerKey, out.Token, out.User = q.consumerKey, q.token, q.user
+	out.ConsumerKey, out.Token, out.User, out.Scope = q.consumerKey, q.token, q.user, q.scope
 	out.SignatureMethod, out.BaseString = q.method, q.baseString()
 	for _, p := range q.s.proto { // the values are the request's, not pooled
 		if p.Name != "oauth_signature" && p.Name != "realm" {

@@ -43,19 +43,19 @@ func providerRequest(t *testing.T, url string, tok *oauth1.Credentials, now time
 }
 
 // TestProviderOwnsVerification checks that the Provider looks credentials
-// up itself and leaves its Verifier as it was: temporary credentials sign
+// up itself and leaves its Settings as they were: temporary credentials sign
 // the token request and nothing else, and the error Observe sees for them
 // on a protected resource says why.
 func TestProviderOwnsVerification(t *testing.T) {
 	now := time.Unix(1700000000, 0)
 	clock := func() time.Time { now = now.Add(time.Second); return now }
-	settings := &Verifier{Now: clock, Realm: "photos"}
+	settings := Settings{Now: clock, Realm: "photos"}
 	var observed error
 	p := &Provider{
 		Consumers: Consumers{"key": {Secret: "secret"}},
 		Temporary: new(MemoryTemporaryStore),
 		Tokens:    new(MemoryTokenStore),
-		Verifier:  settings,
+		Settings:  settings,
 		Observe:   func(_ *http.Request, _ *Verification, err error) { observed = err },
 	}
 	w := httptest.NewRecorder()
@@ -63,8 +63,8 @@ func TestProviderOwnsVerification(t *testing.T) {
 	if w.Code != http.StatusOK {
 		t.Fatalf("temporary credential request: %d %s", w.Code, w.Body)
 	}
-	if settings.Store != nil || settings.Nonces != nil {
-		t.Errorf("the Provider changed its Verifier: Store %T, Nonces %v", settings.Store, settings.Nonces)
+	if p.Nonces != nil || p.Window != 0 {
+		t.Errorf("the Provider wrote defaults into its Settings: Nonces %v, Window %v", p.Nonces, p.Window)
 	}
 	temp := parseCredentials(t, w.Body.String())
 
@@ -90,7 +90,7 @@ func TestProviderOwnsVerification(t *testing.T) {
 		t.Errorf("unknown token: %d, Observe saw %v; want 401, not a temporary-credential refusal", w.Code, observed)
 	}
 
-	_, code, err := p.Authorize(context.Background(), temp.Token, "alice")
+	_, code, err := p.Authorize(context.Background(), Approval{Token: temp.Token, User: "alice"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestDenyApproved(t *testing.T) {
 		if err := tokens.PutTemporary(ctx, temp, time.Now()); err != nil {
 			t.Fatal(err)
 		}
-		_, code, err := p.Authorize(ctx, "temp", "alice")
+		_, code, err := p.Authorize(ctx, Approval{Token: "temp", User: "alice"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,7 +168,7 @@ func TestDeny(t *testing.T) {
 	if want := "https://client.example/cb?x=1&oauth_token=temp&oauth_problem=permission_denied"; redirect != want || err != nil {
 		t.Errorf("Deny = %q, %v; want %q", redirect, err, want)
 	}
-	if _, _, err := p.Authorize(ctx, "temp", "alice"); !errors.Is(err, ErrTokenUsed) {
+	if _, _, err := p.Authorize(ctx, Approval{Token: "temp", User: "alice"}); !errors.Is(err, ErrTokenUsed) {
 		t.Errorf("Authorize after Deny: %v, want ErrTokenUsed", err)
 	}
 	if _, err := tokens.TakeTemporary(ctx, "temp", time.Now()); !errors.Is(err, ErrTokenUsed) {
@@ -192,7 +192,7 @@ func TestProviderTestClock(t *testing.T) {
 		Consumers: Consumers{"key": {Secret: "secret"}},
 		Temporary: new(MemoryTemporaryStore),
 		Tokens:    new(MemoryTokenStore),
-		Verifier:  &Verifier{Now: func() time.Time { return now }},
+		Settings:  Settings{Now: func() time.Time { return now }},
 	}
 	w := httptest.NewRecorder()
 	p.RequestTokenHandler().ServeHTTP(w, providerRequest(t, "http://p.example/request", nil, now, oauth1.Param{Name: "oauth_callback", Value: "oob"}))
@@ -200,7 +200,7 @@ func TestProviderTestClock(t *testing.T) {
 		t.Fatalf("temporary credential request: %d %s", w.Code, w.Body)
 	}
 	temp := parseCredentials(t, w.Body.String())
-	if _, _, err := p.Authorize(context.Background(), temp.Token, "alice"); err != nil {
+	if _, _, err := p.Authorize(context.Background(), Approval{Token: temp.Token, User: "alice"}); err != nil {
 		t.Fatalf("Authorize of temporary credentials issued a moment ago on the Provider's clock: %v", err)
 	}
 }

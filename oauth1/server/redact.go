@@ -34,15 +34,23 @@ var (
 
 // Format implements [fmt.Formatter]: Secret is redacted and the public key
 // named by its size.
-// CallbackSchemes, which holds no secret, is printed when it is not empty.
+// CallbackSchemes and Callbacks, which hold no secret, are printed when
+// they are not empty.
 func (c Registration) Format(f fmt.State, verb rune) {
 	plain, gosyntax := "", ""
-	if len(c.CallbackSchemes) > 0 {
-		schemes := make([]string, len(c.CallbackSchemes))
-		for i, s := range c.CallbackSchemes {
-			schemes[i] = redact.Field(s)
+	for _, l := range []struct {
+		name string
+		list []string
+	}{{"CallbackSchemes", c.CallbackSchemes}, {"Callbacks", c.Callbacks}} {
+		if len(l.list) == 0 {
+			continue
 		}
-		plain, gosyntax = fmt.Sprintf(" CallbackSchemes:%v", schemes), fmt.Sprintf(", CallbackSchemes:%#v", c.CallbackSchemes)
+		fields := make([]string, len(l.list))
+		for i, s := range l.list {
+			fields[i] = redact.Field(s)
+		}
+		plain += fmt.Sprintf(" %s:%v", l.name, fields)
+		gosyntax += fmt.Sprintf(", %s:%#v", l.name, l.list)
 	}
 	redact.Format(f, verb, "server.Registration",
 		"{Secret:"+redact.Secret(c.Secret)+" PublicKey:"+redact.PublicKey(c.PublicKey)+plain+"}",
@@ -55,19 +63,33 @@ func (c Registration) LogValue() slog.Value {
 	if len(c.CallbackSchemes) > 0 {
 		attrs = append(attrs, slog.Any("CallbackSchemes", c.CallbackSchemes))
 	}
+	if len(c.Callbacks) > 0 {
+		attrs = append(attrs, slog.Any("Callbacks", c.Callbacks))
+	}
 	return slog.GroupValue(attrs...)
 }
 
-// Format implements [fmt.Formatter]: Secret and VerificationCode are redacted.
+// Format implements [fmt.Formatter]: Secret and VerificationCode are
+// redacted. Scope is printed when it is not empty.
 func (t TemporaryCredentials) Format(f fmt.State, verb rune) {
+	plain, gosyntax := scopeFields(t.Scope)
 	redact.Format(f, verb, "server.TemporaryCredentials",
 		"{Token:"+redact.Field(t.Token)+" Secret:"+redact.Secret(t.Secret)+" ConsumerKey:"+redact.Field(t.ConsumerKey)+
 			" Callback:"+redact.Field(t.Callback)+" Expires:"+t.Expires.Format(time.RFC3339)+" User:"+redact.Field(t.User)+
-			" VerificationCode:"+redact.Secret(t.VerificationCode)+"}",
+			" VerificationCode:"+redact.Secret(t.VerificationCode)+plain+"}",
 		"server.TemporaryCredentials{Token:"+strconv.Quote(t.Token)+", Secret:"+redact.Secret(t.Secret)+
 			", ConsumerKey:"+strconv.Quote(t.ConsumerKey)+", Callback:"+strconv.Quote(t.Callback)+
 			", Expires:"+strconv.Quote(t.Expires.Format(time.RFC3339))+", User:"+strconv.Quote(t.User)+
-			", VerificationCode:"+redact.Secret(t.VerificationCode)+"}")
+			", VerificationCode:"+redact.Secret(t.VerificationCode)+gosyntax+"}")
+}
+
+// scopeFields returns the Scope field of a record as Format prints it,
+// plain and in Go syntax, or nothing for an empty scope.
+func scopeFields(scope string) (plain, gosyntax string) {
+	if scope == "" {
+		return "", ""
+	}
+	return " Scope:" + redact.Field(scope), ", Scope:" + strconv.Quote(scope)
 }
 
 // LogValue implements [slog.LogValuer].
@@ -80,15 +102,18 @@ func (t TemporaryCredentials) LogValue() slog.Value {
 		slog.Time("Expires", t.Expires),
 		slog.String("User", t.User),
 		slog.String("VerificationCode", redact.Secret(t.VerificationCode)),
+		slog.String("Scope", t.Scope),
 	)
 }
 
-// Format implements [fmt.Formatter]: Secret is redacted.
+// Format implements [fmt.Formatter]: Secret is redacted. Scope is printed
+// when it is not empty.
 func (t TokenCredentials) Format(f fmt.State, verb rune) {
+	plain, gosyntax := scopeFields(t.Scope)
 	redact.Format(f, verb, "server.TokenCredentials",
-		"{Token:"+redact.Field(t.Token)+" Secret:"+redact.Secret(t.Secret)+" ConsumerKey:"+redact.Field(t.ConsumerKey)+" User:"+redact.Field(t.User)+"}",
+		"{Token:"+redact.Field(t.Token)+" Secret:"+redact.Secret(t.Secret)+" ConsumerKey:"+redact.Field(t.ConsumerKey)+" User:"+redact.Field(t.User)+plain+"}",
 		"server.TokenCredentials{Token:"+strconv.Quote(t.Token)+", Secret:"+redact.Secret(t.Secret)+
-			", ConsumerKey:"+strconv.Quote(t.ConsumerKey)+", User:"+strconv.Quote(t.User)+"}")
+			", ConsumerKey:"+strconv.Quote(t.ConsumerKey)+", User:"+strconv.Quote(t.User)+gosyntax+"}")
 }
 
 // LogValue implements [slog.LogValuer].
@@ -98,5 +123,6 @@ func (t TokenCredentials) LogValue() slog.Value {
 		slog.String("Secret", redact.Secret(t.Secret)),
 		slog.String("ConsumerKey", t.ConsumerKey),
 		slog.String("User", t.User),
+		slog.String("Scope", t.Scope),
 	)
 }

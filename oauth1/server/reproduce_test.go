@@ -76,16 +76,10 @@ func rpVerify(t *testing.T, v *Verifier, method, url, body, realm, signed, key s
 }
 
 func rpVerifier(diagnose bool) *Verifier {
-	return &Verifier{
-		Store: &memCredentials{
-			consumers: map[string]Registration{kmConsumerKey: {Secret: kmConsumerSecret}},
-			tokens:    map[string]string{kmConsumerKey + " " + kmToken: kmTokenSecret},
-		},
-		Nonces:         new(MemoryNonceStore),
-		Now:            func() time.Time { return rpNow },
-		DiagnoseKeys:   diagnose,
-		SendBaseString: true,
-	}
+	return &Verifier{Store: &memCredentials{
+		consumers: map[string]Registration{kmConsumerKey: {Secret: kmConsumerSecret}},
+		tokens:    map[string]string{kmConsumerKey + " " + kmToken: kmTokenSecret},
+	}, Settings: Settings{Nonces: new(MemoryNonceStore), Now: func() time.Time { return rpNow }, DiagnoseKeys: diagnose, SendBaseString: true}}
 }
 
 // TestVerifierReproduce checks that a Verifier with DiagnoseKeys names the

@@ -26,7 +26,7 @@ func TestRevokeGrantApprovedTemporary(t *testing.T) {
 		Consumers: Consumers{"key": {Secret: "secret"}, "other": {Secret: "secret"}},
 		Temporary: new(MemoryTemporaryStore),
 		Tokens:    tokens,
-		Verifier:  &Verifier{Now: clock},
+		Settings:  Settings{Now: clock},
 	}
 	// approve runs a flow up to the user's approval, and returns the
 	// temporary credentials and the verification code.
@@ -38,7 +38,7 @@ func TestRevokeGrantApprovedTemporary(t *testing.T) {
 			t.Fatalf("temporary credential request: %d %s", w.Code, w.Body)
 		}
 		temp := parseCredentials(t, w.Body.String())
-		_, code, err := p.Authorize(ctx, temp.Token, user)
+		_, code, err := p.Authorize(ctx, Approval{Token: temp.Token, User: user})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,7 +99,7 @@ func TestMemoryTemporaryRevokeGrant(t *testing.T) {
 		put(tok, client)
 	}
 	for tok, user := range map[string]string{"approved": "alice", "approved2": "alice", "taken": "alice", "bob": "bob", "otherclient": "alice"} {
-		if err := m.Authorize(ctx, tok, user, "code", now); err != nil {
+		if err := m.Authorize(ctx, TemporaryCredentials{Token: tok, User: user, VerificationCode: "code"}, now); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,81 +1,144 @@
 package server
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"net/http"
-
-	"github.com/countersign/countersign/oauth1"
+	"crypto"
+	"time"
 )
 
-// The Provider's settings that it checks on first use, and how its
-// handlers report what they refuse.
+// Settings are how a [Verifier] or a [Provider] verifies requests, which
+// both embed: the clock, the timestamp window, the signature methods, the
+// nonce store, how the base string URI is rebuilt, and what a refusal
+// says. The zero value means the defaults. Settings hold no credentials
+// and no observer: those are the Verifier's Store and Observe, and the
+// Provider's own stores and Observe, so that a Provider cannot be given
+// settings it would ignore. A Settings value may be copied, and shared
+// by a Verifier and a Provider.
+type Settings struct {
+	// Nonces records nonces for replay protection. Nil means one
+	// MemoryNonceStore with the default sizes, shared by every Verifier
+	// and Provider of the process whose Nonces is nil, however it is held
+	// (a copy, a value in a map, one built per request): none accepts a
+	// request that another accepted. Sharing it refuses only true replays,
+	// since a nonce is keyed by consumer key, token, nonce and timestamp,
+	// and each consumer key has a bounded share of it, so that one client
+	// cannot fill it for the others. Set Nonces for other sizes, or to a
+	// store shared by the instances of a service, such as redisstore's.
+	// PLAINTEXT requests without a timestamp and nonce are not recorded
+	// and have no replay protection (see SignatureMethods).
+	Nonces NonceStore
 
-// ignoredSetting names a field of the Provider's Verifier that the
-// Provider would ignore: a Provider that silently dropped it would not do
-// what its configuration says.
-func (p *Provider) ignoredSetting() error {
-	switch v := p.Verifier; {
-	case v == nil:
-		return nil
-	case v.Store != nil:
-		return errors.New("oauth1: Provider.Verifier.Store is set, but a Provider looks credentials up in its Consumers and Tokens: leave it nil")
-	case v.Observe != nil:
-		return errors.New("oauth1: Provider.Verifier.Observe is set, but a Provider calls its own Observe: set Provider.Observe instead")
-	}
-	return nil
-}
+	// SignatureMethods lists the accepted signature methods; nil means every HMAC
+	// and RSA method (HMAC-SHA1/256/512, RSA-SHA1/256/512). PLAINTEXT, if listed, is accepted only over https
+	// (RFC 5849 §3.4.4) unless AllowInsecurePlaintext is set.
+	//
+	// A PLAINTEXT request may omit oauth_timestamp and oauth_nonce (§3.1),
+	// and one that does has no replay protection: with no timestamp to
+	// check and no nonce to record, the Verifier accepts it again each time
+	// it is sent, for as long as the credentials are valid. Whoever obtains
+	// such a request (from a log, a proxy that terminates TLS, or the
+	// client's own storage) holds the secrets anyway, since PLAINTEXT sends
+	// them. A PLAINTEXT request that sends a timestamp has it checked and
+	// its nonce recorded like any other.
+	SignatureMethods       []string
+	AllowInsecurePlaintext bool
 
-// verify verifies r with v, turns ErrTokenUsed from the store into the
-// token_used problem, and checks the result with check. It calls Observe
-// and writes any refusal; it returns nil then. A Provider missing a
-// required field, or with a setting it would ignore, refuses every request
-// with 500.
-func (p *Provider) verify(v *Verifier, w http.ResponseWriter, r *http.Request, check func(*Verification) error) *Verification {
-	var ver *Verification
-	err := p.misconfigured()
-	if err == nil {
-		err = p.missetting
-	}
-	if err == nil {
-		ver, err = v.Verify(r)
-	}
-	if errors.Is(err, ErrTokenUsed) {
-		err = problem(oauth1.ProblemTokenUsed, err)
-	}
-	if err == nil && check != nil {
-		err = check(ver)
-	}
-	if p.Observe != nil {
-		p.Observe(r, ver, err)
-	}
-	if err != nil {
-		v.WriteError(w, err)
-		return nil
-	}
-	return ver
-}
+	// Window is how far oauth_timestamp may be from the current time, in
+	// either direction; zero means five minutes. Nonces are remembered for
+	// as long as their timestamp is acceptable.
+	Window time.Duration
 
-// errTemporaryOnResource is why a request to a protected resource signed
-// with temporary credentials is refused.
-var errTemporaryOnResource = fmt.Errorf("%w: temporary credentials cannot access protected resources; exchange them for token credentials (RFC 5849 §2.3)", ErrNotFound)
+	// Now is the clock; nil means time.Now. Tests set a fixed clock.
+	Now func() time.Time
 
-// resourceStore is the CredentialStore of the Provider's Middleware: that
-// of its CredentialStore, whose error, for a token that is not token
-// credentials but temporary credentials, says so. Only refusals pay for
-// the second lookup.
-type resourceStore struct {
-	CredentialStore
-	p *Provider
-}
+	// Scheme, if set, is the scheme of the base string URI of every
+	// request; see "The base string URI behind a proxy" in [Verifier].
+	Scheme string
 
-func (s resourceStore) TokenCredentials(ctx context.Context, consumerKey, token string) (TokenCredentials, error) {
-	t, err := s.CredentialStore.TokenCredentials(ctx, consumerKey, token)
-	if errors.Is(err, ErrNotFound) && !errors.Is(err, ErrTokenRevoked) && s.p.Temporary != nil {
-		if _, terr := s.p.Temporary.Temporary(ctx, token, s.p.now()); terr == nil {
-			return TokenCredentials{}, errTemporaryOnResource
-		}
-	}
-	return t, err
+	// SchemeHeader, if set, names a request header (such as
+	// X-Forwarded-Proto) whose last value, http or https, is the scheme of
+	// the base string URI; it takes precedence over Scheme and the
+	// connection. When the header is absent, or its last value is neither
+	// http nor https, Scheme or the connection decides. Set it only when a
+	// trusted proxy always sets or appends to the header.
+	SchemeHeader string
+
+	// Host, if set, is the host, with its port if that is not the
+	// scheme's default, that every request must be addressed to, such as
+	// "api.example.com" or "api.example.com:8443"; see "Pinning the host" in [Verifier].
+	// A request whose Host header names another host, once both are
+	// normalized as the base string URI normalizes them (lowercase, default
+	// port dropped), is refused with parameter_rejected (Host). Empty
+	// means any host: the Host header alone makes the base string URI.
+	Host string
+
+	// RequireToken refuses requests without oauth_token (two-legged
+	// requests and temporary credential requests).
+	RequireToken bool
+
+	// BodyHash, if nonzero, requires an oauth_body_hash computed with this
+	// hash on every request whose body is not form-encoded (the Request Body
+	// Hash extension; LTI 1.1 uses crypto.SHA1). When zero, oauth_body_hash
+	// is checked when present, with the SHA-1, SHA-256 or SHA-512 hash its
+	// length implies. oauth_body_hash on a form-encoded body is always
+	// refused, as the extension requires.
+	BodyHash crypto.Hash
+
+	// MaxBodyBytes limits how much of a body is read, for form parameters
+	// and body hashes; zero means 4 MiB, as for
+	// [oauth1.Config.MaxBodyBytes], and no limit goes above 256 MiB.
+	MaxBodyBytes int64
+
+	// Realm is sent in the WWW-Authenticate header of refusals.
+	Realm string
+
+	// DiagnoseKeys, if set, has Verify name the mistake in the key of a
+	// request it refuses with signature_invalid, in the refusal's
+	// [ProblemError].KeyMistake: an empty token secret, the secrets
+	// swapped, a secret with a trailing newline, a signature in hex, and
+	// the rest [basestring.KeyMistake] tries with the secrets the
+	// Verifier looked up. The operator sees it through Observe; it is
+	// never sent to the client.
+	//
+	// A diagnosis costs up to [basestring.MaxKeyTries] HMACs over the
+	// base string (at most seven RSA verifications for the RSA methods),
+	// and a signature that is not even the right length has its base
+	// string built for it, so it is bounded: a base string over 64 KiB is not
+	// diagnosed, nor a badly sized signature on a request whose query and
+	// form body exceed 192 KiB or whose body length is not declared; and
+	// the diagnoses of all the Verifiers in the program draw on a budget
+	// of bytes hashed, for each consumer key 2 MiB at once and 512 KiB a
+	// second after that, for all consumer keys together 16 MiB at once
+	// and 4 MiB a second (under 15 ms of CPU a second). A refusal
+	// past the bound costs what it costs without DiagnoseKeys, and its
+	// KeyMistake is [basestring.KeyUnchecked], with a Cause that begins
+	// "not diagnosed, for its cost" and says which bound it met. So a
+	// flood of badly signed requests costs on average about what as many
+	// valid verifications of them cost, and a client that debugs its
+	// signatures gets about 150 diagnoses of a small request at once,
+	// then about 40 a second.
+	//
+	// When no key mistake makes an HMAC signature, the key is taken as
+	// right and the client's base string as wrong: KeyMistake then names
+	// the bug that makes the signature (Kind
+	// [basestring.BaseStringDiffers]: spaces encoded as "+", the form body
+	// left out, the default port kept, ...), with the base string the
+	// client signed, as [basestring.Reproduce] finds them, for at most 48
+	// more HMACs, drawn on the same budget, and none for a base string,
+	// query or form body over 8 KiB.
+	DiagnoseKeys bool
+
+	// SendBaseString, if set, has [Verifier.WriteError] send the base
+	// string the Verifier computed back to the client, as the parameter
+	// oauth_signature_base_string of the problem report of a
+	// signature_invalid refusal, so that the client can compare it with
+	// the one it signed ([oauth1.ResponseError] does); a body that does
+	// not match its oauth_body_hash is refused without it. It is meant for
+	// sandboxes and development. The base string reveals nothing the
+	// client did not send (its method, path, query, form body and
+	// protocol parameters; never a secret or the signature) except the
+	// scheme, host and port the provider saw, which show how it is
+	// deployed (behind a proxy that terminates TLS, say), and that the
+	// base string is computed at all: it tells an attacker exactly what
+	// to sign. Leave it off in production.
+	SendBaseString bool
 }

@@ -23,6 +23,9 @@ type TemporaryCredentials struct {
 	// VerificationCode is the oauth_verifier value (RFC 5849 §2.2), set
 	// by Authorize.
 	VerificationCode string `json:"-"`
+	// Scope is what the grant is for: what the client asked for (see
+	// [Provider].Scope), then, set by Authorize, what the owner approved.
+	Scope string
 }
 
 // ErrTokenUsed is returned, wrapped, by a [TemporaryStore] for temporary
@@ -37,7 +40,7 @@ var ErrTokenUsed = errors.New("oauth1: token already used")
 // Every method is safe for concurrent use, also across processes for a
 // shared store.
 //
-// now is the [Provider]'s clock (its Verifier's Now): it decides expiry,
+// now is the [Provider]'s clock (its Settings' Now): it decides expiry,
 // so that a Provider on a test clock gets what it stored. Temporary
 // credentials live while now is before their Expires; after that they are
 // unknown, an error wrapping [ErrNotFound]. Once TakeTemporary has removed
@@ -54,10 +57,12 @@ type TemporaryStore interface {
 	PutTemporary(ctx context.Context, t TemporaryCredentials, now time.Time) error
 	// Temporary returns the temporary credentials for token.
 	Temporary(ctx context.Context, token string, now time.Time) (TemporaryCredentials, error)
-	// Authorize records the approving user and the verification code,
-	// once: a second call for the same token fails with an error wrapping
+	// Authorize records the approval of the temporary credentials
+	// a.Token: a.User, the approving user, a.VerificationCode and a.Scope
+	// replace those stored (the other fields of a are not set), once: a
+	// second call for the same token fails with an error wrapping
 	// ErrTokenUsed.
-	Authorize(ctx context.Context, token, user, code string, now time.Time) error
+	Authorize(ctx context.Context, a TemporaryCredentials, now time.Time) error
 	// TakeTemporary removes and returns the temporary credentials for
 	// token, atomically: of any number of concurrent calls (also from other
 	// processes) exactly one succeeds; the others get an error wrapping
@@ -238,22 +243,23 @@ func (m *MemoryTemporaryStore) Temporary(_ context.Context, token string, now ti
 	return e.t, nil
 }
 
-// Authorize records user and the verification code for token, once.
-func (m *MemoryTemporaryStore) Authorize(_ context.Context, token, user, code string, now time.Time) error {
-	if code == "" {
+// Authorize records a.User, a.VerificationCode and a.Scope for a.Token,
+// once.
+func (m *MemoryTemporaryStore) Authorize(_ context.Context, a TemporaryCredentials, now time.Time) error {
+	if a.VerificationCode == "" {
 		return errors.New("oauth1: Authorize: empty verification code")
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	e, err := m.live(token, now)
+	e, err := m.live(a.Token, now)
 	if err != nil {
 		return err
 	}
 	if e.authorized {
-		return fmt.Errorf("%w: temporary token %q is already authorized", ErrTokenUsed, token)
+		return fmt.Errorf("%w: temporary token %q is already authorized", ErrTokenUsed, a.Token)
 	}
-	e.authorized, e.t.User, e.t.VerificationCode = true, user, code
-	g := grant{e.client, user}
+	e.authorized, e.t.User, e.t.VerificationCode, e.t.Scope = true, a.User, a.VerificationCode, a.Scope
+	g := grant{e.client, a.User}
 	if m.approved[g] == nil {
 		m.approved[g] = make(map[*tempEntry]struct{})
 	}

@@ -109,13 +109,13 @@ func TestProviderTokenStoreFull(t *testing.T) {
 		Consumers: Consumers{"key": {Secret: "secret"}},
 		Temporary: new(MemoryTemporaryStore),
 		Tokens:    tokens,
-		Verifier:  &Verifier{Now: clock},
+		Settings:  Settings{Now: clock},
 	}
 	flow := func(user string) *httptest.ResponseRecorder {
 		w := httptest.NewRecorder()
 		p.RequestTokenHandler().ServeHTTP(w, providerRequest(t, "http://p.example/request", nil, clock(), oauth1.Param{Name: "oauth_callback", Value: "oob"}))
 		temp := parseCredentials(t, w.Body.String())
-		_, code, err := p.Authorize(ctx, temp.Token, user)
+		_, code, err := p.Authorize(ctx, Approval{Token: temp.Token, User: user})
 		if err != nil {
 			t.Fatal(err)
 		}

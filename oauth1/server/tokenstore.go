@@ -14,8 +14,11 @@ import (
 type TokenCredentials struct {
 	Token       string
 	Secret      string `json:"-"`
-	ConsumerKey string
-	User        string
+	ConsumerKey string // the client they were issued to
+	User        string // the resource owner who approved
+	// Scope is what the grant is for, as the owner approved it (see
+	// [Provider].Scope); a store keeps it as it keeps the other fields.
+	Scope string
 }
 
 // ErrTokenRevoked is returned, wrapped together with [ErrNotFound], by a
@@ -28,7 +31,7 @@ var ErrTokenRevoked = errors.New("oauth1: token revoked")
 // the exchange that issues them until they are revoked. Every method is
 // safe for concurrent use, also across processes for a shared store.
 //
-// now is the [Provider]'s clock (its Verifier's Now); token credentials
+// now is the [Provider]'s clock (its Settings' Now); token credentials
 // do not expire, but a store may use it for records of its own. An unknown
 // token is an error wrapping [ErrNotFound]. Once Revoke or RevokeGrant has
 // returned, Token no longer finds the tokens they revoked, in any process:

@@ -72,7 +72,7 @@ func TestMemoryTokenStoreForgetsRevocations(t *testing.T) {
 // "revoked" was revoked.
 type revokingStore struct{ server.Consumers }
 
-func (revokingStore) TokenCredentials(_ context.Context, _, token string) (server.TokenCredentials, error) {
+func (revokingStore) TokenCredentials(_ context.Context, _, token string, _ time.Time) (server.TokenCredentials, error) {
 	if token == "revoked" {
 		return server.TokenCredentials{}, fmt.Errorf("%w: %w", server.ErrNotFound, server.ErrTokenRevoked)
 	}

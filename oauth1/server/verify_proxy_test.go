@@ -117,7 +117,7 @@ func TestVerifyHostSharedName(t *testing.T) {
 	if _, err := b.Verify(signed(t, xConfig(), "GET", url, "", "", "n")); err != nil {
 		t.Fatalf("instance b, own store: %v, want accepted (the reason for a shared store)", err)
 	}
-	_, err := (&Verifier{Store: b.Store, Nonces: a.Nonces, Now: b.Now, Host: b.Host}).
+	_, err := (&Verifier{Store: b.Store, Settings: Settings{Nonces: a.Nonces, Now: b.Now, Host: b.Host}}).
 		Verify(signed(t, xConfig(), "GET", url, "", "", "n"))
 	var pe *ProblemError
 	if !errors.As(err, &pe) || pe.Problem != oauth1.ProblemNonceUsed {

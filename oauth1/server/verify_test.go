@@ -89,7 +89,7 @@ func (m *memCredentials) Consumer(_ context.Context, key string) (Registration, 
 	return c, nil
 }
 
-func (m *memCredentials) TokenCredentials(_ context.Context, key, token string) (TokenCredentials, error) {
+func (m *memCredentials) TokenCredentials(_ context.Context, key, token string, _ time.Time) (TokenCredentials, error) {
 	s, ok := m.tokens[key+" "+token]
 	if !ok {
 		return TokenCredentials{}, fmt.Errorf("token %q: %w", token, ErrNotFound)
@@ -122,11 +122,7 @@ func xCredentials() *memCredentials {
 }
 
 func xVerifier() *Verifier {
-	return &Verifier{
-		Store:  xCredentials(),
-		Nonces: new(MemoryNonceStore),
-		Now:    func() time.Time { return time.Unix(xTimestamp+100, 0) },
-	}
+	return &Verifier{Store: xCredentials(), Settings: Settings{Nonces: new(MemoryNonceStore), Now: func() time.Time { return time.Unix(xTimestamp+100, 0) }}}
 }
 
 func TestVerifyXExample(t *testing.T) {
@@ -731,7 +727,7 @@ func (f failingCredentials) Consumer(context.Context, string) (Registration, err
 	return Registration{}, errors.New("database is down")
 }
 
-func (f failingCredentials) TokenCredentials(context.Context, string, string) (TokenCredentials, error) {
+func (f failingCredentials) TokenCredentials(context.Context, string, string, time.Time) (TokenCredentials, error) {
 	if f.err != nil {
 		return TokenCredentials{}, f.err
 	}
@@ -812,7 +808,7 @@ func TestVerifyReceivedForms(t *testing.T) {
 	r = signed(t, c, "GET", "https://api.example.com/r", "", "", "enc")
 	r.URL.RawQuery = strings.ReplaceAll(r.URL.RawQuery, "oauth_nonce", "oauth%5Fnonce")
 	r.RequestURI = r.URL.RequestURI()
-	if got, err := xVerifier().Verify(r); err != nil || got.Get("oauth_nonce") != "enc" {
+	if got, err := xVerifier().Verify(r); err != nil || param(got.Params, "oauth_nonce") != "enc" {
 		t.Errorf("encoded parameter name in the query: %+v, %v", got, err)
 	}
 
@@ -896,10 +892,7 @@ func TestConsumerRedacted(t *testing.T) {
 func TestVerifyRefusesHugeRegisteredKey(t *testing.T) {
 	n := new(big.Int).Lsh(big.NewInt(1), 262144-1)
 	n.SetBit(n, 0, 1)
-	v := &Verifier{
-		Store: Consumers{xConsumerKey: {PublicKey: &rsa.PublicKey{N: n, E: 65537}}},
-		Now:   func() time.Time { return time.Unix(xTimestamp, 0) },
-	}
+	v := &Verifier{Store: Consumers{xConsumerKey: {PublicKey: &rsa.PublicKey{N: n, E: 65537}}}, Settings: Settings{Now: func() time.Time { return time.Unix(xTimestamp, 0) }}}
 	c := xConfig()
 	c.Signer = oauth1.RSA{Key: testRSAKey}
 	r, _ := http.NewRequest("GET", "https://api.example.com/r", nil)
@@ -922,8 +915,8 @@ func TestVerifyRefusesHugeRegisteredKey(t *testing.T) {
 // would return.
 type otherClientCredentials struct{ *memCredentials }
 
-func (o otherClientCredentials) TokenCredentials(ctx context.Context, key, token string) (TokenCredentials, error) {
-	t, err := o.memCredentials.TokenCredentials(ctx, key, token)
+func (o otherClientCredentials) TokenCredentials(ctx context.Context, key, token string, now time.Time) (TokenCredentials, error) {
+	t, err := o.memCredentials.TokenCredentials(ctx, key, token, now)
 	t.ConsumerKey = "another client"
 	return t, err
 }

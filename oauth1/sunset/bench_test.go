@@ -48,11 +48,7 @@ func BenchmarkVerify(b *testing.B) {
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})
 	for _, kit := range []bool{false, true} {
 		var u sunset.Usage
-		v := &server.Verifier{
-			Store:  server.Consumers{"garmin-connect-iq": {Secret: "s3cret"}},
-			Now:    clock,
-			Nonces: anyNonce{},
-		}
+		v := &server.Verifier{Store: server.Consumers{"garmin-connect-iq": {Secret: "s3cret"}}, Settings: server.Settings{Now: clock, Nonces: anyNonce{}}}
 		h := v.Middleware(ok)
 		name := "alone"
 		if kit {

@@ -55,7 +55,7 @@ func Example_retirement() {
 		Consumers: server.Consumers{"connect-iq-app": {Secret: "kd94hf93k423kf44"}},
 		Temporary: new(server.MemoryTemporaryStore),
 		Tokens:    new(server.MemoryTokenStore),
-		Verifier:  &server.Verifier{Now: clock},
+		Settings:  server.Settings{Now: clock},
 		Observe:   usage.Observe, // counts only verified requests
 	}
 	usage.Now = clock

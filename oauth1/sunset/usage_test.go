@@ -90,11 +90,7 @@ func signedRequest(t testing.TB, key, secret string, now time.Time, nonce string
 func TestUsageFloodOfUnknownKeys(t *testing.T) {
 	now := time.Date(2026, time.June, 1, 0, 0, 0, 0, time.UTC)
 	u := sunset.Usage{Now: func() time.Time { return now }}
-	v := &server.Verifier{
-		Store:   server.Consumers{"garmin-connect-iq": {Secret: "s3cret"}},
-		Now:     func() time.Time { return now },
-		Observe: u.Observe,
-	}
+	v := &server.Verifier{Store: server.Consumers{"garmin-connect-iq": {Secret: "s3cret"}}, Observe: u.Observe, Settings: server.Settings{Now: func() time.Time { return now }}}
 	h := v.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	for i := range 2000 {
 		w := httptest.NewRecorder()
@@ -121,7 +117,7 @@ func TestUsageProvider(t *testing.T) {
 		Consumers: server.Consumers{"dpf43f3p2l4k3l03": {Secret: "kd94hf93k423kf44"}},
 		Temporary: new(server.MemoryTemporaryStore),
 		Tokens:    new(server.MemoryTokenStore),
-		Verifier:  &server.Verifier{Now: func() time.Time { return now }},
+		Settings:  server.Settings{Now: func() time.Time { return now }},
 		Observe:   u.Observe,
 	}
 	srv := httptest.NewServer(p.RequestTokenHandler())

@@ -22,7 +22,7 @@ func main() {
 		Consumers: server.Consumers{"consumer-key": {Secret: "consumer-secret"}},
 		Temporary: redisstore.NewTemporaryStore(rdb, "myapp:oauth:"),
 		Tokens:    redisstore.NewTokenStore(rdb, "myapp:oauth:"),
-		Verifier:  &server.Verifier{Nonces: redisstore.NewNonceStore(rdb, "myapp:oauth:")},
+		Settings:  server.Settings{Nonces: redisstore.NewNonceStore(rdb, "myapp:oauth:")},
 	}
 	mux := http.NewServeMux()
 	mux.Handle("POST /oauth/request_token", p.RequestTokenHandler())

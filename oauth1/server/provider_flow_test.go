@@ -1,4 +1,4 @@
-package oauth1_test
+package server_test
 
 import (
 	"context"
@@ -67,7 +67,7 @@ func newTestProvider(t *testing.T) *testProvider {
 			tp.mu.Unlock()
 		},
 	}
-	tp.Verifier = &server.Verifier{Now: tp.now}
+	tp.Now = tp.now
 	mux := http.NewServeMux()
 	mux.Handle("POST /request_token", tp.RequestTokenHandler())
 	mux.Handle("POST /access_token", tp.AccessTokenHandler())
@@ -82,7 +82,7 @@ func newTestProvider(t *testing.T) *testProvider {
 			http.Redirect(w, r, redirect, http.StatusFound)
 			return
 		}
-		redirect, pin, err := tp.Authorize(r.Context(), token, "alice")
+		redirect, pin, err := tp.Authorize(r.Context(), server.Approval{Token: token, User: "alice"})
 		switch {
 		case err != nil:
 			http.Error(w, err.Error(), http.StatusBadRequest)
@@ -344,7 +344,7 @@ func TestProviderAccessTokenRefusals(t *testing.T) {
 		tp.offset.Store(int64(61 * time.Second)) // TemporaryTTL is a minute
 		_, err := cfg.AccessToken(ctx, temp, verifier)
 		wantProblem(t, "expired", err, 401, oauth1.ProblemTokenRejected)
-		if _, _, err := tp.Authorize(ctx, temp.Token, "alice"); !errors.Is(err, server.ErrNotFound) {
+		if _, _, err := tp.Authorize(ctx, server.Approval{Token: temp.Token, User: "alice"}); !errors.Is(err, server.ErrNotFound) {
 			t.Errorf("Authorize of expired credentials: %v, want ErrNotFound", err)
 		}
 	})
@@ -393,10 +393,10 @@ func TestProviderAuthorizeAndDeny(t *testing.T) {
 	tp := newTestProvider(t)
 	cfg := tp.config("key", "secret", "https://client.example/cb")
 	temp, _ := tp.approve(t, cfg)
-	if _, _, err := tp.Authorize(ctx, temp.Token, "mallory"); !errors.Is(err, server.ErrTokenUsed) {
+	if _, _, err := tp.Authorize(ctx, server.Approval{Token: temp.Token, User: "mallory"}); !errors.Is(err, server.ErrTokenUsed) {
 		t.Errorf("second Authorize: %v, want ErrTokenUsed", err)
 	}
-	if _, _, err := tp.Authorize(ctx, "unknown", "alice"); !errors.Is(err, server.ErrNotFound) {
+	if _, _, err := tp.Authorize(ctx, server.Approval{Token: "unknown", User: "alice"}); !errors.Is(err, server.ErrNotFound) {
 		t.Errorf("Authorize of an unknown token: %v, want ErrNotFound", err)
 	}
 
@@ -412,7 +412,7 @@ func TestProviderAuthorizeAndDeny(t *testing.T) {
 	if _, _, err := oauth1.ParseCallback(&http.Request{URL: u}, temp); !errors.Is(err, oauth1.ErrDenied) {
 		t.Errorf("ParseCallback of the denial: %v, want ErrDenied", err)
 	}
-	if _, _, err := tp.Authorize(ctx, temp.Token, "alice"); !errors.Is(err, server.ErrTokenUsed) {
+	if _, _, err := tp.Authorize(ctx, server.Approval{Token: temp.Token, User: "alice"}); !errors.Is(err, server.ErrTokenUsed) {
 		t.Errorf("Authorize after Deny: %v, want ErrTokenUsed", err)
 	}
 	_, err = cfg.AccessToken(ctx, temp, "x")
@@ -468,7 +468,7 @@ func TestCredentialHelpers(t *testing.T) {
 	if _, err := c.Consumer(ctx, "nobody"); !errors.Is(err, server.ErrNotFound) {
 		t.Errorf("Consumers.Consumer(nobody): %v, want ErrNotFound", err)
 	}
-	if _, err := c.TokenCredentials(ctx, "key", "tok"); !errors.Is(err, server.ErrNotFound) {
+	if _, err := c.TokenCredentials(ctx, "key", "tok", time.Now()); !errors.Is(err, server.ErrNotFound) {
 		t.Errorf("Consumers.TokenCredentials: %v, want ErrNotFound", err)
 	}
 
@@ -487,7 +487,7 @@ func TestCredentialHelpers(t *testing.T) {
 	}
 }
 
-func TestProviderMisconfigured(t *testing.T) {
+func TestProviderWithoutStores(t *testing.T) {
 	p := &server.Provider{Consumers: server.Consumers{"key": {Secret: "secret"}}}
 	srv := httptest.NewServer(p.RequestTokenHandler())
 	defer srv.Close()
@@ -495,7 +495,7 @@ func TestProviderMisconfigured(t *testing.T) {
 		Endpoint: oauth1.Endpoint{RequestTokenURL: srv.URL}}
 	_, err := cfg.RequestToken(context.Background())
 	wantProblem(t, "Provider without Tokens", err, 500, "internal_error")
-	if _, _, err := p.Authorize(context.Background(), "t", "u"); err == nil {
+	if _, _, err := p.Authorize(context.Background(), server.Approval{Token: "t", User: "u"}); err == nil {
 		t.Error("Authorize without Tokens succeeded")
 	}
 }

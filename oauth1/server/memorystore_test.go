@@ -1,4 +1,4 @@
-package oauth1_test
+package server_test
 
 import (
 	"context"
@@ -57,7 +57,7 @@ func TestMemoryTemporaryStoreClock(t *testing.T) {
 			t.Errorf("PutTemporary(%v) succeeded", bad)
 		}
 	}
-	if err := s.Authorize(ctx, "t0", "u", "", clock.Now()); err == nil || errors.Is(err, server.ErrNotFound) {
+	if err := s.Authorize(ctx, server.TemporaryCredentials{Token: "t0", User: "u", VerificationCode: ""}, clock.Now()); err == nil || errors.Is(err, server.ErrNotFound) {
 		t.Errorf("Authorize with an empty verifier = %v, want an argument error", err)
 	}
 }
