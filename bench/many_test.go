@@ -75,7 +75,7 @@ func BenchmarkSignManyConfigs(b *testing.B) {
 // manyStore gives consumer key "k<i>" the secret consumerSecret+"<i>".
 type manyStore struct{}
 
-func (manyStore) Consumer(_ context.Context, key string) (server.Registration, error) {
+func (manyStore) Consumer(_ context.Context, key string, _ time.Time) (server.Registration, error) {
 	return server.Registration{Secret: consumerSecret + strings.TrimPrefix(key, "k")}, nil
 }
 

@@ -19,7 +19,7 @@ import (
 // xStore knows the one consumer and token of the cases in sign_test.go.
 type xStore struct{}
 
-func (xStore) Consumer(context.Context, string) (server.Registration, error) {
+func (xStore) Consumer(context.Context, string, time.Time) (server.Registration, error) {
 	return server.Registration{Secret: consumerSecret}, nil
 }
 

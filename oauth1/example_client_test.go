@@ -78,7 +78,7 @@ type exampleStore struct {
 	tokens   map[string]string // token → secret
 }
 
-func (s exampleStore) Consumer(_ context.Context, key string) (server.Registration, error) {
+func (s exampleStore) Consumer(_ context.Context, key string, _ time.Time) (server.Registration, error) {
 	if key != s.consumer.Token {
 		return server.Registration{}, server.ErrNotFound
 	}

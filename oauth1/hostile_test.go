@@ -70,7 +70,7 @@ func TestVerifyManyProtocolParameters(t *testing.T) {
 // acceptAll knows every consumer and token, with long secrets.
 type acceptAll struct{}
 
-func (acceptAll) Consumer(context.Context, string) (server.Registration, error) {
+func (acceptAll) Consumer(context.Context, string, time.Time) (server.Registration, error) {
 	return server.Registration{Secret: xConsumer.Secret}, nil
 }
 

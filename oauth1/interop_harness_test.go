@@ -202,7 +202,7 @@ func interopVerifier(pub *rsa.PublicKey) *server.Verifier {
 
 type interopStore struct{ pub *rsa.PublicKey }
 
-func (s interopStore) Consumer(_ context.Context, key string) (server.Registration, error) {
+func (s interopStore) Consumer(_ context.Context, key string, _ time.Time) (server.Registration, error) {
 	for _, c := range []oauth1.Credentials{interopClient, trickyClient} {
 		if c.Token == key {
 			return server.Registration{Secret: c.Secret, PublicKey: s.pub}, nil

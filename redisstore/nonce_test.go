@@ -28,7 +28,7 @@ const (
 	token, tokenSecret          = "nnch734d00sl2jdk", "pfkkdhi9sl3r4s00"
 )
 
-func (credentials) Consumer(_ context.Context, key string) (server.Registration, error) {
+func (credentials) Consumer(_ context.Context, key string, _ time.Time) (server.Registration, error) {
 	if key != consumerKey {
 		return server.Registration{}, server.ErrNotFound
 	}

@@ -24,11 +24,11 @@ import (
 // another, "other", both for two-legged requests.
 type twoClients struct{ credentials }
 
-func (c twoClients) Consumer(ctx context.Context, key string) (server.Registration, error) {
+func (c twoClients) Consumer(ctx context.Context, key string, now time.Time) (server.Registration, error) {
 	if key == "other" {
 		return server.Registration{Secret: "other secret"}, nil
 	}
-	return c.credentials.Consumer(ctx, key)
+	return c.credentials.Consumer(ctx, key, now)
 }
 
 // otherHeader is signedHeader for the client "other", without a token.

@@ -324,7 +324,7 @@ type credStore struct {
 	pub                *rsa.PublicKey
 }
 
-func (s credStore) Consumer(_ context.Context, key string) (server.Registration, error) {
+func (s credStore) Consumer(_ context.Context, key string, _ time.Time) (server.Registration, error) {
 	if s.key != "" && key != s.key {
 		return server.Registration{}, server.ErrNotFound
 	}

@@ -180,16 +180,17 @@ func concurrently(f func()) {
 
 func testConsumers(t *testing.T, newStore func(t *testing.T, consumers map[string]server.Registration) server.ConsumerStore) {
 	ctx := context.Background()
+	now := time.Now()
 	known := func(t *testing.T, s server.ConsumerStore, key string, want server.Registration) {
 		t.Helper()
-		got, err := s.Consumer(ctx, key)
+		got, err := s.Consumer(ctx, key, now)
 		if err != nil || !sameRegistration(got, want) {
 			t.Errorf("Consumer(%q) = %v, %v; want %v, nil (secrets not shown)", key, got, err, want)
 		}
 	}
 	unknown := func(t *testing.T, s server.ConsumerStore, key string) {
 		t.Helper()
-		_, err := s.Consumer(ctx, key)
+		_, err := s.Consumer(ctx, key, now)
 		wantErr(t, fmt.Sprintf("Consumer(%q)", key), err, server.ErrNotFound)
 	}
 
@@ -225,7 +226,7 @@ func testConsumers(t *testing.T, newStore func(t *testing.T, consumers map[strin
 		s := newStore(t, cloneRegistrations(regs))
 		for _, done := range doneContexts() {
 			for k, want := range regs {
-				got, err := s.Consumer(done, k)
+				got, err := s.Consumer(done, k, now)
 				if err == nil {
 					if !sameRegistration(got, want) {
 						t.Errorf("Consumer(%q) under a done context = %v, want %v (secrets not shown)", k, got, want)
@@ -243,11 +244,11 @@ func testConsumers(t *testing.T, newStore func(t *testing.T, consumers map[strin
 		unknownKey := rand.Text()
 		concurrently(func() {
 			for k, want := range regs {
-				if got, err := s.Consumer(ctx, k); err != nil || !sameRegistration(got, want) {
+				if got, err := s.Consumer(ctx, k, now); err != nil || !sameRegistration(got, want) {
 					t.Errorf("concurrent Consumer(%q) = %v, %v; want %v, nil (secrets not shown)", k, got, err, want)
 				}
 			}
-			if _, err := s.Consumer(ctx, unknownKey); !errors.Is(err, server.ErrNotFound) {
+			if _, err := s.Consumer(ctx, unknownKey, now); !errors.Is(err, server.ErrNotFound) {
 				t.Errorf("concurrent Consumer(%q) of an unknown key: error %v, want one wrapping ErrNotFound", unknownKey, err)
 			}
 		})

@@ -40,7 +40,7 @@ type funcStore struct {
 	token    func(ctx context.Context, key, token string, now time.Time) (server.TokenCredentials, error)
 }
 
-func (f funcStore) Consumer(ctx context.Context, key string) (server.Registration, error) {
+func (f funcStore) Consumer(ctx context.Context, key string, _ time.Time) (server.Registration, error) {
 	return f.consumer(ctx, key)
 }
 
@@ -82,7 +82,7 @@ var brokenStores = []struct {
 			if _, ok := m.consumers[key]; !ok {
 				return server.Registration{}, errors.New("no such consumer")
 			}
-			return m.Consumer(ctx, key)
+			return m.Consumer(ctx, key, time.Time{})
 		},
 		fail: []string{"Consumer/Unknown", "Consumer/Exact", "Consumer/Concurrent"},
 	},
@@ -94,7 +94,7 @@ var brokenStores = []struct {
 					return r, nil
 				}
 			}
-			return m.Consumer(ctx, key)
+			return m.Consumer(ctx, key, time.Time{})
 		},
 		fail: []string{"Consumer/Exact"},
 	},
@@ -106,14 +106,14 @@ var brokenStores = []struct {
 					return r, nil
 				}
 			}
-			return m.Consumer(ctx, key)
+			return m.Consumer(ctx, key, time.Time{})
 		},
 		fail: []string{"Exact"},
 	},
 	{
 		name: "PadSpace", // a PAD SPACE collation: trailing spaces ignored
 		consumer: func(m *mapStore, ctx context.Context, key string) (server.Registration, error) {
-			return m.Consumer(ctx, strings.TrimRight(key, " "))
+			return m.Consumer(ctx, strings.TrimRight(key, " "), time.Time{})
 		},
 		fail: []string{"Consumer/Exact"},
 	},
@@ -125,7 +125,7 @@ var brokenStores = []struct {
 					return r, nil
 				}
 			}
-			return m.Consumer(ctx, key)
+			return m.Consumer(ctx, key, time.Time{})
 		},
 		fail: []string{"Consumer/Unknown", "Consumer/Exact"},
 	},
@@ -135,14 +135,14 @@ var brokenStores = []struct {
 			if !utf8.ValidString(key) {
 				return server.Registration{}, errors.New("invalid byte sequence for encoding UTF8")
 			}
-			return m.Consumer(ctx, key)
+			return m.Consumer(ctx, key, time.Time{})
 		},
 		fail: []string{"Consumer/Unknown"},
 	},
 	{
 		name: "DropsPublicKey",
 		consumer: func(m *mapStore, ctx context.Context, key string) (server.Registration, error) {
-			r, err := m.Consumer(ctx, key)
+			r, err := m.Consumer(ctx, key, time.Time{})
 			r.PublicKey = nil
 			return r, err
 		},
@@ -151,7 +151,7 @@ var brokenStores = []struct {
 	{
 		name: "DecodesSecret", // a secret read back through form decoding
 		consumer: func(m *mapStore, ctx context.Context, key string) (server.Registration, error) {
-			r, err := m.Consumer(ctx, key)
+			r, err := m.Consumer(ctx, key, time.Time{})
 			r.Secret = strings.ReplaceAll(r.Secret, "+", " ")
 			return r, err
 		},
@@ -160,7 +160,7 @@ var brokenStores = []struct {
 	{
 		name: "DropsCallbackSchemes",
 		consumer: func(m *mapStore, ctx context.Context, key string) (server.Registration, error) {
-			r, err := m.Consumer(ctx, key)
+			r, err := m.Consumer(ctx, key, time.Time{})
 			r.CallbackSchemes = nil
 			return r, err
 		},
@@ -169,7 +169,7 @@ var brokenStores = []struct {
 	{
 		name: "CancelledIsNotFound", // every failed query reported as no row
 		consumer: func(m *mapStore, ctx context.Context, key string) (server.Registration, error) {
-			r, err := m.Consumer(ctx, key)
+			r, err := m.Consumer(ctx, key, time.Time{})
 			if err != nil {
 				return r, fmt.Errorf("%w: %q", server.ErrNotFound, key)
 			}
@@ -266,7 +266,7 @@ func racy(m *mapStore) funcStore {
 		consumer: func(ctx context.Context, k string) (server.Registration, error) {
 			key.Store(&k)
 			time.Sleep(100 * time.Microsecond)
-			return m.Consumer(ctx, *key.Load())
+			return m.Consumer(ctx, *key.Load(), time.Time{})
 		},
 		token: func(ctx context.Context, k, tok string, _ time.Time) (server.TokenCredentials, error) {
 			token.Store(&tok)
@@ -287,7 +287,9 @@ func brokenStore(i int, consumers map[string]server.Registration, tokens, revoke
 	if b.name == "Racy" {
 		return racy(m)
 	}
-	f := funcStore{consumer: m.Consumer, token: m.TokenCredentials}
+	f := funcStore{consumer: func(ctx context.Context, key string) (server.Registration, error) {
+		return m.Consumer(ctx, key, time.Time{})
+	}, token: m.TokenCredentials}
 	if b.consumer != nil {
 		f.consumer = func(ctx context.Context, key string) (server.Registration, error) { return b.consumer(m, ctx, key) }
 	}

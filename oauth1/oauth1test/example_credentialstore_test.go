@@ -32,7 +32,7 @@ func newMapStore(t *testing.T, consumers map[string]server.Registration, tokens,
 	return s
 }
 
-func (s *mapStore) Consumer(ctx context.Context, consumerKey string) (server.Registration, error) {
+func (s *mapStore) Consumer(ctx context.Context, consumerKey string, _ time.Time) (server.Registration, error) {
 	if err := ctx.Err(); err != nil {
 		return server.Registration{}, err
 	}

@@ -189,7 +189,7 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 // consumerFunc is a [server.ConsumerStore] made of a function.
 type consumerFunc func(ctx context.Context, consumerKey string) (server.Registration, error)
 
-func (f consumerFunc) Consumer(ctx context.Context, consumerKey string) (server.Registration, error) {
+func (f consumerFunc) Consumer(ctx context.Context, consumerKey string, _ time.Time) (server.Registration, error) {
 	return f(ctx, consumerKey)
 }
 

@@ -72,11 +72,13 @@ type Registration struct {
 
 // A ConsumerStore looks up client registrations by consumer key, for a
 // [Provider]. Consumer returns an error wrapping [ErrNotFound] for an
-// unknown key. Implementations must be safe for concurrent use. Package
+// unknown key; now is the clock of the Provider or Verifier, read once for
+// the request, as every store method is given it (a store may use it for
+// registrations that expire). Implementations must be safe for concurrent use. Package
 // [github.com/countersign/countersign/oauth1/oauth1test] has a conformance
 // test, TestConsumerStore, for implementations.
 type ConsumerStore interface {
-	Consumer(ctx context.Context, consumerKey string) (Registration, error)
+	Consumer(ctx context.Context, consumerKey string, now time.Time) (Registration, error)
 }
 
 // A CredentialStore looks up the credentials a [Verifier] needs, by consumer
@@ -109,7 +111,7 @@ type Consumers map[string]Registration
 var _ CredentialStore = Consumers(nil)
 
 // Consumer returns the registration for consumerKey.
-func (c Consumers) Consumer(_ context.Context, consumerKey string) (Registration, error) {
+func (c Consumers) Consumer(_ context.Context, consumerKey string, _ time.Time) (Registration, error) {
 	r, ok := c[consumerKey]
 	if !ok {
 		return Registration{}, fmt.Errorf("%w: consumer key %q", ErrNotFound, consumerKey)

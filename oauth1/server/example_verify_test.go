@@ -20,7 +20,7 @@ type clients struct {
 	tokens    map[string]string // token → secret
 }
 
-func (c clients) Consumer(ctx context.Context, key string) (server.Registration, error) {
+func (c clients) Consumer(ctx context.Context, key string, _ time.Time) (server.Registration, error) {
 	secret, ok := c.consumers[key]
 	if !ok {
 		return server.Registration{}, server.ErrNotFound

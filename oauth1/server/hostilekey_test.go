@@ -18,7 +18,7 @@ type recordingStore struct {
 	seen []string
 }
 
-func (s *recordingStore) Consumer(_ context.Context, key string) (Registration, error) {
+func (s *recordingStore) Consumer(_ context.Context, key string, _ time.Time) (Registration, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.seen = append(s.seen, key)

@@ -218,7 +218,7 @@ func (v *Verifier) lookupConsumer(q *found) error {
 		return problem(oauth1.ProblemConsumerKeyUnknown, errors.New("the consumer key holds a control character or is not UTF-8"))
 	}
 	var err error
-	q.consumer, err = v.Store.Consumer(q.r.Context(), q.consumerKey)
+	q.consumer, err = v.Store.Consumer(q.r.Context(), q.consumerKey, q.now)
 	if errors.Is(err, ErrNotFound) {
 		return problem(oauth1.ProblemConsumerKeyUnknown, nil)
 	} else if err != nil {

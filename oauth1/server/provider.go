@@ -269,7 +269,7 @@ func (p *Provider) checkCallback(ctx context.Context, v *Verification) error {
 	if cb == "" {
 		return problem(oauth1.ProblemParameterAbsent, nil, "oauth_callback")
 	}
-	reg, err := p.Consumers.Consumer(ctx, v.ConsumerKey)
+	reg, err := p.Consumers.Consumer(ctx, v.ConsumerKey, p.now())
 	if err != nil {
 		return fmt.Errorf("oauth1: looking up the consumer key: %w", err)
 	}

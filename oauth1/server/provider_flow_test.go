@@ -462,10 +462,10 @@ func TestProviderConcurrentExchange(t *testing.T) {
 func TestCredentialHelpers(t *testing.T) {
 	ctx := context.Background()
 	c := server.Consumers{"key": {Secret: "secret"}}
-	if r, err := c.Consumer(ctx, "key"); err != nil || r.Secret != "secret" {
+	if r, err := c.Consumer(ctx, "key", time.Now()); err != nil || r.Secret != "secret" {
 		t.Errorf("Consumers.Consumer(key) = %v, %v", r, err)
 	}
-	if _, err := c.Consumer(ctx, "nobody"); !errors.Is(err, server.ErrNotFound) {
+	if _, err := c.Consumer(ctx, "nobody", time.Now()); !errors.Is(err, server.ErrNotFound) {
 		t.Errorf("Consumers.Consumer(nobody): %v, want ErrNotFound", err)
 	}
 	if _, err := c.TokenCredentials(ctx, "key", "tok", time.Now()); !errors.Is(err, server.ErrNotFound) {

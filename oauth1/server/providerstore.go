@@ -15,11 +15,11 @@ type providerStore struct {
 	temporary bool
 }
 
-func (s providerStore) Consumer(ctx context.Context, consumerKey string) (Registration, error) {
+func (s providerStore) Consumer(ctx context.Context, consumerKey string, now time.Time) (Registration, error) {
 	if s.p.Consumers == nil {
 		return Registration{}, errNoConsumers
 	}
-	return s.p.Consumers.Consumer(ctx, consumerKey)
+	return s.p.Consumers.Consumer(ctx, consumerKey, now)
 }
 
 // TokenCredentials returns the record of token at now: of token

@@ -162,12 +162,21 @@ func TestVerifierPassesItsClock(t *testing.T) {
 	if !store.now.Equal(at) {
 		t.Errorf("TokenCredentials was passed %v, want the Verifier's clock, %v", store.now, at)
 	}
+	if !store.consumerNow.Equal(at) {
+		t.Errorf("Consumer was passed %v, want the Verifier's clock, %v", store.consumerNow, at)
+	}
 }
 
-// clockedStore records the now its TokenCredentials is passed.
+// clockedStore records the now its Consumer and TokenCredentials are
+// passed.
 type clockedStore struct {
 	*memCredentials
-	now time.Time
+	now, consumerNow time.Time
+}
+
+func (s *clockedStore) Consumer(ctx context.Context, key string, now time.Time) (Registration, error) {
+	s.consumerNow = now
+	return s.memCredentials.Consumer(ctx, key, now)
 }
 
 func (s *clockedStore) TokenCredentials(ctx context.Context, key, token string, now time.Time) (TokenCredentials, error) {

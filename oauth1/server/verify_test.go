@@ -81,7 +81,7 @@ type memCredentials struct {
 	tokens    map[string]string // consumer key + " " + token → secret
 }
 
-func (m *memCredentials) Consumer(_ context.Context, key string) (Registration, error) {
+func (m *memCredentials) Consumer(_ context.Context, key string, _ time.Time) (Registration, error) {
 	c, ok := m.consumers[key]
 	if !ok {
 		return Registration{}, ErrNotFound
@@ -720,7 +720,7 @@ func (f failingStore) Use(context.Context, Nonce, time.Time, time.Time) (bool, e
 // not ErrStoreUnavailable when err is nil.
 type failingCredentials struct{ err error }
 
-func (f failingCredentials) Consumer(context.Context, string) (Registration, error) {
+func (f failingCredentials) Consumer(context.Context, string, time.Time) (Registration, error) {
 	if f.err != nil {
 		return Registration{}, f.err
 	}
