@@ -1,0 +1,444 @@
+package basestring
+
+// This file rebuilds the base strings of Reproduce's variants from the
+// provider's base string and the request as sent.
+
+import (
+	"crypto"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/countersign/countersign/percent"
+)
+
+// A piece is one parameter as a client holds it before encoding.
+type piece struct {
+	name, value string
+	query       bool // from the query, where a query value may replace a body's
+}
+
+// A rebuild holds the parts of the provider's base string and of the
+// request, to build the base string again with bugs.
+type rebuild struct {
+	method             string // decoded
+	scheme, host, path string // from the base string URI; host with any port
+	query, form        string // as sent
+	sentHost, realm    string
+	other              []piece            // the parameters from neither the query nor the body
+	fromRequest        bool               // query and form are the sources of the rest
+	read               map[bug]readResult // pieces' results, by the bugs of reading
+}
+
+// newRebuild splits b, parsed from base, into its parts, and checks that
+// they build base again: when the query and the form body of sent do not
+// account for base's parameters (a Request of another request), they are
+// left out, and only the bugs that need neither are tried.
+func newRebuild(b *BaseString, base string, sent Request) (*rebuild, bool) {
+	scheme, rest, ok := strings.Cut(b.URI, "://")
+	if !ok {
+		return nil, false
+	}
+	host, path := rest, "/"
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		host, path = rest[:i], rest[i:]
+	}
+	r := &rebuild{method: b.Method, scheme: scheme, host: host, path: path, sentHost: sent.Host, realm: sent.Realm,
+		query: sent.Query, form: sent.Form, fromRequest: true}
+	if !r.account(b) || !r.builds(base) {
+		r.query, r.form, r.fromRequest, r.other, r.read = "", "", false, nil, nil
+		for _, p := range b.Params {
+			r.other = append(r.other, piece{name: p.Name, value: p.Value})
+		}
+		if !r.builds(base) {
+			return nil, false
+		}
+	}
+	return r, true
+}
+
+// builds reports whether r builds base without a bug.
+func (r *rebuild) builds(base string) bool {
+	s, ok := r.build(0)
+	return ok && s == base
+}
+
+// account sets r.other to b's parameters that the query and the form body
+// do not hold, and reports whether they then build b's parameters.
+func (r *rebuild) account(b *BaseString) bool {
+	count := map[[2]string]int{}
+	for _, p := range b.Params {
+		count[[2]string{p.Name, p.Value}]++
+	}
+	ps, ok := r.pieces(0)
+	if !ok {
+		return false
+	}
+	for _, p := range ps {
+		k := [2]string{p.name, p.value}
+		if count[k] == 0 {
+			return false
+		}
+		count[k]--
+	}
+	r.other = r.other[:0]
+	for _, p := range b.Params {
+		k := [2]string{p.Name, p.Value}
+		if count[k] > 0 {
+			count[k]--
+			r.other = append(r.other, piece{name: p.Name, value: p.Value})
+		}
+	}
+	return true
+}
+
+// readBugs are the bugs that change how the query and the body are read.
+const readBugs = bugPlusLiteral | bugRawQuery | bugRawForm | bugNoForm | bugQueryOnlyInURI | bugQCut | bugHashCut |
+	bugSemicolonDrop | bugSemicolonSplit | bugSemicolonCut | bugEqCut | bugRawNames | bugNulCut | bugLatin1 | bugPHPNames |
+	bugQueryWins | bugKeepFirst | bugKeepLast
+
+// pieces reads the query and the form body as a client with bugs bs does,
+// once for each set of the bugs of reading: most variants share one. The
+// result is shared: the caller must not modify it.
+func (r *rebuild) pieces(bs bug) ([]piece, bool) {
+	bs &= readBugs
+	if c, ok := r.read[bs]; ok {
+		return c.ps, c.ok
+	}
+	ps, ok := r.readPieces(bs)
+	if r.read == nil {
+		r.read = map[bug]readResult{}
+	}
+	r.read[bs] = readResult{ps, ok}
+	return ps, ok
+}
+
+type readResult struct {
+	ps []piece
+	ok bool
+}
+
+// readPieces is pieces, uncached.
+func (r *rebuild) readPieces(bs bug) ([]piece, bool) {
+	var ps []piece
+	for i, raw := range [2]string{r.query, r.form} {
+		query := i == 0
+		if query && bs&bugQueryOnlyInURI != 0 || !query && bs&bugNoForm != 0 {
+			continue
+		}
+		if query && bs&bugQCut != 0 {
+			raw, _, _ = strings.Cut(raw, "?")
+		}
+		rawValues := query && bs&bugRawQuery != 0 || !query && bs&bugRawForm != 0
+		if query && bs&bugHashCut != 0 {
+			raw = raw[:hashAt(raw)]
+		}
+		for kv := range strings.SplitSeq(raw, "&") {
+			if kv == "" {
+				continue // "a=1&&b=2" has no third pair
+			}
+			if bs&bugSemicolonDrop != 0 && strings.Contains(kv, ";") {
+				continue
+			}
+			kvs := []string{kv}
+			if bs&bugSemicolonSplit != 0 {
+				kvs = strings.Split(kv, ";")
+			}
+			for _, kv := range kvs {
+				p, ok := readPair(kv, bs, rawValues)
+				if !ok {
+					return nil, false
+				}
+				if p.name == "oauth_signature" {
+					continue // never signed, wherever it is sent (§3.4.1.3.1)
+				}
+				p.query = query
+				ps = append(ps, p)
+			}
+		}
+	}
+	if bs&bugQueryWins != 0 {
+		inQuery := map[string]bool{}
+		for _, p := range ps {
+			if p.query {
+				inQuery[p.name] = true
+			}
+		}
+		ps = slices.DeleteFunc(ps, func(p piece) bool { return !p.query && inQuery[p.name] })
+	}
+	if bs&(bugKeepFirst|bugKeepLast) != 0 {
+		seen := map[string]int{}
+		kept := ps[:0:0]
+		for _, p := range ps {
+			if i, ok := seen[p.name]; ok {
+				if bs&bugKeepLast != 0 {
+					kept[i] = p
+				}
+				continue
+			}
+			seen[p.name] = len(kept)
+			kept = append(kept, p)
+		}
+		ps = kept
+	}
+	return ps, true
+}
+
+// hashAt returns the offset in raw of the first "#" or "%23": where a
+// client that decodes the query before parsing it as a URL ends it.
+func hashAt(raw string) int {
+	for i := 0; i < len(raw); i++ {
+		if raw[i] == '#' {
+			return i
+		}
+		if raw[i] == '%' && i+2 < len(raw) && raw[i+1] == '2' && raw[i+2] == '3' {
+			return i
+		}
+	}
+	return len(raw)
+}
+
+// readPair reads one name=value pair of a query or form body as a client
+// with bugs bs does. rawValues keeps the value as sent.
+func readPair(kv string, bs bug, rawValues bool) (piece, bool) {
+	n, v, _ := strings.Cut(kv, "=")
+	if bs&bugEqCut != 0 {
+		v, _, _ = strings.Cut(v, "=")
+	}
+	decode := percent.DecodeForm
+	if bs&bugPlusLiteral != 0 {
+		decode = percent.Decode
+	}
+	name, err1 := decode(n)
+	value, err2 := decode(v)
+	if err1 != nil || err2 != nil {
+		return piece{}, false
+	}
+	if bs&bugRawNames != 0 {
+		name = n
+	}
+	if rawValues {
+		value = v
+	}
+	if bs&bugNulCut != 0 {
+		value, _, _ = strings.Cut(value, "\x00")
+	}
+	if bs&bugSemicolonCut != 0 {
+		value, _, _ = strings.Cut(value, ";")
+	}
+	if bs&bugLatin1 != 0 {
+		name, value = latin1ToUTF8(name), latin1ToUTF8(value)
+	}
+	if bs&bugPHPNames != 0 {
+		name = phpName(name)
+	}
+	return piece{name: name, value: value}, true
+}
+
+// build returns the base string as a client with bugs bs computes it. A
+// bug that needs what the request lacks changes nothing. It reports false
+// when the client could not read the query or the form body (a malformed
+// escape).
+func (r *rebuild) build(bs bug) (string, bool) {
+	uri := r.uri(bs)
+	ps, ok := r.pieces(bs)
+	if !ok {
+		return "", false
+	}
+	ps = slices.Concat(ps, r.other)
+	if bs&bugRealm != 0 && r.realm != "" {
+		ps = append(ps, piece{name: "realm", value: r.realm})
+	}
+	if bs&bugSignature != 0 {
+		ps = append(ps, piece{name: "oauth_signature"})
+	}
+	if bs&bugDropEmpty != 0 {
+		ps = slices.DeleteFunc(ps, func(p piece) bool { return p.value == "" })
+	}
+	enc := encoder(bs)
+	type pair struct{ name, value, dname, dvalue string }
+	pairs := make([]pair, len(ps))
+	for i, p := range ps {
+		name, value := enc(p.name), enc(p.value)
+		switch {
+		case bs&bugNoEncoding != 0:
+			name, value = p.name, p.value
+		case bs&bugUnencodedNames != 0:
+			name = p.name
+		}
+		if bs&bugTwice != 0 {
+			value = enc(value)
+		}
+		pairs[i] = pair{name, value, p.name, p.value}
+	}
+	slices.SortStableFunc(pairs, func(a, c pair) int {
+		switch {
+		case bs&bugSortDecoded != 0:
+			return cmpPair(a.dname, a.dvalue, c.dname, c.dvalue)
+		case bs&bugSortJoined != 0:
+			return strings.Compare(a.name+"="+a.value, c.name+"="+c.value)
+		}
+		return cmpPair(a.name, a.value, c.name, c.value)
+	})
+	var b strings.Builder
+	for i, p := range pairs {
+		if i > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(p.name)
+		if p.value != "" || bs&bugNoEquals == 0 {
+			b.WriteByte('=')
+			b.WriteString(p.value)
+		}
+	}
+	outer := percent.Encode
+	if bs&(bugLowerHex|bugJava|bugJSComponent|bugKeepSlash|bugTilde) != 0 {
+		outer = enc // one encoding function for all
+	}
+	params := b.String()
+	if bs&bugNotReencoded == 0 {
+		params = outer(params)
+	}
+	return outer(strings.ToUpper(r.method)) + "&" + outer(uri) + "&" + params, true
+}
+
+func cmpPair(an, av, bn, bv string) int {
+	if c := strings.Compare(an, bn); c != 0 {
+		return c
+	}
+	return strings.Compare(av, bv)
+}
+
+// uri returns the base string URI as a client with bugs bs computes it. A
+// bug that needs what the request lacks changes nothing.
+func (r *rebuild) uri(bs bug) string {
+	scheme, host, path := r.scheme, r.host, r.path
+	hostname, port := splitPort(host)
+	if bs&bugScheme != 0 {
+		switch scheme {
+		case "https":
+			scheme = "http"
+		case "http":
+			scheme = "https"
+		}
+	}
+	switch {
+	case bs&bugHostAsSent != 0 && r.sentHost != "":
+		host = r.sentHost
+	case bs&bugAnyPort != 0 && (port == "80" || port == "443"):
+		host = hostname
+	case bs&bugDefaultPort != 0 && port == "":
+		host += map[string]string{"http": ":80", "https": ":443"}[r.scheme]
+	}
+	if bs&bugDecodedPath != 0 {
+		if d, err := percent.Decode(path); err == nil {
+			path = d
+		}
+	}
+	uri := scheme + "://" + host + path
+	if bs&(bugQueryInURI|bugQueryOnlyInURI) != 0 && r.query != "" {
+		uri += "?" + r.query
+	}
+	return uri
+}
+
+// splitPort splits host into its name and its port ("" when none); an IPv6
+// literal keeps its brackets.
+func splitPort(host string) (string, string) {
+	i := strings.LastIndexByte(host, ':')
+	if i < 0 || strings.IndexByte(host[i:], ']') >= 0 {
+		return host, ""
+	}
+	return host[:i], host[i+1:]
+}
+
+// encoder returns the encoding of names and values of a client with bugs bs.
+func encoder(bs bug) func(string) string {
+	switch {
+	case bs&bugPlus != 0 && bs&bugLowerHex != 0:
+		return func(s string) string { return lowerHex(strings.ReplaceAll(percent.Encode(s), "%20", "+")) }
+	case bs&bugPlus != 0:
+		return func(s string) string { return strings.ReplaceAll(percent.Encode(s), "%20", "+") }
+	case bs&bugLowerHex != 0:
+		return func(s string) string { return lowerHex(percent.Encode(s)) }
+	case bs&bugJSComponent != 0:
+		return keep("!'()*")
+	case bs&bugKeepSlash != 0:
+		return keep("/")
+	case bs&bugJava != 0:
+		return func(s string) string {
+			return strings.NewReplacer("%20", "+", "%2A", "*", "~", "%7E").Replace(percent.Encode(s))
+		}
+	case bs&bugTilde != 0:
+		return func(s string) string { return strings.ReplaceAll(percent.Encode(s), "~", "%7E") }
+	}
+	return percent.Encode
+}
+
+// keep returns an encoding that leaves the bytes of unreserved unencoded.
+func keep(unreserved string) func(string) string {
+	return func(s string) string {
+		var b strings.Builder
+		for i := 0; i < len(s); i++ {
+			if strings.IndexByte(unreserved, s[i]) >= 0 {
+				b.WriteByte(s[i])
+			} else {
+				b.WriteString(percent.Encode(s[i : i+1]))
+			}
+		}
+		return b.String()
+	}
+}
+
+// lowerHex turns the hex digits of s's escapes to lowercase.
+func lowerHex(s string) string {
+	b := []byte(s)
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == '%' {
+			for j := i + 1; j <= i+2; j++ {
+				if 'A' <= b[j] && b[j] <= 'F' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			i += 2
+		}
+	}
+	return string(b)
+}
+
+// mistake names the bugs of bs that make signed, dropping those without
+// which the client still signs signed: a library's set names only the bugs
+// this request shows. f is the form the signature was sent in, and
+// otherHash says whether it is an HMAC with hash h, not the method's.
+func (r *rebuild) mistake(bs bug, signed string, f sentForm, otherHash bool, method string, h crypto.Hash) Mistake {
+	for i := range bugCount {
+		b := bug(1) << i
+		if bs&b == 0 || bs == b {
+			continue
+		}
+		if s, ok := r.build(bs &^ b); ok && s == signed {
+			bs &^= b
+		}
+	}
+	var causes []string
+	for i := range bugCount {
+		if bs&(bug(1)<<i) != 0 {
+			causes = append(causes, bugCauses[i])
+		}
+	}
+	m := Mistake{Kind: BaseStringDiffers}
+	if len(causes) == 1 {
+		m.Cause = "the key is right, and the client signed another base string: it " + causes[0]
+	} else {
+		m.Cause = "the key is right, and the client signed another base string, with " + strconv.Itoa(len(causes)) + " bugs: it " + strings.Join(causes, "; and it ")
+	}
+	if f.cause != "" {
+		m.Also = append(m.Also, SignatureEncoding)
+		m.Cause += "; and " + f.cause
+	}
+	if otherHash {
+		m.Also = append(m.Also, WrongHMACHash)
+		m.Cause += "; and the client signed with HMAC-" + hashName(h) + " and declared " + method + " in oauth_signature_method"
+	}
+	return m
+}
