@@ -106,35 +106,37 @@ func (c *Config) RequestToken(ctx context.Context, extra ...Param) (*TokenRespon
 func (c *Config) AuthorizationURL(temp *Credentials, extra ...Param) string {
 	u, frag, hasFrag := strings.Cut(c.Endpoint.AuthorizeURL, "#")
 	var b []byte
+	sep := querySep(u)
 	if strings.Contains(u, tokenPlaceholder) {
 		b = expandAuthorizeURL(nil, u, temp.token(), c.ConsumerKey)
-		if len(extra) > 0 && !strings.HasSuffix(u, "?") && !strings.HasSuffix(u, "&") {
-			b = append(b, '&')
-		}
 	} else {
-		b = []byte(u)
-		switch i := strings.IndexByte(u, '?'); {
-		case i < 0:
-			b = append(b, '?')
-		case !strings.HasSuffix(u, "?") && !strings.HasSuffix(u, "&"):
-			b = append(b, '&')
-		}
-		b = wire.AppendPair(b, "oauth_token", temp.token())
-		if len(extra) > 0 {
-			b = append(b, '&')
-		}
+		b = wire.AppendPair(append([]byte(u), sep...), "oauth_token", temp.token())
+		sep = "&"
 	}
-	for i, p := range extra {
-		if i > 0 {
-			b = append(b, '&')
-		}
-		b = wire.AppendPair(b, p.Name, p.Value)
+	for _, p := range extra {
+		b = wire.AppendPair(append(b, sep...), p.Name, p.Value)
+		sep = "&"
 	}
 	if hasFrag {
 		b = append(b, '#')
 		b = append(b, frag...)
 	}
 	return string(b)
+}
+
+// querySep returns what goes between u and a parameter appended to it:
+// "?" when u has no query, nothing when its query is empty or ends with
+// "&", else "&". The query is all that follows the first "?", which may
+// hold more "?" ("https://p.example/a??" has the query "?").
+func querySep(u string) string {
+	_, q, ok := strings.Cut(u, "?")
+	switch {
+	case !ok:
+		return "?"
+	case q == "" || strings.HasSuffix(q, "&"):
+		return ""
+	}
+	return "&"
 }
 
 // The placeholders of an AuthorizeURL that names the token's parameter itself.
