@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/countersign/countersign/internal/vectors"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -53,23 +54,9 @@ var (
 // rsign signs base with HMAC h under key's secrets, as §3.4.2 joins them,
 // computed here with crypto/hmac.
 func rsign(h func() hash.Hash, key Key, base string) []byte {
-	m := hmac.New(h, []byte(rfcEncode(key.ConsumerSecret)+"&"+rfcEncode(key.TokenSecret)))
+	m := hmac.New(h, []byte(vectors.Encode(key.ConsumerSecret)+"&"+vectors.Encode(key.TokenSecret)))
 	m.Write([]byte(base))
 	return m.Sum(nil)
-}
-
-// rfcEncode is the percent-encoding of RFC 5849 §3.6, written out here.
-func rfcEncode(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0 {
-			b.WriteByte(c)
-		} else {
-			b.WriteString("%" + strings.ToUpper(hex.EncodeToString([]byte{c})))
-		}
-	}
-	return b.String()
 }
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
