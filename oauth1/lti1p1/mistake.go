@@ -179,6 +179,8 @@ func (l *Launch) candidates(secret string, right candidate) []candidate {
 	}
 	addBase(EncodedValues, "the platform percent-encoded each value (RFC 3986) before joining them; the values are joined as they are, without encoding", mapped(percent.Encode))
 	addBase(EncodedValues, "the platform form-encoded each value (application/x-www-form-urlencoded) before joining them; the values are joined as they are, without encoding", mapped(url.QueryEscape))
+	addBase(EncodedValues, "the platform form-encoded each value as PHP's urlencode and Java's URLEncoder do (\"~\" as \"%7E\") before joining them; the values are joined as they are, without encoding",
+		mapped(func(v string) string { return strings.ReplaceAll(url.QueryEscape(v), "~", "%7E") }))
 	addBase(EncodedValues, "the platform percent-encoded the joined base string as a whole; it is signed as it is, without encoding", percent.Encode(base))
 
 	// Other orders: the names sorted, the order reversed, and each two
@@ -282,7 +284,12 @@ func sentForms(sign string) []sentForm {
 	}
 	const pad = `; send the standard base64 alphabet with its "=" padding (RFC 4648 §4)`
 	d, err := base64.StdEncoding.DecodeString(sign)
-	add(d, err, "")
+	if err == nil && base64.StdEncoding.EncodeToString(d) != sign {
+		// The decoder skips line breaks; the sign compared is the text.
+		add(d, err, `the sign holds a line break ("\r" or "\n"), as base64 wrapped or a value read with its line end carries; send it on one line, without one`)
+	} else {
+		add(d, err, "")
+	}
 	if u, err := url.PathUnescape(sign); err == nil && u != sign {
 		d, err := base64.StdEncoding.DecodeString(u)
 		add(d, err, "the sign is percent-encoded (\"%2B\", \"%2F\", \"%3D\"); a JSON string carries it as it is"+pad)
