@@ -69,7 +69,9 @@ func hmacTool(t *testing.T) func(key string) []string {
 	// openssl first: it starts in milliseconds, python3 (through a version
 	// manager's shim) can take seconds.
 	if p, err := exec.LookPath("openssl"); err == nil {
-		return func(key string) []string { return []string{"sh", "-c", p + ` dgst -sha256 -hmac "$1" -binary | base64`, "sh", key} }
+		return func(key string) []string {
+			return []string{"sh", "-c", p + ` dgst -sha256 -hmac "$1" -binary | base64`, "sh", key}
+		}
 	}
 	if p, err := exec.LookPath("python3"); err == nil {
 		return func(key string) []string {
