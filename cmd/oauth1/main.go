@@ -34,6 +34,8 @@ Commands:
   verify [flags] [FILE]  check the signature of a raw HTTP request (default stdin)
   response [FILE]        read a provider's raw HTTP response (curl -i): its problem report,
                          and the Deprecation and Sunset it announces
+  lti1p1 sign|verify     sign or check the LTI 1.1 migration claim of an LTI 1.3 id_token
+                         (oauth_consumer_key_sign), and name the platform's mistake
   version                print the module version (also --version)
 
 Run "oauth1 <command> -h" (or "oauth1 help <command>") for the flags of a command,
@@ -68,6 +70,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return c.verify(args[1:])
 	case "response":
 		return c.response(args[1:])
+	case "lti1p1":
+		return c.lti1p1(args[1:])
 	case "help", "-h", "-help", "--help":
 		if args[0] == "help" && len(args) > 1 {
 			return c.help(args[1:])
@@ -105,6 +109,8 @@ func (c *cmd) help(args []string) int {
 		return exitOK
 	case "sign", "explain", "diff", "verify", "response", "version":
 		return run([]string{args[0], "-h"}, c.stdin, c.stdout, c.stderr, c.getenv)
+	case "lti1p1":
+		return c.lti1p1([]string{"-h"})
 	case "providers":
 		printProviders(c.stdout)
 		return exitOK
