@@ -219,7 +219,9 @@ func (l *Launch) candidates(secret string, right candidate) []candidate {
 	e := strconv.FormatInt(s.Exp, 10)
 	addBase(ExpForm, "the platform wrote exp as a float, "+e+".0; the sign covers exp as the decimal integer of the id_token, "+e, with(4, e+".0"))
 	addBase(ExpForm, "the platform wrote exp in milliseconds, "+e+"000; exp is in seconds, "+e, with(4, e+"000"))
-	addBase(ExpForm, "the platform wrote exp as a float with an exponent, "+strconv.FormatFloat(float64(s.Exp), 'e', -1, 64)+"; the sign covers exp as a decimal integer, "+e, with(4, strconv.FormatFloat(float64(s.Exp), 'e', -1, 64)))
+	for _, f := range expFloats(s.Exp) {
+		addBase(ExpForm, "the platform wrote exp as a float with an exponent, "+f+"; the sign covers exp as a decimal integer, "+e, with(4, f))
+	}
 
 	// client_id from the wrong audience: at most four of aud's.
 	for i, a := range l.Audience {
@@ -259,6 +261,16 @@ func (l *Launch) candidates(secret string, right candidate) []candidate {
 		}
 	}
 	return out
+}
+
+// expFloats returns exp as languages print a float64 with an exponent:
+// "1.551290856e+09" (Go, C's %g, JavaScript past 1e21) and
+// "1.551290856E9" (Java's Double.toString).
+func expFloats(exp int64) []string {
+	g := strconv.FormatFloat(float64(exp), 'e', -1, 64)
+	mant, pow, _ := strings.Cut(g, "e")
+	n, _ := strconv.Atoi(pow)
+	return []string{g, mant + "E" + strconv.Itoa(n)}
 }
 
 // A sentForm is the sign decoded in one of the encodings platforms send.

@@ -24,10 +24,7 @@ func rawHMAC(h func() hash.Hash, key, msg string) []byte {
 	return m.Sum(nil)
 }
 
-// Each case builds a wrong sign the way a platform with the mistake
-// would: the base strings and keys are written out by hand, and the HMAC
-// and encodings are the standard library's, not the package's.
-var mistakeCases = []struct {
+type mistakeCase struct {
 	name    string
 	secret  string         // the tool's secret; the guide's when ""
 	edit    map[string]any // payload members replaced
@@ -35,53 +32,63 @@ var mistakeCases = []struct {
 	kind    lti1p1.MistakeKind
 	also    []lti1p1.MistakeKind
 	inCause string
-}{
-	{name: "RFC 5849 key", sign: hmacB64("my-lti11-secret&", guideBase), kind: lti1p1.RFC5849Key, inCause: "RFC 5849"},
-	{name: "RFC 5849 key, percent-encoded secret", secret: "s3cret/with+chars", sign: hmacB64("s3cret%2Fwith%2Bchars&", guideBase), kind: lti1p1.RFC5849Key, inCause: "percent-encoded secret"},
-	{name: "RFC 5849 key, secret not encoded", secret: "s3cret/with+chars", sign: hmacB64("s3cret/with+chars&", guideBase), kind: lti1p1.RFC5849Key, inCause: `secret and "&"`},
-	{name: "secret with a newline", sign: hmacB64("my-lti11-secret\n", guideBase), kind: lti1p1.SecretWhitespace, inCause: "newline"},
-	{name: "stored secret with a space", secret: "my-lti11-secret ", sign: hmacB64("my-lti11-secret", guideBase), kind: lti1p1.SecretWhitespace, inCause: "where it is stored"},
-	{name: "consumer key as secret", sign: hmacB64("179248902", guideBase), kind: lti1p1.ConsumerKeyAsSecret},
-	{name: "values percent-encoded", sign: hmacB64(guideSecret, "179248902&689302&https%3A%2F%2Flmsvendor.com&PM48OJSfGDTAzAo&1551290856&172we8671fd8z"), kind: lti1p1.EncodedValues, inCause: "percent-encoded each value"},
-	{name: "values form-encoded", edit: map[string]any{"nonce": "a b~c"}, sign: hmacB64(guideSecret, "179248902&689302&https%3A%2F%2Flmsvendor.com&PM48OJSfGDTAzAo&1551290856&a+b~c"), kind: lti1p1.EncodedValues, inCause: "form-encoded"},
-	{name: "values form-encoded, PHP style", edit: map[string]any{"nonce": "a b~c"}, sign: hmacB64(guideSecret, "179248902&689302&https%3A%2F%2Flmsvendor.com&PM48OJSfGDTAzAo&1551290856&a+b%7Ec"), kind: lti1p1.EncodedValues, inCause: "PHP's urlencode"},
-	{name: "base string encoded whole", sign: hmacB64(guideSecret, "179248902%26689302%26https%3A%2F%2Flmsvendor.com%26PM48OJSfGDTAzAo%261551290856%26172we8671fd8z"), kind: lti1p1.EncodedValues, inCause: "as a whole"},
-	{name: "order sorted by name", sign: hmacB64(guideSecret, "PM48OJSfGDTAzAo&689302&1551290856&https://lmsvendor.com&172we8671fd8z&179248902"), kind: lti1p1.ValueOrder, inCause: "sorted by name"},
-	{name: "iss and client_id swapped", sign: hmacB64(guideSecret, "179248902&689302&PM48OJSfGDTAzAo&https://lmsvendor.com&1551290856&172we8671fd8z"), kind: lti1p1.ValueOrder, inCause: "iss and client_id swapped"},
-	{name: "reversed", sign: hmacB64(guideSecret, "172we8671fd8z&1551290856&PM48OJSfGDTAzAo&https://lmsvendor.com&689302&179248902"), kind: lti1p1.ValueOrder, inCause: "reversed"},
-	{name: "exp a float", sign: hmacB64(guideSecret, "179248902&689302&https://lmsvendor.com&PM48OJSfGDTAzAo&1551290856.0&172we8671fd8z"), kind: lti1p1.ExpForm, inCause: "1551290856.0"},
-	{name: "exp in ms", sign: hmacB64(guideSecret, "179248902&689302&https://lmsvendor.com&PM48OJSfGDTAzAo&1551290856000&172we8671fd8z"), kind: lti1p1.ExpForm, inCause: "milliseconds"},
-	{name: "exp with an exponent", sign: hmacB64(guideSecret, "179248902&689302&https://lmsvendor.com&PM48OJSfGDTAzAo&1.551290856e+09&172we8671fd8z"), kind: lti1p1.ExpForm, inCause: "exponent"},
-	{name: "exp as the payload's float", edit: map[string]any{"exp": 1551290856.0}, sign: hmacB64(guideSecret, "179248902&689302&https://lmsvendor.com&PM48OJSfGDTAzAo&1551290856.0&172we8671fd8z"), kind: lti1p1.ExpForm},
-	{name: "client_id from aud[0], azp the client", edit: map[string]any{"aud": []any{"aud-0", "PM48OJSfGDTAzAo"}, "azp": "PM48OJSfGDTAzAo"},
-		sign: hmacB64(guideSecret, "179248902&689302&https://lmsvendor.com&aud-0&1551290856&172we8671fd8z"), kind: lti1p1.ClientID, inCause: "aud[0]"},
-	{name: "client_id from azp, one aud", edit: map[string]any{"azp": "azp-x"},
-		sign: hmacB64(guideSecret, "179248902&689302&https://lmsvendor.com&azp-x&1551290856&172we8671fd8z"), kind: lti1p1.ClientID, inCause: "signed azp"},
-	{name: "client_id aud joined", edit: map[string]any{"aud": []any{"PM48OJSfGDTAzAo", "aud-1"}, "azp": "PM48OJSfGDTAzAo"},
-		sign: hmacB64(guideSecret, "179248902&689302&https://lmsvendor.com&PM48OJSfGDTAzAo,aud-1&1551290856&172we8671fd8z"), kind: lti1p1.ClientID, inCause: "joined"},
-	{name: "iss with a slash", sign: hmacB64(guideSecret, "179248902&689302&https://lmsvendor.com/&PM48OJSfGDTAzAo&1551290856&172we8671fd8z"), kind: lti1p1.IssuerSlash},
-	{name: "iss without its slash", edit: map[string]any{"iss": "https://lmsvendor.com/"}, sign: hmacB64(guideSecret, guideBase), kind: lti1p1.IssuerSlash, inCause: "without"},
-	{name: "trailing &", sign: hmacB64(guideSecret, guideBase+"&"), kind: lti1p1.ExtraSeparator, inCause: "after the last"},
-	{name: "leading &", sign: hmacB64(guideSecret, "&"+guideBase), kind: lti1p1.ExtraSeparator, inCause: "before the first"},
-	{name: "consumer key missing", sign: hmacB64(guideSecret, "689302&https://lmsvendor.com&PM48OJSfGDTAzAo&1551290856&172we8671fd8z"), kind: lti1p1.MissingValue, inCause: "left oauth_consumer_key out"},
-	{name: "consumer key empty", sign: hmacB64(guideSecret, "&689302&https://lmsvendor.com&PM48OJSfGDTAzAo&1551290856&172we8671fd8z"), kind: lti1p1.MissingValue, inCause: "empty oauth_consumer_key"},
-	{name: "deployment_id missing", sign: hmacB64(guideSecret, "179248902&https://lmsvendor.com&PM48OJSfGDTAzAo&1551290856&172we8671fd8z"), kind: lti1p1.MissingValue, inCause: "left deployment_id out"},
-	{name: "HMAC-SHA1", sign: base64.StdEncoding.EncodeToString(rawHMAC(sha1.New, guideSecret, guideBase)), kind: lti1p1.WrongHash, inCause: "HMAC-SHA1"},
-	{name: "HMAC-SHA512", sign: base64.StdEncoding.EncodeToString(rawHMAC(sha512.New, guideSecret, guideBase)), kind: lti1p1.WrongHash, inCause: "HMAC-SHA512"},
-	{name: "hex", sign: hex.EncodeToString(rawHMAC(sha256.New, guideSecret, guideBase)), kind: lti1p1.SignEncoding, inCause: "hex"},
-	{name: "URL-safe unpadded", sign: "lWd54kFo5qU7xshAna6v8BwoBm6tmUjc6GTax6-12ps", kind: lti1p1.SignEncoding, inCause: "URL-safe base64 without"},
-	{name: "unpadded", sign: "lWd54kFo5qU7xshAna6v8BwoBm6tmUjc6GTax6+12ps", kind: lti1p1.SignEncoding, inCause: "padding"},
-	{name: "sign with a line end", sign: guideSign + "\n", kind: lti1p1.SignEncoding, inCause: "line break"},
-	{name: "percent-encoded sign", sign: "lWd54kFo5qU7xshAna6v8BwoBm6tmUjc6GTax6%2B12ps%3D", kind: lti1p1.SignEncoding, inCause: "percent-encoded"},
-	{name: "RFC 5849 key in hex", sign: hex.EncodeToString(rawHMAC(sha256.New, "my-lti11-secret&", guideBase)),
-		kind: lti1p1.SignEncoding, also: []lti1p1.MistakeKind{lti1p1.RFC5849Key}, inCause: "2 mistakes"},
-	{name: "SHA-1 over a float exp", sign: base64.StdEncoding.EncodeToString(rawHMAC(sha1.New, guideSecret, "179248902&689302&https://lmsvendor.com&PM48OJSfGDTAzAo&1551290856.0&172we8671fd8z")),
-		kind: lti1p1.ExpForm, also: []lti1p1.MistakeKind{lti1p1.WrongHash}},
+}
+
+// mistakeCases build wrong signs the way a platform with the mistake
+// would: the base strings and keys are written out by hand, and the HMAC
+// and encodings are the standard library's, not the package's. (A
+// function, not a variable: the FIPS 140-only child must not compute
+// them at start-up.)
+func mistakeCases() []mistakeCase {
+	return []mistakeCase{
+		{name: "RFC 5849 key", sign: hmacB64("my-lti11-secret&", guideBase), kind: lti1p1.RFC5849Key, inCause: "RFC 5849"},
+		{name: "RFC 5849 key, percent-encoded secret", secret: "s3cret/with+chars", sign: hmacB64("s3cret%2Fwith%2Bchars&", guideBase), kind: lti1p1.RFC5849Key, inCause: "percent-encoded secret"},
+		{name: "RFC 5849 key, secret not encoded", secret: "s3cret/with+chars", sign: hmacB64("s3cret/with+chars&", guideBase), kind: lti1p1.RFC5849Key, inCause: `secret and "&"`},
+		{name: "secret with a newline", sign: hmacB64("my-lti11-secret\n", guideBase), kind: lti1p1.SecretWhitespace, inCause: "newline"},
+		{name: "stored secret with a space", secret: "my-lti11-secret ", sign: hmacB64("my-lti11-secret", guideBase), kind: lti1p1.SecretWhitespace, inCause: "where it is stored"},
+		{name: "consumer key as secret", sign: hmacB64("179248902", guideBase), kind: lti1p1.ConsumerKeyAsSecret},
+		{name: "values percent-encoded", sign: hmacB64(guideSecret, "179248902&689302&https%3A%2F%2Flmsvendor.com&PM48OJSfGDTAzAo&1551290856&172we8671fd8z"), kind: lti1p1.EncodedValues, inCause: "percent-encoded each value"},
+		{name: "values form-encoded", edit: map[string]any{"nonce": "a b~c"}, sign: hmacB64(guideSecret, "179248902&689302&https%3A%2F%2Flmsvendor.com&PM48OJSfGDTAzAo&1551290856&a+b~c"), kind: lti1p1.EncodedValues, inCause: "form-encoded"},
+		{name: "values form-encoded, PHP style", edit: map[string]any{"nonce": "a b~c"}, sign: hmacB64(guideSecret, "179248902&689302&https%3A%2F%2Flmsvendor.com&PM48OJSfGDTAzAo&1551290856&a+b%7Ec"), kind: lti1p1.EncodedValues, inCause: "PHP's urlencode"},
+		{name: "base string encoded whole", sign: hmacB64(guideSecret, "179248902%26689302%26https%3A%2F%2Flmsvendor.com%26PM48OJSfGDTAzAo%261551290856%26172we8671fd8z"), kind: lti1p1.EncodedValues, inCause: "as a whole"},
+		{name: "order sorted by name", sign: hmacB64(guideSecret, "PM48OJSfGDTAzAo&689302&1551290856&https://lmsvendor.com&172we8671fd8z&179248902"), kind: lti1p1.ValueOrder, inCause: "sorted by name"},
+		{name: "iss and client_id swapped", sign: hmacB64(guideSecret, "179248902&689302&PM48OJSfGDTAzAo&https://lmsvendor.com&1551290856&172we8671fd8z"), kind: lti1p1.ValueOrder, inCause: "iss and client_id swapped"},
+		{name: "reversed", sign: hmacB64(guideSecret, "172we8671fd8z&1551290856&PM48OJSfGDTAzAo&https://lmsvendor.com&689302&179248902"), kind: lti1p1.ValueOrder, inCause: "reversed"},
+		{name: "exp a float", sign: hmacB64(guideSecret, "179248902&689302&https://lmsvendor.com&PM48OJSfGDTAzAo&1551290856.0&172we8671fd8z"), kind: lti1p1.ExpForm, inCause: "1551290856.0"},
+		{name: "exp in ms", sign: hmacB64(guideSecret, "179248902&689302&https://lmsvendor.com&PM48OJSfGDTAzAo&1551290856000&172we8671fd8z"), kind: lti1p1.ExpForm, inCause: "milliseconds"},
+		{name: "exp with an exponent", sign: hmacB64(guideSecret, "179248902&689302&https://lmsvendor.com&PM48OJSfGDTAzAo&1.551290856e+09&172we8671fd8z"), kind: lti1p1.ExpForm, inCause: "exponent"},
+		{name: "exp as Java prints a double", sign: hmacB64(guideSecret, "179248902&689302&https://lmsvendor.com&PM48OJSfGDTAzAo&1.551290856E9&172we8671fd8z"), kind: lti1p1.ExpForm, inCause: "1.551290856E9"},
+		{name: "exp as the payload's float", edit: map[string]any{"exp": 1551290856.0}, sign: hmacB64(guideSecret, "179248902&689302&https://lmsvendor.com&PM48OJSfGDTAzAo&1551290856.0&172we8671fd8z"), kind: lti1p1.ExpForm},
+		{name: "client_id from aud[0], azp the client", edit: map[string]any{"aud": []any{"aud-0", "PM48OJSfGDTAzAo"}, "azp": "PM48OJSfGDTAzAo"},
+			sign: hmacB64(guideSecret, "179248902&689302&https://lmsvendor.com&aud-0&1551290856&172we8671fd8z"), kind: lti1p1.ClientID, inCause: "aud[0]"},
+		{name: "client_id from azp, one aud", edit: map[string]any{"azp": "azp-x"},
+			sign: hmacB64(guideSecret, "179248902&689302&https://lmsvendor.com&azp-x&1551290856&172we8671fd8z"), kind: lti1p1.ClientID, inCause: "signed azp"},
+		{name: "client_id aud joined", edit: map[string]any{"aud": []any{"PM48OJSfGDTAzAo", "aud-1"}, "azp": "PM48OJSfGDTAzAo"},
+			sign: hmacB64(guideSecret, "179248902&689302&https://lmsvendor.com&PM48OJSfGDTAzAo,aud-1&1551290856&172we8671fd8z"), kind: lti1p1.ClientID, inCause: "joined"},
+		{name: "iss with a slash", sign: hmacB64(guideSecret, "179248902&689302&https://lmsvendor.com/&PM48OJSfGDTAzAo&1551290856&172we8671fd8z"), kind: lti1p1.IssuerSlash},
+		{name: "iss without its slash", edit: map[string]any{"iss": "https://lmsvendor.com/"}, sign: hmacB64(guideSecret, guideBase), kind: lti1p1.IssuerSlash, inCause: "without"},
+		{name: "trailing &", sign: hmacB64(guideSecret, guideBase+"&"), kind: lti1p1.ExtraSeparator, inCause: "after the last"},
+		{name: "leading &", sign: hmacB64(guideSecret, "&"+guideBase), kind: lti1p1.ExtraSeparator, inCause: "before the first"},
+		{name: "consumer key missing", sign: hmacB64(guideSecret, "689302&https://lmsvendor.com&PM48OJSfGDTAzAo&1551290856&172we8671fd8z"), kind: lti1p1.MissingValue, inCause: "left oauth_consumer_key out"},
+		{name: "consumer key empty", sign: hmacB64(guideSecret, "&689302&https://lmsvendor.com&PM48OJSfGDTAzAo&1551290856&172we8671fd8z"), kind: lti1p1.MissingValue, inCause: "empty oauth_consumer_key"},
+		{name: "deployment_id missing", sign: hmacB64(guideSecret, "179248902&https://lmsvendor.com&PM48OJSfGDTAzAo&1551290856&172we8671fd8z"), kind: lti1p1.MissingValue, inCause: "left deployment_id out"},
+		{name: "HMAC-SHA1", sign: base64.StdEncoding.EncodeToString(rawHMAC(sha1.New, guideSecret, guideBase)), kind: lti1p1.WrongHash, inCause: "HMAC-SHA1"},
+		{name: "HMAC-SHA512", sign: base64.StdEncoding.EncodeToString(rawHMAC(sha512.New, guideSecret, guideBase)), kind: lti1p1.WrongHash, inCause: "HMAC-SHA512"},
+		{name: "hex", sign: hex.EncodeToString(rawHMAC(sha256.New, guideSecret, guideBase)), kind: lti1p1.SignEncoding, inCause: "hex"},
+		{name: "URL-safe unpadded", sign: "lWd54kFo5qU7xshAna6v8BwoBm6tmUjc6GTax6-12ps", kind: lti1p1.SignEncoding, inCause: "URL-safe base64 without"},
+		{name: "unpadded", sign: "lWd54kFo5qU7xshAna6v8BwoBm6tmUjc6GTax6+12ps", kind: lti1p1.SignEncoding, inCause: "padding"},
+		{name: "sign with a line end", sign: guideSign + "\n", kind: lti1p1.SignEncoding, inCause: "line break"},
+		{name: "percent-encoded sign", sign: "lWd54kFo5qU7xshAna6v8BwoBm6tmUjc6GTax6%2B12ps%3D", kind: lti1p1.SignEncoding, inCause: "percent-encoded"},
+		{name: "RFC 5849 key in hex", sign: hex.EncodeToString(rawHMAC(sha256.New, "my-lti11-secret&", guideBase)),
+			kind: lti1p1.SignEncoding, also: []lti1p1.MistakeKind{lti1p1.RFC5849Key}, inCause: "2 mistakes"},
+		{name: "SHA-1 over a float exp", sign: base64.StdEncoding.EncodeToString(rawHMAC(sha1.New, guideSecret, "179248902&689302&https://lmsvendor.com&PM48OJSfGDTAzAo&1551290856.0&172we8671fd8z")),
+			kind: lti1p1.ExpForm, also: []lti1p1.MistakeKind{lti1p1.WrongHash}},
+	}
 }
 
 func TestDiagnoseNamesEachMistake(t *testing.T) {
 	covered := map[lti1p1.MistakeKind]bool{}
-	for _, tc := range mistakeCases {
+	for _, tc := range mistakeCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			secret := tc.secret
 			if secret == "" {
