@@ -142,7 +142,7 @@ func (c *cmd) lti1p1Verify(args []string) int {
 	fmt.Fprintln(c.stdout, "oauth_consumer_key_sign does not verify.")
 	fmt.Fprintf(c.stdout, "The tool signed:  %q\n", s.BaseString())
 	m, _ := l.Diagnose(secret)
-	if m.Kind == lti1p1.Unknown {
+	if m.Kind == lti1p1.Unknown || m.Kind == lti1p1.Unchecked {
 		fmt.Fprintln(c.stdout, "Why: "+m.Cause+".")
 	} else {
 		fmt.Fprintln(c.stdout, "Why: the platform's mistake is "+m.String()+".")
