@@ -294,3 +294,35 @@ func TestErrorsHoldNoSecret(t *testing.T) {
 	require.NotContains(t, m.String(), secret)
 	require.NotContains(t, err.Error(), secret)
 }
+
+func BenchmarkVerify(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := lti1p1.Verify(guideSecret, guideSigned, guideSign); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDiagnoseUnknown(b *testing.B) {
+	l, err := lti1p1.Parse(guidePayload(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if m, _ := l.Diagnose("another secret"); m.Kind != lti1p1.Unknown {
+			b.Fatal(m)
+		}
+	}
+}
+
+func BenchmarkParse(b *testing.B) {
+	p := guidePayload(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := lti1p1.Parse(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
