@@ -87,8 +87,13 @@ func (m Mistake) String() string {
 }
 
 // MaxTries bounds the HMACs one [Launch.Diagnose] computes, each over a
-// base string of the launch's six values (or a variant of it).
+// base string of the launch's six values (or a variant of it). Diagnose
+// tries nothing when the base string is over maxDiagnoseBase bytes (4
+// KiB): LTI's identifiers are short, and the work stays small whatever
+// the payload holds.
 const MaxTries = 160
+
+const maxDiagnoseBase = 4 << 10
 
 // Diagnose names the mistake that makes the claim's sign refused: it signs
 // the launch's values again with the mistakes platforms make, one at a
@@ -107,6 +112,12 @@ func (l *Launch) Diagnose(secret string) (Mistake, bool) {
 	}
 	if err := l.Signed.check(); err != nil {
 		return Mistake{Kind: Unchecked, Cause: "cannot check the sign: the payload's " + err.Error()[len("lti1p1: "):]}, true
+	}
+	if n := len(l.Signed.BaseString()); n > maxDiagnoseBase {
+		return Mistake{Kind: Unchecked, Cause: "not diagnosed, for its cost: the base string has " + strconv.Itoa(n) + " bytes, over " + strconv.Itoa(maxDiagnoseBase) + "; LTI identifiers are short (255 characters at most for most)"}, true
+	}
+	if len(l.Claim.OAuthConsumerKeySign) > 1024 {
+		return Mistake{Kind: Unknown, Cause: "no known mistake reproduces the sign: it has " + strconv.Itoa(len(l.Claim.OAuthConsumerKeySign)) + " bytes, far more than any encoding of an HMAC-SHA256 (44 in base64)"}, true
 	}
 	t := &trial{sent: sentForms(l.Claim.OAuthConsumerKeySign)}
 	right := candidate{key: secret, base: l.Signed.BaseString()}

@@ -173,3 +173,20 @@ func TestDiagnoseNoFalseClaims(t *testing.T) {
 	}
 	t.Logf("%d random signs: %d false claims; kinds %v", n, claims, kinds)
 }
+
+// A launch with long values is not diagnosed: the work stays small.
+func TestDiagnoseLongValues(t *testing.T) {
+	s := guideSigned
+	s.Nonce = strings.Repeat("n", 5000)
+	l := &lti1p1.Launch{Claim: &lti1p1.Claim{OAuthConsumerKeySign: guideSign}, Signed: s}
+	m, wrong := l.Diagnose(guideSecret)
+	require.True(t, wrong)
+	require.Equal(t, lti1p1.Unchecked, m.Kind)
+	require.Contains(t, m.Cause, "not diagnosed, for its cost")
+
+	l = &lti1p1.Launch{Claim: &lti1p1.Claim{OAuthConsumerKeySign: strings.Repeat("A", 5000)}, Signed: guideSigned}
+	m, wrong = l.Diagnose(guideSecret)
+	require.True(t, wrong)
+	require.Equal(t, lti1p1.Unknown, m.Kind)
+	require.Contains(t, m.Cause, "5000 bytes")
+}
