@@ -52,7 +52,8 @@ const (
 	// None of the mistakes reproduces the sign.
 	Unknown MistakeKind = "unknown"
 	// The sign could not be checked: a value is missing from the payload,
-	// or FIPS 140-only mode refuses the key.
+	// FIPS 140-only mode refuses the key, or the values are too long to
+	// try the mistakes with (over 4 KiB).
 	Unchecked MistakeKind = "unchecked"
 )
 
@@ -112,6 +113,9 @@ func (l *Launch) Diagnose(secret string) (Mistake, bool) {
 	}
 	if err := l.Signed.check(); err != nil {
 		return Mistake{Kind: Unchecked, Cause: "cannot check the sign: the payload's " + err.Error()[len("lti1p1: "):]}, true
+	}
+	if Verify(secret, l.Signed, l.Claim.OAuthConsumerKeySign) == nil {
+		return Mistake{}, false
 	}
 	if n := len(l.Signed.BaseString()); n > maxDiagnoseBase {
 		return Mistake{Kind: Unchecked, Cause: "not diagnosed, for its cost: the base string has " + strconv.Itoa(n) + " bytes, over " + strconv.Itoa(maxDiagnoseBase) + "; LTI identifiers are short (255 characters at most for most)"}, true

@@ -190,3 +190,14 @@ func TestDiagnoseLongValues(t *testing.T) {
 	require.Equal(t, lti1p1.Unknown, m.Kind)
 	require.Contains(t, m.Cause, "5000 bytes")
 }
+
+// A right sign is right whatever the length of the values.
+func TestDiagnoseLongValuesRight(t *testing.T) {
+	s := guideSigned
+	s.Nonce = strings.Repeat("n", 5000)
+	sign := hmacB64(guideSecret, "179248902&689302&https://lmsvendor.com&PM48OJSfGDTAzAo&1551290856&"+s.Nonce)
+	l := &lti1p1.Launch{Claim: &lti1p1.Claim{OAuthConsumerKeySign: sign}, Signed: s}
+	require.NoError(t, l.Verify(guideSecret))
+	m, wrong := l.Diagnose(guideSecret)
+	require.False(t, wrong, "%v", m)
+}
