@@ -87,12 +87,12 @@ func (m Mistake) String() string {
 	return s
 }
 
-// MaxTries bounds the HMACs one [Launch.Diagnose] computes, each over a
+// maxTries bounds the HMACs one [Launch.Diagnose] computes, each over a
 // base string of the launch's six values (or a variant of it). Diagnose
 // tries nothing when the base string is over maxDiagnoseBase bytes (4
 // KiB): LTI's identifiers are short, and the work stays small whatever
 // the payload holds.
-const MaxTries = 160
+const maxTries = 160
 
 const maxDiagnoseBase = 4 << 10
 
@@ -104,7 +104,7 @@ const maxDiagnoseBase = 4 << 10
 // [Unknown] when none reproduces the sign (the secret differs, most
 // likely), [Unchecked] when the launch lacks what the sign needs.
 //
-// It computes at most [MaxTries] HMACs of short strings: cheap, but more
+// It computes at most 160 HMACs of short strings: cheap, but more
 // than [Launch.Verify]; run it when a sign is refused, to say why. Signs
 // are compared in constant time.
 func (l *Launch) Diagnose(secret string) (Mistake, bool) {
@@ -128,7 +128,7 @@ func (l *Launch) Diagnose(secret string) (Mistake, bool) {
 	tries := append([]candidate{right}, l.candidates(secret, right)...)
 	for _, h := range t.hashes() {
 		for _, c := range tries {
-			if t.n == MaxTries {
+			if t.n == maxTries {
 				break
 			}
 			sum := t.sum(h, c)

@@ -12,7 +12,8 @@ import (
 
 // MaxPayload is the largest id_token payload [Parse] reads, in bytes: an
 // LTI 1.3 launch with its custom claims, roles and service endpoints
-// holds a few kilobytes.
+// holds a few kilobytes. The value is not part of the compatibility
+// promise: a minor release may raise it.
 const MaxPayload = 1 << 20
 
 // A Launch is what [Parse] takes out of a decoded id_token's payload.
