@@ -227,12 +227,13 @@ func valueEnd(b []byte, j, format int, quote byte) int {
 			}
 			continue
 		}
-		if (c == ' ' || c == '\t') && !spaced && !bytes.Contains(b[j:k], []byte("&")) && ascii.IndexFold(b[j:k], "%26") < 0 {
+		if (c == ' ' || c == '\t') && !spaced {
 			// A page that puts a space for the "&" of a PLAINTEXT
-			// signature: the word after it is the token secret.
+			// signature, or spaces around it: the word after them is
+			// the token secret.
 			spaced = true
-			if n := encodedWord(b[k+1:]); n > 0 {
-				k += n
+			if m := spacedSecret(b, j, k); m > k {
+				k = m - 1
 				continue
 			}
 		}
@@ -241,6 +242,118 @@ func valueEnd(b []byte, j, format int, quote byte) int {
 		}
 	}
 	return k
+}
+
+// spacedSecret returns where the token secret of a PLAINTEXT signature
+// ends when b[j:k] is its consumer secret and b[k] the first of the
+// spaces a page writes for its "&" or around it ("CS TS", "CS & TS", "CS&
+// TS", "CS &TS", and "%26" for the "&"), or k when no secret follows.
+func spacedSecret(b []byte, j, k int) int {
+	endsAmp := bytes.HasSuffix(b[j:k], []byte("&")) || k-j >= 3 && ascii.HasPrefixFold(b[k-3:k], "%26")
+	if !endsAmp && (bytes.IndexByte(b[j:k], '&') >= 0 || ascii.IndexFold(b[j:k], "%26") >= 0) {
+		return k // a value with its "&", and a space after it
+	}
+	m := skipSpaces(b, k)
+	if !endsAmp {
+		switch {
+		case m < len(b) && b[m] == '&':
+			m = skipSpaces(b, m+1)
+		case ascii.HasPrefixFold(b[m:], "%26"):
+			m = skipSpaces(b, m+3)
+		}
+	}
+	if n := encodedWord(b[m:]); n > 0 {
+		return m + n
+	}
+	return k
+}
+
+func skipSpaces(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// scrubCut returns text, whose end a limit on reading cut off, with its
+// end redacted where it may be the start of a secret cut there: the
+// longest end that is the start of a secret, in the text as it is or in
+// any of its decodings (see echoViews), followed by an escape cut short,
+// if any. (A secret in base64 or hex cut short is not looked for.)
+func scrubCut(text []byte, secrets ...string) []byte {
+	var spans []span
+	for _, v := range echoViews(text) {
+		end := len(v.b) - cutEscape(v.b)
+		start := end
+		for _, s := range secrets {
+			for n := min(len(s), end); n > 0; n-- {
+				if ascii.HasPrefixFold(v.b[end-n:end], s[:n]) {
+					start = min(start, end-n)
+					break
+				}
+			}
+		}
+		if start < len(v.b) {
+			spans = append(spans, span{int(v.at[start]), len(text)})
+		}
+	}
+	return redactSpans(text, spans)
+}
+
+// cutEscape returns the length of the escape cut short at the end of b
+// (see unescape), such as "%2", `\u00` or "&am", or 0. A numeric HTML
+// entity at the end counts, as its digits may go on.
+func cutEscape(b []byte) int {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-10; i-- {
+		switch b[i] {
+		case '%', '\\', '&':
+			if partialEscape(b[i:]) {
+				return len(b) - i
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
+// partialEscape reports whether e, which starts with "%", "\\" or "&", is
+// the start of an escape that unescape reads, cut short.
+func partialEscape(e []byte) bool {
+	hexes := func(b []byte, n int) bool {
+		if len(b) > n {
+			return false
+		}
+		for _, c := range b {
+			if !ishex(c) {
+				return false
+			}
+		}
+		return true
+	}
+	switch e[0] {
+	case '%':
+		return hexes(e[1:], 1)
+	case '\\':
+		return len(e) == 1 || (e[1] == 'u' || e[1] == 'U') && hexes(e[2:], 3) || e[1] == 'x' && hexes(e[2:], 1)
+	}
+	for _, h := range htmlEntities {
+		if len(e) < len(h.name) && ascii.HasPrefixFold([]byte(h.name), string(e)) {
+			return true
+		}
+	}
+	if len(e) >= 2 && e[1] == '#' {
+		d := e[2:]
+		if len(d) > 0 && (d[0] == 'x' || d[0] == 'X') {
+			return hexes(d[1:], 6)
+		}
+		for _, c := range d {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+		return len(d) <= 7
+	}
+	return false
 }
 
 // encodedWord returns the length of the word that b starts with when it is
