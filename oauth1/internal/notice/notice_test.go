@@ -106,6 +106,9 @@ func TestString(t *testing.T) {
 			"the provider deprecated this API at 2023-06-30 23:59:59 UTC and retires it at 2018-12-31 23:59:59 UTC (see https://a.example/m)"},
 		{Notice{Deprecated: true, Deprecation: rfc9745Date}, "the provider deprecated this API at 2023-06-30 23:59:59 UTC"},
 		{Notice{Sunset: rfc8594Date}, "the provider retires this API at 2018-12-31 23:59:59 UTC"},
+		{Notice{Deprecated: true}, "the provider deprecated this API"},
+		{Notice{Deprecated: true, Sunset: rfc8594Date, Link: "https://a.example/m"},
+			"the provider deprecated this API and retires it at 2018-12-31 23:59:59 UTC (see https://a.example/m)"},
 		{Notice{Link: "https://a.example/m"}, "the provider links a deprecation notice (see https://a.example/m)"},
 	}
 	for _, tt := range tests {
