@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 
@@ -145,6 +146,7 @@ func TestCheckResponseScrubsSecretCutAtLimit(t *testing.T) {
 	const cs = "consumer-secret-0123456789"
 	const ts = "token&secret/+~ 0123456789"
 	const head = "oauth_problem=signature_invalid&oauth_problem_advice="
+	long := os.Getenv("COUNTERSIGN_LONG_TESTS") == "1"
 	for _, tt := range []struct{ name, spelled string }{
 		{"as it is", ts},
 		{"percent-encoded", percent.Encode(ts)},
@@ -156,6 +158,12 @@ func TestCheckResponseScrubsSecretCutAtLimit(t *testing.T) {
 		// The advice is form-encoded in the body, byte by byte.
 		enc := url.QueryEscape(tt.spelled)
 		for keep := 1; keep < len(enc); keep++ {
+			// Each cut scrubs 64 KiB: by default the cuts in the first
+			// 12 bytes, where every spelling has its first escape, and
+			// the last; all of them with COUNTERSIGN_LONG_TESTS=1.
+			if !long && keep > 12 && keep < len(enc)-1 {
+				continue
+			}
 			pad := strings.Repeat("x", maxResponseBytes-len(head)-keep)
 			body := head + pad + enc + "+and+more"
 			resp := &http.Response{StatusCode: 400, Body: io.NopCloser(strings.NewReader(body))}
