@@ -57,3 +57,18 @@ func TestReadBounded(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRead is the cost a sunset.Transport adds to a response that
+// announces a retirement as package sunset's Policy writes it.
+func BenchmarkRead(b *testing.B) {
+	h := http.Header{
+		"Deprecation": {"@1780272000"},
+		"Sunset":      {"Thu, 31 Dec 2026 23:59:59 GMT"},
+		"Link": {`<https://developer.example.com/oauth2-migration>; rel="deprecation"`,
+			`<https://developer.example.com/oauth2-migration>; rel="sunset"`},
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		Read(h)
+	}
+}
