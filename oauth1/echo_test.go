@@ -186,7 +186,8 @@ func BenchmarkScrubEcho(b *testing.B) {
 }
 
 // FuzzScrubEcho checks that scrubEcho never panics and that a secret never
-// survives it as it is, nor percent-encoded.
+// survives it as it is, nor percent-encoded; and that scrubCut redacts a
+// text cut inside a secret.
 func FuzzScrubEcho(f *testing.F) {
 	for _, tt := range echoFormats() {
 		f.Add(tt.body, echoTokenSecret)
@@ -197,12 +198,21 @@ func FuzzScrubEcho(f *testing.F) {
 		// that holds them.
 		if len(secret) < 4 || strings.ContainsAny(strings.ToUpper(secret), "REDACT") {
 			scrubEcho([]byte(body), secret)
+			scrubCut([]byte(body), secret)
 			return
 		}
 		got := string(scrubEcho([]byte(body), secret))
 		for _, form := range []string{secret, percent.Encode(secret), url.QueryEscape(secret)} {
 			if strings.Contains(asciiLower(got), asciiLower(form)) {
 				t.Fatalf("scrubEcho(%q, %q) = %q holds %q", body, secret, got, form)
+			}
+		}
+		// A text cut inside the secret, as it is or percent-encoded,
+		// ends redacted.
+		for _, form := range []string{secret, percent.Encode(secret)} {
+			cut := body + form[:len(form)/2]
+			if got := string(scrubCut([]byte(cut), secret)); !strings.HasSuffix(got, "REDACTED") {
+				t.Fatalf("scrubCut(%q, %q) = %q, want it to end with REDACTED", cut, secret, got)
 			}
 		}
 	})

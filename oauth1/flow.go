@@ -407,7 +407,7 @@ func newResponseError(status int, body []byte, secrets ...string) *ResponseError
 	// ParseQuery keeps the pairs it could parse: an HTML page around a
 	// problem report still yields it.
 	v, _ := url.ParseQuery(string(body))
-	e.setProblem(v, secrets...)
+	e.setProblem(v, cutParam(body), secrets...)
 	// A token secret the provider issued is unknown here and may be
 	// written in any format: a body that names one is dropped whole.
 	if ascii.IndexFold(body, "oauth_token_secret") < 0 {

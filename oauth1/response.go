@@ -214,7 +214,7 @@ func CheckResponse(resp *http.Response) error {
 				v.Add(p.Name, p.Value)
 			}
 			if v.Has("oauth_problem") {
-				e.setProblem(v, secrets...)
+				e.setProblem(v, "", secrets...)
 				break
 			}
 		}
@@ -235,8 +235,18 @@ type readCloser struct {
 // is (see scrubEcho): a provider may echo the refused request in any of
 // them. A list is scrubbed whole, before it is split at its "&"s, so that
 // a PLAINTEXT signature's two halves are found together.
-func (e *ResponseError) setProblem(v url.Values, secrets ...string) {
-	get := func(name string) string { return string(scrubEcho([]byte(v.Get(name)), secrets...)) }
+//
+// cut names the parameter that ran into the end of a body cut short, or is
+// "": its value may end with the start of a secret, which is redacted (see
+// scrubCut).
+func (e *ResponseError) setProblem(v url.Values, cut string, secrets ...string) {
+	get := func(name string) string {
+		b := []byte(v.Get(name))
+		if name == cut {
+			b = scrubCut(b, secrets...)
+		}
+		return string(scrubEcho(b, secrets...))
+	}
 	e.Problem, e.Advice = Problem(get("oauth_problem")), get("oauth_problem_advice")
 	e.ParamsAbsent, e.ParamsRejected = nil, nil
 	if list := get("oauth_parameters_absent"); list != "" {
@@ -252,4 +262,19 @@ func (e *ResponseError) setProblem(v url.Values, secrets ...string) {
 	if ok && err1 == nil && err2 == nil {
 		e.MinTimestamp, e.MaxTimestamp = lo, hi
 	}
+}
+
+// cutParam returns the name of the last parameter of body, a form cut
+// short by a limit on reading when it is maxResponseBytes long or more, or
+// "" when body is shorter.
+func cutParam(body []byte) string {
+	if len(body) < maxResponseBytes {
+		return ""
+	}
+	last := body[bytes.LastIndexByte(body, '&')+1:]
+	name, _, _ := bytes.Cut(last, []byte("="))
+	if n, err := url.QueryUnescape(string(name)); err == nil {
+		return n
+	}
+	return string(name)
 }

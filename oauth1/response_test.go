@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -345,5 +346,27 @@ func TestResponseErrorTextIsBounded(t *testing.T) {
 				t.Errorf("%s: Sprintf(%q) = %.200q holds a control character", tt.name, verb, out)
 			}
 		}
+	}
+}
+
+// A hostile provider cannot exhaust a client (issue 35, item 4): one
+// 10 MiB Link header of empty links made CheckResponse allocate about
+// 470 MB reading the retirement notice; net/http's own parse of it costs
+// about 59 MB. CheckResponse now reads a few links of a few KiB.
+func TestCheckResponseHostileLinkHeader(t *testing.T) {
+	h := http.Header{"Link": {strings.Repeat("<>,", (10<<20)/3)}, "Deprecation": {"@1688169599"}}
+	var err error
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	err = oauth1.CheckResponse(&http.Response{StatusCode: 401, Header: h, Body: io.NopCloser(strings.NewReader("oauth_problem=version_rejected"))})
+	runtime.ReadMemStats(&after)
+	n := after.TotalAlloc - before.TotalAlloc
+	t.Logf("CheckResponse allocated %d bytes", n)
+	if n > 1<<20 {
+		t.Errorf("CheckResponse allocated %d bytes for a 10 MiB Link header, want at most 1 MiB", n)
+	}
+	if err == nil || !strings.Contains(err.Error(), "deprecated this API at 2023-06-30 23:59:59 UTC") {
+		t.Errorf("CheckResponse = %v, want the deprecation named", err)
 	}
 }

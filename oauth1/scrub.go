@@ -5,96 +5,12 @@ import (
 	"cmp"
 	"encoding/base64"
 	"encoding/hex"
-	"io"
-	"net/http"
-	"net/url"
 	"slices"
 	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/countersign/countersign/internal/ascii"
 	"github.com/countersign/countersign/oauth1/internal/redact"
-	"github.com/countersign/countersign/percent"
 )
-
-// stripURLError returns err with the URL of each [*url.Error] in its chain
-// rid of protocol parameters: net/http names the request it sent, and a
-// token request delivered in the query carries its signature and nonce
-// there, and with PLAINTEXT both secrets. fallback names the endpoint when
-// the URL does not parse.
-func stripURLError(err error, fallback string) error {
-	// Client.Do returns a *url.Error; a Transport it calls may wrap
-	// another.
-	ue, ok := err.(*url.Error)
-	if !ok {
-		return err
-	}
-	return &url.Error{Op: ue.Op, URL: stripProtocolQuery(ue.URL, fallback), Err: stripURLError(ue.Err, fallback)}
-}
-
-// stripProtocolQuery returns rawURL without the query parameters whose
-// names start with "oauth_", without a password, and without a fragment.
-func stripProtocolQuery(rawURL, fallback string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		if fallback == "" {
-			return "(unparsable URL)"
-		}
-		return stripProtocolQuery(fallback, "")
-	}
-	u.Fragment, u.RawFragment = "", ""
-	if u.RawQuery != "" {
-		var kept []string
-		for _, kv := range strings.Split(u.RawQuery, "&") {
-			k, _, _ := strings.Cut(kv, "=")
-			if dk, err := percent.DecodeForm(k); err == nil {
-				k = dk
-			}
-			if !strings.HasPrefix(strings.ToLower(k), "oauth_") {
-				kept = append(kept, kv)
-			}
-		}
-		u.RawQuery = strings.Join(kept, "&")
-		u.ForceQuery = false
-	}
-	return u.Redacted()
-}
-
-// signatureOf returns the oauth_signature that r carries after signing,
-// in the header, the query or the form body, or "".
-func signatureOf(r *http.Request) string {
-	if ps, err := ParseAuthHeader(r.Header.Get("Authorization")); err == nil {
-		for _, p := range ps {
-			if p.Name == "oauth_signature" {
-				return p.Value
-			}
-		}
-	}
-	if v := paramValue(r.URL.RawQuery, "oauth_signature"); v != "" {
-		return v
-	}
-	if r.GetBody != nil {
-		if rc, err := r.GetBody(); err == nil {
-			b, _ := io.ReadAll(io.LimitReader(rc, maxResponseBytes))
-			rc.Close()
-			return paramValue(string(b), "oauth_signature")
-		}
-	}
-	return ""
-}
-
-func paramValue(form, name string) string {
-	for _, kv := range strings.Split(form, "&") {
-		if k, v, _ := strings.Cut(kv, "="); k == name {
-			if dv, err := percent.DecodeForm(v); err == nil {
-				return dv
-			}
-			return v
-		}
-	}
-	return ""
-}
 
 // scrubEcho returns text with the value of every oauth_signature and
 // oauth_token_secret parameter, and every occurrence of each non-empty
@@ -134,152 +50,6 @@ func scrubEcho(text []byte, secrets ...string) []byte {
 
 // A span is the bytes [start, end) of a text.
 type span struct{ start, end int }
-
-// A view is a text decoded, with where each of its bytes came from: the
-// escape that gives b[i] starts at at[i] in the text, and at[len(b)] is the
-// text's length.
-type view struct {
-	b  []byte
-	at []int32 // a body is at most maxResponseBytes
-}
-
-// orig returns the bytes of the text that sp of the view decodes from.
-func (v view) orig(sp span) span { return span{int(v.at[sp.start]), int(v.at[sp.end])} }
-
-// maxEchoDepth is how many layers of encoding echoViews undoes: a value
-// sent percent-encoded, in a form encoded into a parameter, in a log
-// encoded into another is three.
-const maxEchoDepth = 3
-
-// echoViews returns text as it is and decoded one to maxEchoDepth times by
-// decodeLayer, with "+" read as a space in every layer or in none, leaving
-// out a decoding that changes nothing.
-func echoViews(text []byte) []view {
-	at := make([]int32, len(text)+1)
-	for i := range at {
-		at[i] = int32(i)
-	}
-	views := []view{{text, at}}
-	for _, plus := range []bool{false, true} {
-		v := views[0]
-		for range maxEchoDepth {
-			d, ok := decodeLayer(v, plus)
-			if !ok {
-				break
-			}
-			views = append(views, d)
-			v = d
-		}
-	}
-	return views
-}
-
-// decodeLayer undoes one layer of the escapes an echo adds: "%XX";
-// JSON's "\uXXXX", "\"", "\\" and "\/" (and "\xXX"); HTML's named
-// entities for & < > " ' and its numeric ones; and, if plus, "+" for a
-// space. It reports whether any was undone.
-func decodeLayer(v view, plus bool) (view, bool) {
-	b := v.b
-	out := view{b: make([]byte, 0, len(b)), at: make([]int32, 0, len(b)+1)}
-	changed := false
-	var u [utf8.UTFMax]byte
-	for i := 0; i < len(b); {
-		d, n := unescape(b[i:], plus, &u)
-		if n == 0 {
-			d, n = b[i:i+1], 1
-		} else {
-			changed = true
-		}
-		// Each byte of a character maps to the start of its escape.
-		for range d {
-			out.at = append(out.at, v.at[i])
-		}
-		out.b = append(out.b, d...)
-		i += n
-	}
-	out.at = append(out.at, v.at[len(b)])
-	return out, changed
-}
-
-var htmlEntities = []struct {
-	name string
-	c    byte
-}{{"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}, {"&equals;", '='}, {"&percnt;", '%'}}
-
-// unescape returns the text that the escape at the start of b stands
-// for, at most utf8.UTFMax bytes in u, and the escape's length, or 0 when b
-// starts with none. JSON's "\uXXXX" and HTML's numeric entities give the
-// UTF-8 of their code point (a surrogate is left alone), as Python's
-// json.dumps escapes every non-ASCII character.
-func unescape(b []byte, plus bool, u *[utf8.UTFMax]byte) ([]byte, int) {
-	switch b[0] {
-	case '+':
-		if plus {
-			u[0] = ' '
-			return u[:1], 1
-		}
-	case '%':
-		if len(b) >= 3 && ishex(b[1]) && ishex(b[2]) {
-			u[0] = unhex(b[1])<<4 | unhex(b[2])
-			return u[:1], 3
-		}
-	case '\\':
-		if len(b) >= 6 && (b[1] == 'u' || b[1] == 'U') && ishex(b[2]) && ishex(b[3]) && ishex(b[4]) && ishex(b[5]) {
-			r := rune(unhex(b[2]))<<12 | rune(unhex(b[3]))<<8 | rune(unhex(b[4]))<<4 | rune(unhex(b[5]))
-			if !utf16.IsSurrogate(r) {
-				return u[:utf8.EncodeRune(u[:], r)], 6
-			}
-		}
-		if len(b) >= 4 && b[1] == 'x' && ishex(b[2]) && ishex(b[3]) {
-			u[0] = unhex(b[2])<<4 | unhex(b[3])
-			return u[:1], 4
-		}
-		if len(b) >= 2 && (b[1] == '"' || b[1] == '\\' || b[1] == '/' || b[1] == '\'') {
-			u[0] = b[1]
-			return u[:1], 2
-		}
-	case '&':
-		for _, e := range htmlEntities {
-			if ascii.HasPrefixFold(b, e.name) {
-				u[0] = e.c
-				return u[:1], len(e.name)
-			}
-		}
-		if len(b) >= 4 && b[1] == '#' {
-			j, base := 2, rune(10)
-			if b[2] == 'x' || b[2] == 'X' {
-				j, base = 3, 16
-			}
-			r, k := rune(0), j
-			for ; k < len(b) && k < j+6 && (base == 16 && ishex(b[k]) || base == 10 && '0' <= b[k] && b[k] <= '9'); k++ {
-				r = r*base + rune(unhex(b[k]))
-			}
-			if k > j && utf8.ValidRune(r) {
-				if k < len(b) && b[k] == ';' {
-					k++
-				}
-				return u[:utf8.EncodeRune(u[:], r)], k
-			}
-		}
-	}
-	return nil, 0
-}
-
-func ishex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0'
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10
-	}
-	return 0
-}
 
 // encodedSpans appends where text holds s in base64, standard or
 // URL-safe, at any of the three alignments it may have inside a longer
@@ -457,12 +227,13 @@ func valueEnd(b []byte, j, format int, quote byte) int {
 			}
 			continue
 		}
-		if (c == ' ' || c == '\t') && !spaced && !bytes.Contains(b[j:k], []byte("&")) && ascii.IndexFold(b[j:k], "%26") < 0 {
+		if (c == ' ' || c == '\t') && !spaced {
 			// A page that puts a space for the "&" of a PLAINTEXT
-			// signature: the word after it is the token secret.
+			// signature, or spaces around it: the word after them is
+			// the token secret.
 			spaced = true
-			if n := encodedWord(b[k+1:]); n > 0 {
-				k += n
+			if m := spacedSecret(b, j, k); m > k {
+				k = m - 1
 				continue
 			}
 		}
@@ -471,6 +242,118 @@ func valueEnd(b []byte, j, format int, quote byte) int {
 		}
 	}
 	return k
+}
+
+// spacedSecret returns where the token secret of a PLAINTEXT signature
+// ends when b[j:k] is its consumer secret and b[k] the first of the
+// spaces a page writes for its "&" or around it ("CS TS", "CS & TS", "CS&
+// TS", "CS &TS", and "%26" for the "&"), or k when no secret follows.
+func spacedSecret(b []byte, j, k int) int {
+	endsAmp := bytes.HasSuffix(b[j:k], []byte("&")) || k-j >= 3 && ascii.HasPrefixFold(b[k-3:k], "%26")
+	if !endsAmp && (bytes.IndexByte(b[j:k], '&') >= 0 || ascii.IndexFold(b[j:k], "%26") >= 0) {
+		return k // a value with its "&", and a space after it
+	}
+	m := skipSpaces(b, k)
+	if !endsAmp {
+		switch {
+		case m < len(b) && b[m] == '&':
+			m = skipSpaces(b, m+1)
+		case ascii.HasPrefixFold(b[m:], "%26"):
+			m = skipSpaces(b, m+3)
+		}
+	}
+	if n := encodedWord(b[m:]); n > 0 {
+		return m + n
+	}
+	return k
+}
+
+func skipSpaces(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// scrubCut returns text, whose end a limit on reading cut off, with its
+// end redacted where it may be the start of a secret cut there: the
+// longest end that is the start of a secret, in the text as it is or in
+// any of its decodings (see echoViews), followed by an escape cut short,
+// if any. (A secret in base64 or hex cut short is not looked for.)
+func scrubCut(text []byte, secrets ...string) []byte {
+	var spans []span
+	for _, v := range echoViews(text) {
+		end := len(v.b) - cutEscape(v.b)
+		start := end
+		for _, s := range secrets {
+			for n := min(len(s), end); n > 0; n-- {
+				if ascii.HasPrefixFold(v.b[end-n:end], s[:n]) {
+					start = min(start, end-n)
+					break
+				}
+			}
+		}
+		if start < len(v.b) {
+			spans = append(spans, span{int(v.at[start]), len(text)})
+		}
+	}
+	return redactSpans(text, spans)
+}
+
+// cutEscape returns the length of the escape cut short at the end of b
+// (see unescape), such as "%2", `\u00` or "&am", or 0. A numeric HTML
+// entity at the end counts, as its digits may go on.
+func cutEscape(b []byte) int {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-10; i-- {
+		switch b[i] {
+		case '%', '\\', '&':
+			if partialEscape(b[i:]) {
+				return len(b) - i
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
+// partialEscape reports whether e, which starts with "%", "\\" or "&", is
+// the start of an escape that unescape reads, cut short.
+func partialEscape(e []byte) bool {
+	hexes := func(b []byte, n int) bool {
+		if len(b) > n {
+			return false
+		}
+		for _, c := range b {
+			if !ishex(c) {
+				return false
+			}
+		}
+		return true
+	}
+	switch e[0] {
+	case '%':
+		return hexes(e[1:], 1)
+	case '\\':
+		return len(e) == 1 || (e[1] == 'u' || e[1] == 'U') && hexes(e[2:], 3) || e[1] == 'x' && hexes(e[2:], 1)
+	}
+	for _, h := range htmlEntities {
+		if len(e) < len(h.name) && ascii.HasPrefixFold([]byte(h.name), string(e)) {
+			return true
+		}
+	}
+	if len(e) >= 2 && e[1] == '#' {
+		d := e[2:]
+		if len(d) > 0 && (d[0] == 'x' || d[0] == 'X') {
+			return hexes(d[1:], 6)
+		}
+		for _, c := range d {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+		return len(d) <= 7
+	}
+	return false
 }
 
 // encodedWord returns the length of the word that b starts with when it is

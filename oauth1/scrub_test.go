@@ -1,11 +1,16 @@
 package oauth1
 
 import (
+	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/countersign/countersign/percent"
 )
 
 func TestScrubEcho(t *testing.T) {
@@ -92,6 +97,86 @@ func TestCheckResponseScrubsPlaintextSignature(t *testing.T) {
 		for _, after := range []string{"oauth_token", "oauth_version", "oauth_signature_method", "</td></tr>", `"n": 1`, "bye"} {
 			if strings.Contains(body, after) && !strings.Contains(string(re.Body), after) {
 				t.Errorf("CheckResponse(%q): Body %q lost %q", body, re.Body, after)
+			}
+		}
+	}
+}
+
+// A page that writes the "&" of a PLAINTEXT signature with spaces around it
+// (or on one side) still shows the whole signature: the word after the
+// "&" is the token secret, and CheckResponse, which does not know it for a
+// response it did not sign, must scrub it with the rest.
+func TestCheckResponseScrubsSpacedPlaintextSignature(t *testing.T) {
+	const cs, ts = "CONSUMERSECRET", "TOKENSECRET"
+	for _, echo := range []string{
+		"oauth_signature CONSUMERSECRET & TOKENSECRET",
+		"oauth_signature: CONSUMERSECRET & TOKENSECRET",
+		"oauth_signature=CONSUMERSECRET & TOKENSECRET",
+		"oauth_signature CONSUMERSECRET &TOKENSECRET",
+		"oauth_signature CONSUMERSECRET& TOKENSECRET",
+		"oauth_signature CONSUMERSECRET\t&\tTOKENSECRET",
+		"oauth_signature CONSUMERSECRET %26 TOKENSECRET",
+	} {
+		for _, body := range []string{
+			"refused: " + echo + "\nbye",
+			"oauth_problem=signature_invalid&oauth_problem_advice=" + url.QueryEscape(echo+", bye"),
+		} {
+			resp := &http.Response{StatusCode: 401, Body: io.NopCloser(strings.NewReader(body))}
+			re, ok := CheckResponse(resp).(*ResponseError)
+			if !ok {
+				t.Fatalf("CheckResponse(%q) is not a *ResponseError", body)
+			}
+			got := string(re.Body) + " " + re.Advice + " " + re.Error()
+			for _, s := range []string{cs, ts} {
+				if strings.Contains(got, s) {
+					t.Errorf("CheckResponse(%q): Body %q, Advice %q hold %s", body, re.Body, re.Advice, s)
+				}
+			}
+			if !strings.Contains(got, "bye") {
+				t.Errorf("CheckResponse(%q): Body %q, Advice %q lost what follows the signature", body, re.Body, re.Advice)
+			}
+		}
+	}
+}
+
+// A body longer than the 64 KiB CheckResponse reads is cut, and a secret
+// the provider echoed at the cut is cut with it: the start of the secret
+// that is left, in any spelling an echo uses, must not reach Advice.
+func TestCheckResponseScrubsSecretCutAtLimit(t *testing.T) {
+	const cs = "consumer-secret-0123456789"
+	const ts = "token&secret/+~ 0123456789"
+	const head = "oauth_problem=signature_invalid&oauth_problem_advice="
+	long := os.Getenv("COUNTERSIGN_LONG_TESTS") == "1"
+	for _, tt := range []struct{ name, spelled string }{
+		{"as it is", ts},
+		{"percent-encoded", percent.Encode(ts)},
+		{"encoded twice", percent.Encode(percent.Encode(ts))},
+		{"JSON escapes", strings.ReplaceAll(ts, "&", `\u0026`)},
+		{"HTML entities", strings.ReplaceAll(ts, "&", "&amp;")},
+		{"consumer secret", cs},
+	} {
+		// The advice is form-encoded in the body, byte by byte.
+		enc := url.QueryEscape(tt.spelled)
+		for keep := 1; keep < len(enc); keep++ {
+			// Each cut scrubs 64 KiB: by default the cuts in the first
+			// 12 bytes, where every spelling has its first escape, and
+			// the last; all of them with COUNTERSIGN_LONG_TESTS=1.
+			if !long && keep > 12 && keep < len(enc)-1 {
+				continue
+			}
+			pad := strings.Repeat("x", maxResponseBytes-len(head)-keep)
+			body := head + pad + enc + "+and+more"
+			resp := &http.Response{StatusCode: 400, Body: io.NopCloser(strings.NewReader(body))}
+			rec := &sentRecord{c: &Config{ConsumerSecret: cs}, tok: &Credentials{Token: "t", Secret: ts}}
+			resp.Request = httptest.NewRequestWithContext(withSent(context.Background(), rec), "GET", "https://api.example/", nil)
+			re, ok := CheckResponse(resp).(*ResponseError)
+			if !ok {
+				t.Fatalf("%s, keep %d: not a *ResponseError", tt.name, keep)
+			}
+			// What is left of the secret after the padding is nothing
+			// or REDACTED.
+			if left := strings.TrimLeft(re.Advice, "x"); left != "" && left != "REDACTED" {
+				t.Errorf("%s: cut after %q: Advice ends %q", tt.name, enc[:keep], left)
 			}
 		}
 	}

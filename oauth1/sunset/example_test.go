@@ -56,9 +56,14 @@ func Example_retirement() {
 		Temporary: new(server.MemoryTemporaryStore),
 		Tokens:    new(server.MemoryTokenStore),
 		Settings:  server.Settings{Now: clock},
-		Observe:   usage.Observe, // counts only verified requests
+		// Counts the requests whose signature was verified (v is not
+		// nil), also those refused after.
+		Observe: func(r *http.Request, v *server.Verification, err error) {
+			if v != nil {
+				usage.Record(v.ConsumerKey, clock())
+			}
+		},
 	}
-	usage.Now = clock
 	retire := sunset.Policy{
 		Deprecation: time.Date(2026, time.June, 1, 0, 0, 0, 0, time.UTC),
 		Sunset:      time.Date(2026, time.December, 31, 23, 59, 59, 0, time.UTC),
@@ -95,7 +100,7 @@ func Example_retirement() {
 		}
 		body, _ := io.ReadAll(resp.Body)
 		fmt.Printf(" %s\n", body)
-		if n := sunset.Read(resp.Header); n != (sunset.Notice{}) {
+		if n := sunset.Read(resp.Header); !n.IsZero() {
 			fmt.Println("  warning:", n)
 		}
 	}
@@ -121,4 +126,33 @@ func Example_retirement() {
 	// 2027-01-02: 410 Gone version_rejected
 	//   OAuth 1.0a was retired at 2026-12-31 23:59:59 UTC; migrate: https://developer.example.com/oauth2-migration
 	// connect-iq-app: 2 requests, last seen 2026-08-15 09:00:00
+}
+
+// A client hears the retirement on its first successful response, with a
+// Transport around the one that signs its requests.
+func ExampleTransport() {
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Deprecation", "@1688169599")
+		w.Header().Set("Sunset", "Sun, 30 Jun 2024 23:59:59 UTC") // as RFC 9745 §4 writes it
+		w.Header().Add("Link", `<https://developer.example.com/oauth2-migration>; rel="deprecation"`)
+		fmt.Fprint(w, "steps=8042")
+	}))
+	defer api.Close()
+
+	c := &oauth1.Config{ConsumerKey: "connect-iq-app", ConsumerSecret: "kd94hf93k423kf44"}
+	client := &http.Client{Transport: &sunset.Transport{
+		Base: c.Client(nil).Transport,
+		Notify: func(resp *http.Response, n sunset.Notice) {
+			fmt.Println("warning:", n)
+		},
+	}}
+	resp, err := client.Get(api.URL + "/api/steps")
+	if err != nil {
+		panic(err)
+	}
+	defer resp.Body.Close()
+	fmt.Println(resp.Status)
+	// Output:
+	// warning: the provider deprecated this API at 2023-06-30 23:59:59 UTC and retires it at 2024-06-30 23:59:59 UTC (see https://developer.example.com/oauth2-migration)
+	// 200 OK
 }

@@ -1,7 +1,7 @@
 package sunset
 
 import (
-	"errors"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
@@ -20,9 +20,18 @@ import (
 type Policy struct {
 	// Deprecation is when OAuth 1.0a is deprecated: from then on, every
 	// response of a Handler carries the Deprecation header, the Sunset
-	// header when Sunset is set, and Link headers to Link. Before it,
-	// only refusals carry them. Zero means never.
+	// header when Sunset is set, and Link headers to Link. Before it (or
+	// before Announce), only refusals carry them. Zero means never.
 	Deprecation time.Time
+
+	// Announce, when set, is when the headers start, before Deprecation:
+	// from then on every response announces the deprecation to come, with
+	// a Deprecation date in the future (RFC 9745 §2.2), the Sunset date
+	// (RFC 8594 §3: the time a resource is expected to go) and the
+	// Link to the migration guide, so that clients hear months ahead.
+	// Zero means from Deprecation. It may not come after Deprecation, and
+	// needs a Deprecation or a Sunset to announce.
+	Announce time.Time
 
 	// Sunset is the cut-off: from then on every request is refused with
 	// 410 Gone. Zero means none. It may not come before Deprecation.
@@ -58,13 +67,17 @@ type Brownout struct {
 // Every request that reaches it is taken for an OAuth 1.0a request: put it
 // around the handlers that serve OAuth 1.0a only.
 //
-// Handler reads p once: changing p afterwards changes nothing. A Policy
-// that is not valid (a Link that is not an absolute http or https URL, a
-// brownout that ends before it starts, a Sunset before Deprecation) makes
-// a handler that answers every request with 500 Internal Server Error and
-// oauth_problem=internal_error, so that the mistake shows at once.
+// Handler reads p once: changing p afterwards changes nothing. Check p
+// with [Policy.Validate] before serving, as http.Server's ListenAndServe
+// reports a configuration it cannot serve. A Policy that is not valid
+// makes a handler that answers every request with 500 Internal Server
+// Error and oauth_problem=internal_error, failing closed, and Handler logs
+// why, once, at slog's error level with slog.Default.
 func (p Policy) Handler(next http.Handler) http.Handler {
 	c := p.compile()
+	if c.err != nil {
+		slog.Error("sunset: every request will be answered 500 Internal Server Error", "err", c.err)
+	}
 	now := p.Now
 	if now == nil {
 		now = time.Now
@@ -102,8 +115,9 @@ type compiled struct {
 
 func (p Policy) compile() *compiled {
 	p.Brownouts = slices.Clone(p.Brownouts) // the caller's array may change
-	c := &compiled{p: p, err: p.check()}
-	if c.err != nil {
+	c := &compiled{p: p}
+	if err := p.check(); err != nil {
+		c.err = err
 		return c
 	}
 	if !p.Deprecation.IsZero() {
@@ -122,28 +136,59 @@ func (p Policy) compile() *compiled {
 	return c
 }
 
+// Validate returns why p is not valid, or nil: a Link that is not an
+// absolute http or https URL of printable ASCII of at most 2048 bytes, a
+// Sunset before Deprecation, an Announce after Deprecation or with nothing
+// to announce, a brownout that does not end after it starts. The error is
+// a [*PolicyError].
+func (p Policy) Validate() error {
+	if err := p.check(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// A PolicyError reports why a [Policy] is not valid: the field and what
+// is wrong with it.
+type PolicyError struct {
+	Field  string // "Link", "Sunset", "Announce", "Brownouts[2]"...
+	Reason string
+}
+
+func (e *PolicyError) Error() string { return "sunset: Policy." + e.Field + " " + e.Reason }
+
 // check returns why p is not valid, or nil.
-func (p Policy) check() error {
+func (p Policy) check() *PolicyError {
 	if p.Link != "" {
 		for i := 0; i < len(p.Link); i++ {
 			if b := p.Link[i]; b <= ' ' || b >= 0x7f || b == '<' || b == '>' || b == '"' {
-				return errors.New("sunset: Policy.Link holds a space, a control character, a quote, an angle bracket or non-ASCII")
+				return &PolicyError{"Link", "holds a space, a control character, a quote, an angle bracket or non-ASCII"}
 			}
 		}
 		u, err := url.Parse(p.Link)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return errors.New("sunset: Policy.Link is not an absolute http or https URL")
+			return &PolicyError{"Link", "is not an absolute http or https URL"}
 		}
 		if len(p.Link) > notice.MaxLink {
-			return errors.New("sunset: Policy.Link is longer than " + strconv.Itoa(notice.MaxLink) + " bytes")
+			return &PolicyError{"Link", "is longer than " + strconv.Itoa(notice.MaxLink) + " bytes"}
 		}
 	}
 	if !p.Sunset.IsZero() && !p.Deprecation.IsZero() && p.Sunset.Before(p.Deprecation) {
-		return errors.New("sunset: Policy.Sunset comes before Policy.Deprecation")
+		return &PolicyError{"Sunset", "comes before Policy.Deprecation"}
+	}
+	if !p.Announce.IsZero() {
+		switch {
+		case p.Deprecation.IsZero() && p.Sunset.IsZero():
+			return &PolicyError{"Announce", "is set without a Deprecation or a Sunset to announce"}
+		case !p.Deprecation.IsZero() && p.Announce.After(p.Deprecation):
+			return &PolicyError{"Announce", "comes after Policy.Deprecation"}
+		case !p.Sunset.IsZero() && p.Announce.After(p.Sunset):
+			return &PolicyError{"Announce", "comes after Policy.Sunset"}
+		}
 	}
 	for i, b := range p.Brownouts {
 		if !b.End.After(b.Start) {
-			return errors.New("sunset: Policy.Brownouts[" + strconv.Itoa(i) + "] does not end after it starts")
+			return &PolicyError{"Brownouts[" + strconv.Itoa(i) + "]", "does not end after it starts"}
 		}
 	}
 	return nil
@@ -175,7 +220,7 @@ func (c *compiled) admit(w http.ResponseWriter, t time.Time) bool {
 			}
 		}
 	}
-	if status != 0 || (!p.Deprecation.IsZero() && !t.Before(p.Deprecation)) {
+	if status != 0 || (!p.Deprecation.IsZero() && !t.Before(p.Deprecation)) || (!p.Announce.IsZero() && !t.Before(p.Announce)) {
 		c.announce(h)
 	}
 	if status == 0 {

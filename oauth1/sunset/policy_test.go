@@ -1,6 +1,8 @@
 package sunset_test
 
 import (
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -163,26 +165,39 @@ func TestZeroPolicyAnnouncesNothing(t *testing.T) {
 // A Policy that is not valid fails closed, on every request, so that the
 // mistake shows at once rather than at the cut-off.
 func TestInvalidPolicy(t *testing.T) {
+	old := slog.Default() // Handler logs each
+	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	defer slog.SetDefault(old)
 	now := time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
 	tests := []struct {
-		name string
-		p    sunset.Policy
+		name  string
+		p     sunset.Policy
+		field string // the PolicyError's
 	}{
-		{"relative link", sunset.Policy{Deprecation: now, Link: "/migrate"}},
-		{"link without host", sunset.Policy{Deprecation: now, Link: "https:///migrate"}},
-		{"javascript link", sunset.Policy{Deprecation: now, Link: "javascript:alert(1)"}},
-		{"link with CR LF", sunset.Policy{Deprecation: now, Link: "https://a.example/\r\nSet-Cookie: a=b"}},
-		{"link with angle bracket", sunset.Policy{Deprecation: now, Link: "https://a.example/>; rel=next"}},
-		{"link with a quote", sunset.Policy{Deprecation: now, Link: `https://a.example/"`}},
-		{"link with a space", sunset.Policy{Deprecation: now, Link: "https://a.example/a b"}},
-		{"non-ASCII link", sunset.Policy{Deprecation: now, Link: "https://bücher.example/"}},
-		{"link too long", sunset.Policy{Deprecation: now, Link: "https://a.example/" + strings.Repeat("a", 2048)}},
-		{"sunset before deprecation", sunset.Policy{Deprecation: now, Sunset: now.Add(-time.Second)}},
-		{"brownout ends at its start", sunset.Policy{Brownouts: []sunset.Brownout{{Start: now, End: now}}}},
-		{"brownout ends before its start", sunset.Policy{Brownouts: []sunset.Brownout{{Start: now, End: now.Add(-time.Hour)}}}},
+		{"link without a scheme", sunset.Policy{Deprecation: now, Link: "developer.example.com/migrate"}, "Link"},
+		{"relative link", sunset.Policy{Deprecation: now, Link: "/migrate"}, "Link"},
+		{"link without host", sunset.Policy{Deprecation: now, Link: "https:///migrate"}, "Link"},
+		{"javascript link", sunset.Policy{Deprecation: now, Link: "javascript:alert(1)"}, "Link"},
+		{"link with CR LF", sunset.Policy{Deprecation: now, Link: "https://a.example/\r\nSet-Cookie: a=b"}, "Link"},
+		{"link with angle bracket", sunset.Policy{Deprecation: now, Link: "https://a.example/>; rel=next"}, "Link"},
+		{"link with a quote", sunset.Policy{Deprecation: now, Link: `https://a.example/"`}, "Link"},
+		{"link with a space", sunset.Policy{Deprecation: now, Link: "https://a.example/a b"}, "Link"},
+		{"non-ASCII link", sunset.Policy{Deprecation: now, Link: "https://bücher.example/"}, "Link"},
+		{"link too long", sunset.Policy{Deprecation: now, Link: "https://a.example/" + strings.Repeat("a", 2048)}, "Link"},
+		{"sunset before deprecation", sunset.Policy{Deprecation: now, Sunset: now.Add(-time.Second)}, "Sunset"},
+		{"brownout ends at its start", sunset.Policy{Brownouts: []sunset.Brownout{{Start: now, End: now}}}, "Brownouts[0]"},
+		{"brownout ends before its start", sunset.Policy{Brownouts: []sunset.Brownout{{Start: now, End: now.Add(-time.Hour)}}}, "Brownouts[0]"},
+		{"announce after deprecation", sunset.Policy{Deprecation: now, Announce: now.Add(time.Hour)}, "Announce"},
+		{"announce after sunset", sunset.Policy{Sunset: now, Announce: now.Add(time.Hour)}, "Announce"},
+		{"announce nothing", sunset.Policy{Link: guide, Announce: now}, "Announce"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			// Validate says why before anything is served.
+			var pe *sunset.PolicyError
+			require.ErrorAs(t, tt.p.Validate(), &pe)
+			assert.Equal(t, tt.field, pe.Field)
+			assert.True(t, strings.HasPrefix(pe.Error(), "sunset: Policy."+tt.field+" "), pe.Error())
 			w, reached := serve(tt.p, now.AddDate(-1, 0, 0))
 			assert.False(t, reached)
 			assert.Equal(t, http.StatusInternalServerError, w.Code)
@@ -203,7 +218,7 @@ func TestHandlerKeepsOtherLinks(t *testing.T) {
 	h.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
 	assert.Equal(t, []string{"<" + guide + `>; rel="deprecation"`, "<" + guide + `>; rel="sunset"`, `<https://api.example.com/v1/me?page=2>; rel="next"`}, w.Header().Values("Link"))
 	n := sunset.Read(w.Header())
-	assert.Equal(t, sunset.Notice{Deprecation: dep, Link: guide}, n)
+	assert.Equal(t, sunset.Notice{Deprecated: true, Deprecation: dep, Link: guide}, n)
 }
 
 func TestRead(t *testing.T) {
@@ -213,7 +228,7 @@ func TestRead(t *testing.T) {
 		"Link":        {`<https://developer.example.com/deprecation>; rel="deprecation"; type="text/html"`},
 	}
 	n := sunset.Read(h)
-	assert.Equal(t, sunset.Notice{Deprecation: rfc9745Date, Sunset: rfc8594Date, Link: "https://developer.example.com/deprecation"}, n)
+	assert.Equal(t, sunset.Notice{Deprecated: true, Deprecation: rfc9745Date, Sunset: rfc8594Date, Link: "https://developer.example.com/deprecation"}, n)
 	assert.Equal(t, "the provider deprecated this API at 2023-06-30 23:59:59 UTC and retires it at 2018-12-31 23:59:59 UTC (see https://developer.example.com/deprecation)", n.String())
 	assert.Equal(t, sunset.Notice{}, sunset.Read(http.Header{"Deprecation": {"yes"}, "Sunset": {"soon"}}))
 	assert.Equal(t, "", sunset.Notice{}.String())

@@ -89,8 +89,8 @@ func signedRequest(t testing.TB, key, secret string, now time.Time, nonce string
 // wrong signature, does not grow a Usage: only verified requests count.
 func TestUsageFloodOfUnknownKeys(t *testing.T) {
 	now := time.Date(2026, time.June, 1, 0, 0, 0, 0, time.UTC)
-	u := sunset.Usage{Now: func() time.Time { return now }}
-	v := &server.Verifier{Store: server.Consumers{"garmin-connect-iq": {Secret: "s3cret"}}, Observe: u.Observe, Settings: server.Settings{Now: func() time.Time { return now }}}
+	var u sunset.Usage
+	v := &server.Verifier{Store: server.Consumers{"garmin-connect-iq": {Secret: "s3cret"}}, Observe: observeAt(&u, now), Settings: server.Settings{Now: func() time.Time { return now }}}
 	h := v.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	for i := range 2000 {
 		w := httptest.NewRecorder()
@@ -112,13 +112,13 @@ func TestUsageFloodOfUnknownKeys(t *testing.T) {
 // A Provider's Observe counts its token requests and protected resources.
 func TestUsageProvider(t *testing.T) {
 	now := time.Date(2026, time.June, 1, 0, 0, 0, 0, time.UTC)
-	u := sunset.Usage{Now: func() time.Time { return now }}
+	var u sunset.Usage
 	p := &server.Provider{
 		Consumers: server.Consumers{"dpf43f3p2l4k3l03": {Secret: "kd94hf93k423kf44"}},
 		Temporary: new(server.MemoryTemporaryStore),
 		Tokens:    new(server.MemoryTokenStore),
 		Settings:  server.Settings{Now: func() time.Time { return now }},
-		Observe:   u.Observe,
+		Observe:   observeAt(&u, now),
 	}
 	srv := httptest.NewServer(p.RequestTokenHandler())
 	defer srv.Close()
@@ -208,4 +208,13 @@ func TestUsageFlushConcurrent(t *testing.T) {
 		sum += n
 	}
 	assert.Equal(t, int64(4000), sum)
+}
+
+// observeAt is observe on a fixed clock.
+func observeAt(u *sunset.Usage, now time.Time) func(*http.Request, *server.Verification, error) {
+	return func(r *http.Request, v *server.Verification, err error) {
+		if v != nil {
+			u.Record(v.ConsumerKey, now)
+		}
+	}
 }

@@ -17,10 +17,21 @@ import (
 // something no guide to a migration needs.
 const MaxLink = 2048
 
+// Read's bounds: a provider's headers are hostile input, and Read runs
+// on every response, so it reads a few links of a few KiB, never the whole
+// of a header that may be megabytes long.
+const (
+	maxLinkFields = 8    // Link fields read
+	maxLinks      = 8    // link-values read, across the fields
+	maxLinkValue  = 4096 // bytes of one link-value, parameters included
+	maxDateField  = 64   // bytes of a Sunset field (an HTTP-date has 29)
+	maxItemField  = 4096 // bytes of a Deprecation field, parameters included
+)
+
 // A Notice is what a response says about the retirement of the API that
-// answered. Deprecated is set when the response has a Deprecation header:
-// Deprecation is its date, which may be in the future. Sunset is zero
-// without a Sunset header.
+// answered. Deprecated is set when the response has a valid Deprecation
+// header: Deprecation is its date, which may be in the future, or zero for
+// the legacy "Deprecation: true". Sunset is zero without a Sunset header.
 type Notice struct {
 	Deprecated  bool
 	Deprecation time.Time
@@ -29,26 +40,44 @@ type Notice struct {
 }
 
 // Read returns what h's Deprecation, Sunset and Link headers say. A header
-// that is malformed is left out, as RFC 9745 §2.1 and RFC 8594 §3 say.
+// that is malformed is left out, as RFC 9745 §2.1, RFC 8594 §3 and RFC 9651
+// §4.2 say: so are two Deprecation fields, which RFC 9651 §4.2 joins into
+// one value that is not an Item, and two Sunset fields that differ.
+//
+// Deprecation is an RFC 9651 Item whose value is a Date, with any
+// parameters ("@1688169599;foo=bar"). Two forms that servers send are read
+// although the RFCs do not define them: "true", the value of drafts of RFC
+// 9745 up to draft-ietf-httpapi-deprecation-header-02 that servers built
+// on them still send (deprecated, at a date not given); and a Sunset
+// HTTP-date that ends in "UTC" instead of "GMT", as RFC 9745 §4's own
+// example does ("Sun, 30 Jun 2024 23:59:59 UTC").
+//
 // The Link kept is the first with rel "deprecation", or else the first
 // with rel "sunset", if it is printable ASCII of at most MaxLink bytes.
+// Read looks at the first 8 link-values of the first 8 Link fields and
+// stops at one longer than 4 KiB, so its work is bounded whatever the size
+// of the headers.
 func Read(h http.Header) Notice {
 	var n Notice
-	if v := h.Get("Deprecation"); v != "" {
-		if t, ok := ParseDate(v); ok {
+	if vs := h.Values("Deprecation"); len(vs) == 1 {
+		if t, ok := ParseItemDate(vs[0]); ok {
 			n.Deprecated, n.Deprecation = true, t
+		} else if strings.Trim(vs[0], " \t") == "true" {
+			n.Deprecated = true
 		}
 	}
-	if v := h.Get("Sunset"); v != "" {
-		if t, err := http.ParseTime(strings.TrimSpace(v)); err == nil {
-			n.Sunset = t.UTC()
-		}
+	if t, ok := parseSunset(h.Values("Sunset")); ok {
+		n.Sunset = t
 	}
 	var sunsetLink string
-	for _, v := range h.Values("Link") {
-		for _, l := range links(v) {
+	budget := maxLinks
+	for i, v := range h.Values("Link") {
+		if i == maxLinkFields || budget == 0 {
+			break
+		}
+		eachLink(v, &budget, func(l link) {
 			if !printable(l.target) {
-				continue
+				return
 			}
 			if l.deprecation && n.Link == "" {
 				n.Link = l.target
@@ -56,12 +85,40 @@ func Read(h http.Header) Notice {
 			if l.sunset && sunsetLink == "" {
 				sunsetLink = l.target
 			}
-		}
+		})
 	}
 	if n.Link == "" {
 		n.Link = sunsetLink
 	}
+	// The header may be megabytes: keep none of it.
+	n.Link = strings.Clone(n.Link)
 	return n
+}
+
+// parseSunset parses the Sunset fields vs: one HTTP-date (RFC 8594 §3),
+// or several equal ones, and a date that ends in "UTC" for "GMT".
+func parseSunset(vs []string) (time.Time, bool) {
+	if len(vs) == 0 || len(vs) > maxLinkFields {
+		return time.Time{}, false
+	}
+	v := strings.Trim(vs[0], " \t")
+	for _, w := range vs[1:] {
+		if strings.Trim(w, " \t") != v {
+			return time.Time{}, false
+		}
+	}
+	if v == "" || len(v) > maxDateField {
+		return time.Time{}, false
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return t.UTC(), true
+	}
+	if d, ok := strings.CutSuffix(v, " UTC"); ok {
+		if t, err := time.Parse(http.TimeFormat, d+" GMT"); err == nil {
+			return t.UTC(), true
+		}
+	}
+	return time.Time{}, false
 }
 
 // IsZero reports whether n says nothing.
@@ -75,8 +132,12 @@ func (n Notice) IsZero() bool { return !n.Deprecated && n.Sunset.IsZero() && n.L
 func (n Notice) String() string {
 	var b strings.Builder
 	switch {
-	case n.Deprecated && !n.Sunset.IsZero():
+	case n.Deprecated && !n.Deprecation.IsZero() && !n.Sunset.IsZero():
 		b.WriteString("the provider deprecated this API at " + Format(n.Deprecation) + " and retires it at " + Format(n.Sunset))
+	case n.Deprecated && n.Deprecation.IsZero() && !n.Sunset.IsZero():
+		b.WriteString("the provider deprecated this API and retires it at " + Format(n.Sunset))
+	case n.Deprecated && n.Deprecation.IsZero():
+		b.WriteString("the provider deprecated this API")
 	case n.Deprecated:
 		b.WriteString("the provider deprecated this API at " + Format(n.Deprecation))
 	case !n.Sunset.IsZero():
@@ -101,33 +162,6 @@ func AppendDate(b []byte, t time.Time) []byte {
 	return strconv.AppendInt(append(b, '@'), t.Unix(), 10)
 }
 
-// ParseDate parses an RFC 9651 Date: "@", then an optional "-" and 1 to
-// 15 digits (§3.3.7, §3.3.1), with the surrounding spaces a field may have
-// (§4.2).
-func ParseDate(v string) (time.Time, bool) {
-	v = strings.Trim(v, " \t")
-	if len(v) < 2 || v[0] != '@' {
-		return time.Time{}, false
-	}
-	d := v[1:]
-	if d[0] == '-' {
-		d = d[1:]
-	}
-	if len(d) == 0 || len(d) > 15 {
-		return time.Time{}, false
-	}
-	for i := 0; i < len(d); i++ {
-		if d[i] < '0' || d[i] > '9' {
-			return time.Time{}, false
-		}
-	}
-	s, err := strconv.ParseInt(v[1:], 10, 64)
-	if err != nil {
-		return time.Time{}, false
-	}
-	return time.Unix(s, 0).UTC(), true
-}
-
 // printable reports whether s is a link worth showing: 1 to MaxLink bytes
 // of printable ASCII without spaces, so that it can end no line and hide
 // nothing.
@@ -141,107 +175,4 @@ func printable(s string) bool {
 		}
 	}
 	return true
-}
-
-type link struct {
-	target              string
-	deprecation, sunset bool
-}
-
-// links parses the link-values of a Link header field (RFC 8288 §3):
-// "<" URI-Reference ">" followed by "; name=value" parameters, the values
-// tokens or quoted strings, the link-values separated by commas. It reads
-// the rel parameter only, the first one of each link (§3.3), and stops at
-// the first malformed link-value.
-func links(v string) []link {
-	var ls []link
-	i := 0
-	for {
-		for i < len(v) && (v[i] == ' ' || v[i] == '\t' || v[i] == ',') {
-			i++
-		}
-		if i >= len(v) || v[i] != '<' {
-			return ls
-		}
-		end := strings.IndexByte(v[i:], '>')
-		if end < 0 {
-			return ls
-		}
-		l := link{target: v[i+1 : i+end]}
-		i += end + 1
-		relSeen := false
-		for {
-			for i < len(v) && (v[i] == ' ' || v[i] == '\t') {
-				i++
-			}
-			if i >= len(v) || v[i] == ',' {
-				break
-			}
-			if v[i] != ';' {
-				return ls
-			}
-			i++
-			for i < len(v) && (v[i] == ' ' || v[i] == '\t') {
-				i++
-			}
-			j := i
-			for j < len(v) && v[j] != '=' && v[j] != ';' && v[j] != ',' && v[j] != ' ' && v[j] != '\t' {
-				j++
-			}
-			name := strings.ToLower(v[i:j])
-			i = j
-			for i < len(v) && (v[i] == ' ' || v[i] == '\t') {
-				i++
-			}
-			var value string
-			if i < len(v) && v[i] == '=' {
-				i++
-				for i < len(v) && (v[i] == ' ' || v[i] == '\t') {
-					i++
-				}
-				var ok bool
-				if value, i, ok = paramValue(v, i); !ok {
-					return ls
-				}
-			}
-			if name == "rel" && !relSeen {
-				relSeen = true
-				for _, r := range strings.Fields(value) {
-					switch strings.ToLower(r) {
-					case "deprecation":
-						l.deprecation = true
-					case "sunset":
-						l.sunset = true
-					}
-				}
-			}
-		}
-		ls = append(ls, l)
-	}
-}
-
-// paramValue reads a token or a quoted string (RFC 9110 §5.6.4) at v[i:],
-// and returns it and the index after it.
-func paramValue(v string, i int) (string, int, bool) {
-	if i < len(v) && v[i] == '"' {
-		var b strings.Builder
-		for i++; i < len(v); i++ {
-			switch v[i] {
-			case '"':
-				return b.String(), i + 1, true
-			case '\\':
-				i++
-				if i >= len(v) {
-					return "", i, false
-				}
-			}
-			b.WriteByte(v[i])
-		}
-		return "", i, false // unterminated
-	}
-	j := i
-	for j < len(v) && v[j] != ';' && v[j] != ',' && v[j] != ' ' && v[j] != '\t' {
-		j++
-	}
-	return v[i:j], j, true
 }

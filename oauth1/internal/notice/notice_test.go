@@ -76,7 +76,7 @@ func TestRead(t *testing.T) {
 			"Link": {`<https://a.example/x>; rel="next"; rel="deprecation"`},
 		}, Notice{}},
 		{"malformed dates left out", http.Header{
-			"Deprecation": {"true"},
+			"Deprecation": {"True"},
 			"Sunset":      {"2018-12-31"},
 		}, Notice{}},
 		{"link with a space or control character left out", http.Header{
@@ -106,6 +106,9 @@ func TestString(t *testing.T) {
 			"the provider deprecated this API at 2023-06-30 23:59:59 UTC and retires it at 2018-12-31 23:59:59 UTC (see https://a.example/m)"},
 		{Notice{Deprecated: true, Deprecation: rfc9745Date}, "the provider deprecated this API at 2023-06-30 23:59:59 UTC"},
 		{Notice{Sunset: rfc8594Date}, "the provider retires this API at 2018-12-31 23:59:59 UTC"},
+		{Notice{Deprecated: true}, "the provider deprecated this API"},
+		{Notice{Deprecated: true, Sunset: rfc8594Date, Link: "https://a.example/m"},
+			"the provider deprecated this API and retires it at 2018-12-31 23:59:59 UTC (see https://a.example/m)"},
 		{Notice{Link: "https://a.example/m"}, "the provider links a deprecation notice (see https://a.example/m)"},
 	}
 	for _, tt := range tests {
@@ -117,6 +120,8 @@ func TestString(t *testing.T) {
 
 func FuzzRead(f *testing.F) {
 	f.Add("@1688169599", "Sat, 31 Dec 2018 23:59:59 GMT", `<https://a.example/>; rel="deprecation"`)
+	f.Add(`@1688169599;a;b=?0;c=-12.5;d="x";e=*t:/x;f=:aGk=:;g=@-1;h=%"%c3%bc"`, "Sun, 30 Jun 2024 23:59:59 UTC", `<>, ,<https://a.example/>; title="a\"b"; rel="sunset deprecation"`)
+	f.Add("true", "", "<https://a.example/")
 	f.Fuzz(func(t *testing.T, dep, sun, link string) {
 		n := Read(http.Header{"Deprecation": {dep}, "Sunset": {sun}, "Link": {link}})
 		if n.Link != "" && !printable(n.Link) {
@@ -126,4 +131,79 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("String() = %q", s)
 		}
 	})
+}
+
+// What servers really send (issue 36, item 5), with the expected values
+// from the RFCs' texts: RFC 9745 §4's example is deprecated "on Friday,
+// June 30, 2023 at 23:59:59 UTC and its sunset date is Sunday, June 30,
+// 2024 at 23:59:59 UTC".
+func TestReadServerForms(t *testing.T) {
+	rfc9745Sunset := time.Date(2024, time.June, 30, 23, 59, 59, 0, time.UTC)
+	tests := []struct {
+		name string
+		h    http.Header
+		want Notice
+	}{
+		{"RFC 9745 §4 example, Sunset in UTC", http.Header{
+			"Deprecation": {"@1688169599"},
+			"Sunset":      {"Sun, 30 Jun 2024 23:59:59 UTC"},
+		}, Notice{Deprecated: true, Deprecation: rfc9745Date, Sunset: rfc9745Sunset}},
+		{"Deprecation: true, the drafts' form", http.Header{"Deprecation": {"true"}}, Notice{Deprecated: true}},
+		{"an Item with parameters", http.Header{"Deprecation": {"@1688169599;foo=bar"}}, Notice{Deprecated: true, Deprecation: rfc9745Date}},
+		{"an Item with parameters of every type", http.Header{"Deprecation": {
+			`@1688169599;a;b=?0;c=-12.5;d="x \"y\" \\";e=*tok:/x;f=:aGk=:;g=@-1;h=%"f%c3%bc%e2%82%ac"; i=1`,
+		}}, Notice{Deprecated: true, Deprecation: rfc9745Date}},
+		{"two Deprecation fields", http.Header{"Deprecation": {"@1688169599", "@1688169599"}}, Notice{}},
+		{"two Deprecation fields, one true", http.Header{"Deprecation": {"true", "@1688169599"}}, Notice{}},
+		{"a list", http.Header{"Deprecation": {"@1688169599, @1"}}, Notice{}},
+		{"two equal Sunset fields", http.Header{"Sunset": {"Sun, 30 Jun 2024 23:59:59 GMT", "Sun, 30 Jun 2024 23:59:59 GMT"}}, Notice{Sunset: rfc9745Sunset}},
+		{"two Sunset fields that differ", http.Header{"Sunset": {"Sun, 30 Jun 2024 23:59:59 GMT", "Sat, 31 Dec 2018 23:59:59 GMT"}}, Notice{}},
+		{"an RFC 850 Sunset", http.Header{"Sunset": {"Sunday, 30-Jun-24 23:59:59 GMT"}}, Notice{Sunset: rfc9745Sunset}},
+	}
+	for _, tt := range tests {
+		if got := Read(tt.h); got != tt.want {
+			t.Errorf("%s: Read(%q) = %+v, want %+v", tt.name, tt.h, got, tt.want)
+		}
+	}
+}
+
+// RFC 9651's grammar, kept to the letter: what fails to parse there is
+// no Deprecation here.
+func TestParseItemDate(t *testing.T) {
+	for _, v := range []string{
+		"@1688169599", " @1688169599 ", "@1688169599;foo=bar", "@1688169599;foo", "@1688169599; foo=1;bar=2",
+		"@1688169599;*k_-.9=tok", `@1688169599;s=""`, "@1688169599;d=123456789012.123", "@1688169599;b=::",
+		`@1688169599;ds=%""`, "@1688169599;foo=bar ",
+	} {
+		if got, ok := ParseItemDate(v); !ok || !got.Equal(rfc9745Date) {
+			t.Errorf("ParseItemDate(%q) = %v, %v, want %v", v, got, ok, rfc9745Date)
+		}
+	}
+	for _, v := range []string{
+		"", "true", "?1", "@", "@1.5", "@1688169599.0", "1688169599", "@1000000000000000",
+		"@1688169599;Foo=bar",             // keys are lowercase
+		"@1688169599;1a=b",                // and start with a letter or *
+		"@1688169599;foo=",                // a bare item after =
+		"@1688169599;foo=bar,",            // a list
+		"@1688169599, @1",                 // a list
+		"@1688169599 ;foo=bar",            // no space before ;
+		"@1688169599;foo=\"\\x\"",         // only \" and \\ escape
+		"@1688169599;foo=\"a",             // unterminated
+		"@1688169599;foo=\"\x7f\"",        // not printable
+		"@1688169599;foo=1.2345",          // 3 decimal digits at most
+		"@1688169599;foo=1.",              // a digit after the dot
+		"@1688169599;foo=1234567890123.5", // 12 integer digits at most
+		"@1688169599;foo=?2",              // booleans are ?0 and ?1
+		"@1688169599;foo=:a b:",           // base64
+		"@1688169599;foo=@1.5",            // a Date is an Integer
+		`@1688169599;foo=%"%C3%A9"`,       // lowercase hex
+		`@1688169599;foo=%"%c3"`,          // invalid UTF-8
+		`@1688169599;foo=%"é"`,            // not ASCII
+		"@1688169599;foo=\"\"x",           // something after the Item
+		"@1688169599\t",                   // only SP around a field (tabs are HTTP's OWS, removed before)
+	} {
+		if got, ok := ParseItemDate(v); ok {
+			t.Errorf("ParseItemDate(%q) = %v, true, want false", v, got)
+		}
+	}
 }
