@@ -29,7 +29,9 @@ const (
 
 var alice = oauth1.Credentials{Token: aliceToken, Secret: aliceSecret}
 
-func xUsers() map[string]string { return map[string]string{aliceToken: aliceSecret, "5678-bob": "bob-secret"} }
+func xUsers() map[string]string {
+	return map[string]string{aliceToken: aliceSecret, "5678-bob": "bob-secret"}
+}
 
 func TestXExchange(t *testing.T) {
 	for _, tc := range []struct {
