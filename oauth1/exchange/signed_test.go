@@ -70,18 +70,24 @@ func newRecorder(t *testing.T, answer func(w http.ResponseWriter, r *http.Reques
 	return rec, srv
 }
 
+// findPython returns a python3 that imports oauthlib, or "". Debian's
+// packages install for /usr/bin/python3, which need not be the python3
+// first in PATH; COUNTERSIGN_PYTHON names another.
+var findPython = sync.OnceValue(func() string {
+	for _, c := range []string{os.Getenv("COUNTERSIGN_PYTHON"), "/usr/bin/python3", "python3"} {
+		if c != "" && exec.Command(c, "-c", "import oauthlib, jwt, cryptography").Run() == nil {
+			return c
+		}
+	}
+	return ""
+})
+
 // oauthlibVerify has oauthlib's ResourceEndpoint check each request as
 // signed by the consumer and the token; it skips (fails, under
 // COUNTERSIGN_REQUIRE_INTEROP=1) without python3 and oauthlib.
 func oauthlibVerify(t *testing.T, tok oauth1.Credentials, pubPEM string, reqs []wireRequest) []map[string]any {
 	t.Helper()
-	py := ""
-	for _, c := range []string{os.Getenv("COUNTERSIGN_PYTHON"), "python3", "/usr/bin/python3"} {
-		if c != "" && exec.Command(c, "-c", "import oauthlib, jwt, cryptography").Run() == nil {
-			py = c
-			break
-		}
-	}
+	py := findPython()
 	if py == "" {
 		msg := "the signed exchange is verified by python3 with oauthlib; on Debian: apt-get install python3-oauthlib python3-jwt python3-cryptography"
 		if os.Getenv("COUNTERSIGN_REQUIRE_INTEROP") == "1" {
@@ -133,6 +139,7 @@ func tampered(r wireRequest) []wireRequest {
 }
 
 func TestSignedIntuit(t *testing.T) {
+	t.Parallel()
 	tok := oauth1.Credentials{Token: "qyprd-intuit-token", Secret: "intuit-token-SECRET-5"}
 	rec, srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
 		if r.URL.Path == "/oauth2/v1/tokens/bearer" {
@@ -195,6 +202,7 @@ func TestSignedIntuit(t *testing.T) {
 }
 
 func TestSignedXeroRSA(t *testing.T) {
+	t.Parallel()
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	require.NoError(t, err)
 	pubDER, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
@@ -242,6 +250,7 @@ func TestSignedXeroRSA(t *testing.T) {
 // A form body, renamed fields, another method: the generic shape, whose
 // form fields are signed too.
 func TestSignedFormGeneric(t *testing.T) {
+	t.Parallel()
 	tok := oauth1.Credentials{Token: "partner-token", Secret: "partner-token-SECRET-7"}
 	rec, srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
 		writeJSON(w, 200, map[string]any{"access_token": "at", "refresh_token": "rt", "expires_in": 86400, "token_type": "bearer"})
