@@ -121,6 +121,13 @@ func (c *cmd) migrateExchanger(o *migrateOpts) (exchanger, *limiter, []string, e
 			*dst = c.getenv(env)
 		}
 	}
+	switch o.provider {
+	case "x", "signed":
+	case "":
+		return nil, nil, nil, errors.New("no --provider (x or signed)")
+	default:
+		return nil, nil, nil, fmt.Errorf("unknown --provider %q (x or signed)", o.provider)
+	}
 	fill(&o.clientID, "OAUTH2_CLIENT_ID")
 	fill(&o.clientSecret, "OAUTH2_CLIENT_SECRET")
 	if o.clientID == "" {
@@ -196,8 +203,6 @@ func (c *cmd) migrateExchanger(o *migrateOpts) (exchanger, *limiter, []string, e
 			s.Extra[k] = v
 		}
 		return s, lim, []string{o.clientSecret, o.consumerSecret}, nil
-	case "":
-		return nil, nil, nil, errors.New("no --provider (x or signed)")
 	}
 	return nil, nil, nil, fmt.Errorf("unknown --provider %q (x or signed)", o.provider)
 }
@@ -224,7 +229,7 @@ func (c *cmd) readMigrateLines(in io.Reader) ([]migrateLine, int) {
 			continue
 		}
 		if err := json.Unmarshal(b, &l.cred); err != nil || l.cred.Token == "" {
-			c.errorf(0, "migrate: line %d has no Token (want oauth1.Credentials as json.Marshal writes it: {\"Token\":...,\"Secret\":...})", n)
+			c.errorf(0, "migrate: line %d has no Token (want oauth1.Credentials as json.Marshal writes it, with Token and Secret)", n)
 			failed++
 			continue
 		}
