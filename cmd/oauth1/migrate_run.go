@@ -16,6 +16,9 @@ import (
 	"github.com/countersign/countersign/oauth1/exchange"
 )
 
+// requestTimeout bounds one exchange.
+const requestTimeout = time.Minute
+
 // A migration exchanges the lines of oauth1 migrate's input and writes
 // each result as soon as it has it.
 type migration struct {
@@ -151,7 +154,11 @@ func (m *migration) one(ctx context.Context, l migrateLine) {
 			m.count(&m.notAttempted)
 			return
 		}
-		tok, err := m.ex.Exchange(ctx, l.cred)
+		// An interrupt stops what has not started, not a request in
+		// flight: its answer may be the only valid pair for the user.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), requestTimeout)
+		tok, err := m.ex.Exchange(rctx, l.cred)
+		cancel()
 		if err == nil {
 			b, err := l.result(tok, m.keep)
 			if err == nil {
@@ -162,10 +169,6 @@ func (m *migration) one(ctx context.Context, l migrateLine) {
 				return
 			}
 			m.count(&m.exchanged)
-			return
-		}
-		if ctx.Err() != nil {
-			m.count(&m.notAttempted)
 			return
 		}
 		var e *exchange.Error
