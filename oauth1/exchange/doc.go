@@ -50,6 +50,12 @@
 // without its query's protocol parameters; and the client follows no
 // redirect, which would resend a body of secrets to another URL.
 //
+// For a database dump of tokens, the oauth1 command's migrate runs the
+// exchanges with a bounded concurrency and rate, resumes an interrupted run
+// without exchanging a token twice, and never writes a secret:
+//
+//	oauth1 migrate --provider x --client-id ID --out tokens2.jsonl tokens1.jsonl
+//
 // Store what Exchange returns at once: for X, the pair is the only one
 // valid for that user from then on, and its refresh token is single-use,
 // so every token the TokenSource returns with a new RefreshToken must be
