@@ -117,8 +117,12 @@ func answer429(w http.ResponseWriter, retry string) {
 func TestX429(t *testing.T) {
 	x, srv := newXStandIn(t, xID, xSecret, xUsers())
 	x.answer = func(n int, w http.ResponseWriter) bool {
-		if n == 1 || n == 3 {
+		if n == 1 {
 			answer429(w, "1")
+			return true
+		}
+		if n == 3 { // longer than the 1s a TokenSource waits when told nothing
+			answer429(w, "2")
 			return true
 		}
 		return false
@@ -140,7 +144,7 @@ func TestX429(t *testing.T) {
 	start := time.Now()
 	got, err := e.TokenSource(context.Background(), tok).Token() // 3 is refused, 4 refreshes
 	require.NoError(t, err)
-	assert.GreaterOrEqual(t, time.Since(start), time.Second, "Retry-After waited out")
+	assert.GreaterOrEqual(t, time.Since(start), 2*time.Second, "Retry-After: 2 waited out")
 	assert.Equal(t, 1, x.refreshes)
 	assert.True(t, x.valid(got.AccessToken))
 }
@@ -263,3 +267,25 @@ func TestTokenExchangePrintsRedacted(t *testing.T) {
 }
 
 var _ = errors.New
+
+// A refused refresh is an *Error too, scrubbed of the client secret the
+// provider echoes.
+func TestXTokenSourceRefusal(t *testing.T) {
+	x, srv := newXStandIn(t, xID, xSecret, xUsers())
+	e := exchange.X(xID, xSecret)
+	e.TokenURL = srv.URL + "/2/oauth2/token"
+	tok, err := e.Exchange(context.Background(), alice)
+	require.NoError(t, err)
+	x.answer = func(n int, w http.ResponseWriter) bool {
+		writeJSON(w, 400, map[string]any{"error": "invalid_grant", "error_description": "refresh token revoked; client " + xID + ":" + xSecret})
+		return true
+	}
+	tok.Expiry = time.Now().Add(-time.Minute)
+	_, err = e.TokenSource(context.Background(), tok).Token()
+	var xe *exchange.Error
+	require.ErrorAs(t, err, &xe)
+	assert.Equal(t, 400, xe.StatusCode)
+	assert.Equal(t, "invalid_grant", xe.Code)
+	assert.Equal(t, "refresh token revoked; client "+xID+":REDACTED", xe.Description)
+	assert.NotContains(t, fmt.Sprintf("%v %#v", err, err), xSecret)
+}
