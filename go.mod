@@ -6,6 +6,7 @@ require (
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/crypto v0.59.0
 	golang.org/x/net v0.63.0
+	golang.org/x/oauth2 v0.38.0
 	software.sslmate.com/src/go-pkcs12 v0.7.4
 )
 

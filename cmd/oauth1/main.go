@@ -36,6 +36,8 @@ Commands:
                          and the Deprecation and Sunset it announces
   lti1p1 sign|verify     sign or check the LTI 1.1 migration claim of an LTI 1.3 id_token
                          (oauth_consumer_key_sign), and name the platform's mistake
+  migrate [flags] [FILE]  exchange stored OAuth 1.0a tokens (JSON lines) for OAuth 2.0 tokens
+                         (--provider x, or signed for an OAuth-1-signed exchange; --out resumes)
   version                print the module version (also --version)
 
 Run "oauth1 <command> -h" (or "oauth1 help <command>") for the flags of a command,
@@ -45,6 +47,7 @@ Environment:
   OAUTH1_CONSUMER_KEY, OAUTH1_CONSUMER_SECRET   client credentials
   OAUTH1_TOKEN, OAUTH1_TOKEN_SECRET             token credentials
   OAUTH1_KEY_PASSWORD                           password of an encrypted --key-file
+  OAUTH2_CLIENT_ID, OAUTH2_CLIENT_SECRET        OAuth 2.0 client credentials (migrate)
 `
 
 // run is main without the process: it returns the exit status.
@@ -72,6 +75,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return c.response(args[1:])
 	case "lti1p1":
 		return c.lti1p1(args[1:])
+	case "migrate":
+		return c.migrate(args[1:])
 	case "help", "-h", "-help", "--help":
 		if args[0] == "help" && len(args) > 1 {
 			return c.help(args[1:])
@@ -107,7 +112,7 @@ func (c *cmd) help(args []string) int {
 	case "-h", "-help", "--help":
 		fmt.Fprint(c.stdout, usage)
 		return exitOK
-	case "sign", "explain", "diff", "verify", "response", "version":
+	case "sign", "explain", "diff", "verify", "response", "migrate", "version":
 		return run([]string{args[0], "-h"}, c.stdin, c.stdout, c.stderr, c.getenv)
 	case "lti1p1":
 		return c.lti1p1([]string{"-h"})

@@ -1,4 +1,4 @@
-package oauth1
+package echo
 
 import (
 	"unicode/utf16"

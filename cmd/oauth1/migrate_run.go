@@ -1,0 +1,283 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/countersign/countersign/oauth1/exchange"
+)
+
+// requestTimeout bounds one exchange.
+const requestTimeout = time.Minute
+
+// A migration exchanges the lines of oauth1 migrate's input and writes
+// each result as soon as it has it.
+type migration struct {
+	c       *cmd
+	ex      exchanger
+	lim     *limiter
+	retries int
+	keep    []string
+
+	out     string
+	file    *os.File // the --out file, or nil for stdout
+	w       io.Writer
+	done    map[string]bool // tokens the --out file holds
+	start   time.Time
+	tty     bool
+	stopBar chan struct{}
+	barDone chan struct{}
+
+	mu                                 sync.Mutex
+	total, exchanged, failed, skipped  int
+	repeated, notAttempted, barPrinted int
+}
+
+// open readies the output: stdout, or the --out file, whose tokens are
+// skipped. A last line without its newline (a crash while writing it) is
+// cut off: its token is exchanged again.
+func (m *migration) open(path string) error {
+	m.done = map[string]bool{}
+	m.out = path
+	if path == "" {
+		m.w = m.c.stdout
+		return nil
+	}
+	// Results hold OAuth 2.0 tokens: readable by their owner only.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		f.Close()
+		return err
+	}
+	if i := bytes.LastIndexByte(b, '\n'); len(b) > 0 && i != len(b)-1 {
+		if err := f.Truncate(int64(i + 1)); err != nil {
+			f.Close()
+			return err
+		}
+		m.c.errorf(0, "migrate: %s ended in a partial line (an interrupted write), cut off; its token is exchanged again", path)
+		b = b[:i+1]
+	}
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var t struct{ Token string }
+		if json.Unmarshal(line, &t) == nil && t.Token != "" {
+			m.done[t.Token] = true
+		}
+	}
+	if _, err := f.Seek(0, io.SeekEnd); err != nil {
+		f.Close()
+		return err
+	}
+	m.file, m.w = f, f
+	return nil
+}
+
+func (m *migration) close() {
+	if m.file != nil {
+		m.file.Close()
+	}
+}
+
+// run exchanges lines with n workers, at the limiter's rate, until they
+// are done or ctx ends.
+func (m *migration) run(ctx context.Context, lines []migrateLine, n int) {
+	m.start = time.Now()
+	seen := map[string]bool{}
+	var todo []migrateLine
+	for _, l := range lines {
+		switch {
+		case m.done[l.cred.Token]:
+			m.skipped++
+		case seen[l.cred.Token]:
+			m.repeated++ // exchanging it twice would invalidate the first pair
+		default:
+			seen[l.cred.Token] = true
+			todo = append(todo, l)
+		}
+	}
+	m.total = len(todo)
+	if f, ok := m.c.stderr.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			m.tty = true
+			m.stopBar, m.barDone = make(chan struct{}), make(chan struct{})
+			go m.drawBar()
+		}
+	}
+	ch := make(chan migrateLine)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for l := range ch {
+				m.one(ctx, l)
+			}
+		}()
+	}
+	sent := 0
+feed:
+	for _, l := range todo {
+		select {
+		case ch <- l:
+			sent++
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(ch)
+	wg.Wait()
+	m.mu.Lock()
+	m.notAttempted += len(todo) - sent
+	m.mu.Unlock()
+	if m.tty {
+		close(m.stopBar)
+		<-m.barDone
+	}
+}
+
+// one exchanges one line, waiting out 429s.
+func (m *migration) one(ctx context.Context, l migrateLine) {
+	for attempt := 0; ; attempt++ {
+		if !m.lim.wait(ctx) {
+			m.count(&m.notAttempted)
+			return
+		}
+		// An interrupt stops what has not started, not a request in
+		// flight: its answer may be the only valid pair for the user.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), requestTimeout)
+		tok, err := m.ex.Exchange(rctx, l.cred)
+		cancel()
+		if err == nil {
+			b, err := l.result(tok, m.keep)
+			if err == nil {
+				err = m.write(b)
+			}
+			if err != nil {
+				m.fail(l, fmt.Errorf("exchanged, but the result was not written (%v); a re-run exchanges it again", err))
+				return
+			}
+			m.count(&m.exchanged)
+			return
+		}
+		var e *exchange.Error
+		if errors.As(err, &e) && e.StatusCode == http.StatusTooManyRequests && attempt < m.retries {
+			wait := e.RetryAfter
+			if wait <= 0 {
+				wait = time.Minute
+			}
+			m.lim.pause(min(wait, 15*time.Minute))
+			continue
+		}
+		m.fail(l, err)
+		return
+	}
+}
+
+func (m *migration) count(n *int) {
+	m.mu.Lock()
+	*n++
+	m.mu.Unlock()
+}
+
+// write appends one result line and, to a file, syncs it: a line is in the
+// file only once its token is exchanged, and stays there through a crash.
+func (m *migration) write(b []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.clearBar()
+	if _, err := m.w.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	if m.file != nil {
+		return m.file.Sync()
+	}
+	return nil
+}
+
+func (m *migration) fail(l migrateLine, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.failed++
+	m.clearBar()
+	fmt.Fprintf(m.c.stderr, "oauth1 migrate: line %d (token %s): %s\n", l.n, terminalSafe(l.cred.Token), terminalSafe(err.Error()))
+}
+
+// drawBar redraws the progress bar on the terminal until stopBar closes.
+func (m *migration) drawBar() {
+	defer close(m.barDone)
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		m.mu.Lock()
+		fmt.Fprint(m.c.stderr, "\r"+progressBar(m.exchanged+m.failed, m.total, m.exchanged, m.failed, time.Since(m.start)))
+		m.barPrinted = 1
+		m.mu.Unlock()
+		select {
+		case <-m.stopBar:
+			m.mu.Lock()
+			m.clearBar()
+			m.mu.Unlock()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// clearBar erases the bar before a line is printed; m.mu is held.
+func (m *migration) clearBar() {
+	if m.barPrinted != 0 && m.w != m.c.stderr {
+		fmt.Fprint(m.c.stderr, "\r\x1b[K")
+		m.barPrinted = 0
+	}
+}
+
+// progressBar is one line: a bar of 30 cells, counts and the time left.
+func progressBar(done, total, ok, failed int, elapsed time.Duration) string {
+	const width = 30
+	cells := width
+	if total > 0 {
+		cells = done * width / total
+	}
+	eta := "?"
+	if done > 0 && total >= done {
+		eta = (elapsed / time.Duration(done) * time.Duration(total-done)).Round(time.Second).String()
+	}
+	return fmt.Sprintf("[%s%s] %d/%d  %d exchanged  %d failed  %s left",
+		strings.Repeat("#", cells), strings.Repeat(".", width-cells), done, total, ok, failed, eta)
+}
+
+// summary prints the counts and returns the exit status: 1 if any line
+// failed or was left undone.
+func (m *migration) summary() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var b strings.Builder
+	fmt.Fprintf(&b, "oauth1 migrate: %d exchanged, %d failed", m.exchanged, m.failed)
+	if m.skipped > 0 {
+		fmt.Fprintf(&b, ", %d skipped (already in %s)", m.skipped, m.out)
+	}
+	if m.repeated > 0 {
+		fmt.Fprintf(&b, ", %d repeated in the input (exchanged once)", m.repeated)
+	}
+	if m.notAttempted > 0 {
+		fmt.Fprintf(&b, ", %d not attempted (interrupted; run again to resume)", m.notAttempted)
+	}
+	fmt.Fprintf(&b, " in %s\n", time.Since(m.start).Round(time.Millisecond))
+	fmt.Fprint(m.c.stderr, b.String())
+	if m.failed > 0 || m.notAttempted > 0 {
+		return exitFailure
+	}
+	return exitOK
+}
