@@ -110,14 +110,6 @@ func (m Mistake) String() string {
 	return s
 }
 
-// MaxKeyTries bounds the HMACs KeyMistake computes over the base string
-// for one call (each over the whole base string): the right key, 20
-// mistaken keys and 2 keys with two mistakes each make at most 23, with
-// the one hash whose length the signature has (in whatever encoding it
-// is). For an RSA method it verifies the signature at most 7 times with
-// the public key; for PLAINTEXT it computes no HMAC.
-const MaxKeyTries = 23
-
 // KeyMistake names the mistake that makes a refused signature: it signs
 // base, the base string the provider computed, with the keys that the
 // mistakes clients really make produce from key, and reports the one
@@ -132,8 +124,13 @@ const MaxKeyTries = 23
 // signature.
 //
 // It is meant for a refusal that a person debugs, after the base strings
-// were compared and found equal: it computes up to [MaxKeyTries] HMACs,
-// so a provider should run it only when asked, never on every refusal.
+// were compared and found equal: it computes up to 23 HMACs over the
+// whole base string (the right key, the mistaken keys and a few keys with
+// two mistakes, with the one hash whose length the signature has; the
+// number may grow as the list of mistakes does), so a provider should run
+// it only when asked, never on every refusal. For an RSA method it verifies
+// the signature at most 7 times with the public key; for PLAINTEXT it
+// computes no HMAC.
 // For the RSA methods only the [SignatureEncoding] mistakes apply, and
 // key.PublicKey must be set. Signatures are compared in constant time.
 // In FIPS 140-only mode (GODEBUG=fips140=only) it skips the keys and

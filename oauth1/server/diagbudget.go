@@ -9,7 +9,7 @@ import (
 )
 
 // A diagnosis of a refused request (DiagnoseKeys: up to
-// basestring.MaxKeyTries HMACs over the base string) costs many times what
+// mac.MaxKeyTries HMACs over the base string) costs many times what
 // the refusal does, and refusals are what hostile traffic gets. Every
 // diagnosis therefore draws on one budget, counted in bytes hashed: each
 // consumer key has its own share, refilled with time, and all of them
