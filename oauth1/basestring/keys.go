@@ -66,7 +66,8 @@ const (
 	KeyUnknown MistakeKind = "unknown"
 	// The signature method is not one KeyMistake can check (an unknown
 	// method, an RSA method without a public key, or a hash or key that
-	// FIPS 140-only mode refuses), or a provider did not run the check
+	// FIPS 140-only mode refuses), the arguments are out of order (base
+	// no base string, or method a signature), or a provider did not run the check
 	// for its cost (a server.Verifier with DiagnoseKeys, past its bounds;
 	// the Cause then begins "not diagnosed, for its cost").
 	KeyUnchecked MistakeKind = "unchecked"
@@ -135,6 +136,13 @@ func (m Mistake) String() string {
 // key.PublicKey must be set. Signatures are compared in constant time.
 // In FIPS 140-only mode (GODEBUG=fips140=only) it skips the keys and
 // hashes that mode refuses (SHA-1, keys shorter than 112 bits) and says so.
+//
+// Its three strings are told apart by their shape, so that a call that
+// swaps them is reported, not answered: when base is not a base string
+// (METHOD&URI&parameters, with an http or https URI; for PLAINTEXT it may
+// be empty) or method is a signature or a base string, it reports
+// [KeyUnchecked] with a Cause that says the arguments are out of order and
+// what each looks like, never what the signature holds.
 func KeyMistake(base, signature, method string, key Key) (Mistake, bool) {
 	m, ok, _ := keyMistake(base, signature, method, key)
 	return m, ok
@@ -142,6 +150,9 @@ func KeyMistake(base, signature, method string, key Key) (Mistake, bool) {
 
 // keyMistake is KeyMistake, and also returns how many HMACs it computed.
 func keyMistake(base, signature, method string, key Key) (Mistake, bool, int) {
+	if m, bad := argsMistake("KeyMistake", base, signature, method); bad {
+		return m, true, 0
+	}
 	method = strings.ToUpper(method)
 	if method == "PLAINTEXT" {
 		m, ok := plaintextMistake(signature, key)

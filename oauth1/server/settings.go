@@ -125,6 +125,16 @@ type Settings struct {
 	// client signed, as [basestring.Reproduce] finds them, for at most 48
 	// more HMACs, drawn on the same budget, and none for a base string,
 	// query or form body over 8 KiB.
+	//
+	// The budget is the program's and runs on the real clock, not on the
+	// Verifier's Now: every Verifier of the process, and so every test of
+	// one test binary, draws on it, and no exported call refills it. A
+	// test that checks a diagnosis may therefore get KeyUnchecked ("not
+	// diagnosed, for its cost") after other tests spent the budget: give
+	// it a consumer key of its own (each key has its own 2 MiB), keep its
+	// base strings small, and accept or retry after a second a Cause that
+	// begins "not diagnosed, for its cost"; a test that floods a Verifier
+	// with bad signatures belongs in a package (a test binary) of its own.
 	DiagnoseKeys bool
 
 	// SendBaseString, if set, has [Verifier.WriteError] send the base
