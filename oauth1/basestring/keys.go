@@ -67,9 +67,10 @@ const (
 	// The signature method is not one KeyMistake can check (an unknown
 	// method, an RSA method without a public key, or a hash or key that
 	// FIPS 140-only mode refuses), the arguments are out of order (base
-	// no base string, or method a signature), or a provider did not run the check
-	// for its cost (a server.Verifier with DiagnoseKeys, past its bounds;
-	// the Cause then begins "not diagnosed, for its cost").
+	// no base string, or method a signature; the Cause then says "out of
+	// order"), or a provider did not run the check for its cost (a
+	// server.Verifier with DiagnoseKeys, past its bounds; the Cause then
+	// begins "not diagnosed, for its cost").
 	KeyUnchecked MistakeKind = "unchecked"
 )
 
