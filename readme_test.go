@@ -112,3 +112,30 @@ func exportImporter(t *testing.T, pkgs []string) types.Importer {
 		return os.Open(file)
 	})
 }
+
+// TestExampleReadmes checks that every example has a README of its own
+// that gives the command running it, as README.md promises.
+func TestExampleReadmes(t *testing.T) {
+	dirs, err := os.ReadDir("examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		n++
+		b, err := os.ReadFile("examples/" + d.Name() + "/README.md")
+		if err != nil {
+			t.Errorf("examples/%s has no README.md: %v", d.Name(), err)
+			continue
+		}
+		if !strings.Contains(string(b), "go run ./examples/"+d.Name()) {
+			t.Errorf("examples/%s/README.md does not give the command that runs it (go run ./examples/%s)", d.Name(), d.Name())
+		}
+	}
+	if n < 6 {
+		t.Errorf("%d examples, want at least 6", n)
+	}
+}

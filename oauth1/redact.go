@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/countersign/countersign/oauth1/internal/mac"
 	"github.com/countersign/countersign/oauth1/internal/redact"
 )
 
@@ -110,7 +111,7 @@ func (s RSA) text() string {
 }
 
 func (s RSA) goText() string {
-	return "oauth1.RSA{Key:" + signingKeyText(s) + ", Hash:" + hashText(s.Hash) + "}"
+	return "oauth1.RSA{Key:" + signingKeyText(s) + ", Hash:" + hashGoText(s.Hash) + "}"
 }
 
 // signerText names a signature method without its key.
@@ -175,7 +176,21 @@ func urlText(s string) string {
 
 func hashText(h crypto.Hash) string {
 	if h == 0 {
-		return "0" // SHA-1, the zero value's
+		return "SHA-1" // the zero value signs RSA-SHA1
 	}
-	return h.String()
+	return mac.HashName(h) // h.String() panics on a value crypto does not know
+}
+
+// hashGoText is h as Go source writes it: crypto.SHA1 for the zero value,
+// whose method it is.
+func hashGoText(h crypto.Hash) string {
+	switch h {
+	case 0, crypto.SHA1:
+		return "crypto.SHA1"
+	case crypto.SHA256:
+		return "crypto.SHA256"
+	case crypto.SHA512:
+		return "crypto.SHA512"
+	}
+	return "crypto.Hash(" + strconv.Itoa(int(h)) + ")"
 }

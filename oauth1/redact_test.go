@@ -187,7 +187,21 @@ func TestRedactedText(t *testing.T) {
 	var nilTok *oauth1.Credentials
 	assert.Equal(t, "<nil>", fmt.Sprint(nilTok))
 	holders := secretHolders(t)
-	assert.Equal(t, "{Key:RSA-2048 Hash:0}", fmt.Sprint(holders["RSA"]))
+	assert.Equal(t, "{Key:RSA-2048 Hash:SHA-1}", fmt.Sprint(holders["RSA"]), "the zero Hash is SHA-1's (RSA-SHA1)")
+	rsaKey := holders["RSA"].(oauth1.RSA).Key
+	for _, tt := range []struct {
+		s            oauth1.RSA
+		text, goText string
+	}{
+		{oauth1.RSA{Key: rsaKey}, "{Key:RSA-2048 Hash:SHA-1}", "oauth1.RSA{Key:RSA-2048, Hash:crypto.SHA1}"},
+		{oauth1.RSA{Key: rsaKey, Hash: crypto.SHA256}, "{Key:RSA-2048 Hash:SHA-256}", "oauth1.RSA{Key:RSA-2048, Hash:crypto.SHA256}"},
+		{oauth1.RSA{Hash: crypto.SHA512}, "{Key:nil Hash:SHA-512}", "oauth1.RSA{Key:nil, Hash:crypto.SHA512}"},
+		{oauth1.RSA{Hash: crypto.Hash(99)}, "{Key:nil Hash:crypto.Hash(99)}", "oauth1.RSA{Key:nil, Hash:crypto.Hash(99)}"},
+	} {
+		assert.Equal(t, tt.text, fmt.Sprint(tt.s))
+		assert.Equal(t, tt.goText, fmt.Sprintf("%#v", tt.s))
+		assert.Equal(t, "{ConsumerKey:ck ConsumerSecret:\"\" Signer:"+tt.text, fmt.Sprint(oauth1.Config{ConsumerKey: "ck", Signer: tt.s})[:len("{ConsumerKey:ck ConsumerSecret:\"\" Signer:")+len(tt.text)])
+	}
 	assert.Equal(t, "{Secret:REDACTED PublicKey:RSA-2048}", fmt.Sprint(holders["Registration"]))
 	assert.Contains(t, fmt.Sprint(holders["TemporaryCredentials"]), "VerificationCode:REDACTED}")
 }

@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -544,6 +545,35 @@ func TestVerifyProblems(t *testing.T) {
 			r := runCmd(t, xEnv, tt.request, append([]string{"verify", "--any-time"}, tt.args...)...)
 			if r.code != 1 || !strings.Contains(r.stdout, "Signature NOT valid: "+tt.problem+".") || !strings.Contains(r.stdout, tt.hint) {
 				t.Errorf("exit %d, want 1; stdout:\n%s\nwant problem %s and %q (stderr %q)", r.code, r.stdout, tt.problem, tt.hint, r.stderr)
+			}
+		})
+	}
+}
+
+// TestVerifyProblemsWithoutFlags checks the hints when --consumer-key and
+// --token were not given: verify then accepts any key and token, so a
+// refusal is never that the request's differ from the flags.
+func TestVerifyProblemsWithoutFlags(t *testing.T) {
+	ctl := func(name string) string {
+		return regexp.MustCompile(name+`="[^"]*"`).ReplaceAllString(xRequest, name+`="a%01b"`)
+	}
+	tests := []struct {
+		name, request, problem, hint string
+	}{
+		{"no token secret", xRequest, "token_rejected", "no token secret was given (--token-secret or $OAUTH1_TOKEN_SECRET)"},
+		{"token with a control character", ctl("oauth_token"), "token_rejected", "refused (the token holds a control character"},
+		{"consumer key with a control character", ctl("oauth_consumer_key"), "consumer_key_unknown", "refused (the consumer key holds a control character"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCmd(t, nil, tt.request, "verify", "--any-time", "--consumer-secret", xSecret)
+			if r.code != 1 || !strings.Contains(r.stdout, "Signature NOT valid: "+tt.problem+".") || !strings.Contains(r.stdout, tt.hint) {
+				t.Errorf("exit %d, want 1; stdout:\n%s\nwant problem %s and %q (stderr %q)", r.code, r.stdout, tt.problem, tt.hint, r.stderr)
+			}
+			for _, wrong := range []string{"--token given", "--consumer-key given", "is unknown"} {
+				if strings.Contains(r.stdout, wrong) {
+					t.Errorf("stdout names %q, which was not given:\n%s", wrong, r.stdout)
+				}
 			}
 		})
 	}

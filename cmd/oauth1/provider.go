@@ -23,6 +23,7 @@ type preset struct {
 	input       string // "", "account_id" or "base_url": the preset's argument
 	config      func(arg string) oauth1.Config
 	note        string // what sign does not take from the preset, or must be added
+	sandbox     string // the host of the provider's sandbox, which serves the flow's paths too
 }
 
 var presets = []preset{
@@ -30,7 +31,7 @@ var presets = []preset{
 	{name: "netsuite", title: "NetSuite", input: "account_id", config: providers.NetSuite,
 		note: "--header-param role=ID on the request token only"},
 	{name: "etrade", title: "E*TRADE", config: func(string) oauth1.Config { return providers.ETrade() },
-		note: "realm=\"\" sent; oauth_callback=oob on the request token"},
+		note: "realm=\"\" sent; oauth_callback=oob on the request token", sandbox: "apisb.etrade.com"},
 	{name: "garmin", title: "Garmin", config: func(string) oauth1.Config { return providers.Garmin() }},
 	{name: "flickr", title: "Flickr", config: func(string) oauth1.Config { return providers.Flickr() }},
 	{name: "tumblr", title: "Tumblr", config: func(string) oauth1.Config { return providers.Tumblr() }},
@@ -201,7 +202,11 @@ func (j *job) flowParams(flow oauth1.Config, u *url.URL) (extra []oauth1.Param, 
 		return nil, nil
 	}
 	rt, err := url.Parse(flow.Endpoint.RequestTokenURL)
-	isRequestToken := err == nil && strings.EqualFold(rt.Host, u.Host) && rt.Path == u.Path
+	sandbox := ""
+	if p, err := findPreset(j.Provider); err == nil {
+		sandbox = p.sandbox
+	}
+	isRequestToken := err == nil && (strings.EqualFold(rt.Host, u.Host) || (sandbox != "" && strings.EqualFold(sandbox, u.Host))) && rt.Path == u.Path
 	if isRequestToken && j.Callback == "" {
 		extra = append(extra, oauth1.Param{Name: "oauth_callback", Value: cmp.Or(flow.Callback, "oob")})
 	}

@@ -172,6 +172,13 @@ func TestSignProviderETrade(t *testing.T) {
 	require.Equal(t, exitOK, out.code, out.stderr)
 	assert.Contains(t, out.stdout, `oauth_callback="https%3A%2F%2Fapp.example%2Fcb"`)
 	assert.NotContains(t, out.stdout, "oob")
+	// The sandbox's request token URL is one too.
+	const sbRT = "https://apisb.etrade.com/oauth/request_token"
+	sbBase := strings.Replace(rtBase, "api.etrade.com", "apisb.etrade.com", 1)
+	out = signOut(t, "--provider", "etrade", sbRT)
+	require.Equal(t, exitOK, out.code, out.stderr)
+	assert.Equal(t, `Authorization: OAuth realm="", oauth_callback="oob", oauth_consumer_key="ck", oauth_nonce="n0nce", oauth_signature="`+
+		sigEnc(handSig(sha1.New, "cs&", sbBase))+`", oauth_signature_method="HMAC-SHA1", oauth_timestamp="1700000000"`+"\n", out.stdout)
 	// Another provider's request token URL, or none named: no callback added.
 	out = signOut(t, rt)
 	require.Equal(t, exitOK, out.code, out.stderr)

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -39,6 +40,18 @@ func (c *cmd) response(args []string) int {
 	defer resp.Body.Close()
 	if err := oauth1.CheckResponse(resp); err != nil {
 		fmt.Fprintln(c.stdout, err)
+		var re *oauth1.ResponseError
+		if errors.As(err, &re) && re.BaseString != "" {
+			// A base string is percent-encoded: a raw newline or control
+			// character is the provider's, shown escaped.
+			base := re.BaseString
+			if strings.ContainsAny(base, "\n\t") {
+				base = strconv.Quote(base)
+			}
+			fmt.Fprintln(c.stdout, "The provider's base string (oauth_signature_base_string):")
+			fmt.Fprintln(c.stdout, terminalSafe(base))
+			fmt.Fprintln(c.stdout, "Compare it with the one the client signed (oauth1 sign --explain prints it): oauth1 diff 'PROVIDER_BASE' 'CLIENT_BASE'.")
+		}
 		return exitFailure
 	}
 	fmt.Fprintln(c.stdout, strings.TrimSpace(strconv.Itoa(resp.StatusCode)+" "+http.StatusText(resp.StatusCode)))

@@ -38,6 +38,18 @@ func TestResponse(t *testing.T) {
 		{"hostile links", "HTTP/1.1 200 OK\nLink: <https://evil.example/a b>; rel=deprecation\nLink: <https://evil.example/" + strings.Repeat("a", 3000) + ">; rel=sunset\n\n", 0, "200 OK\n", ""},
 		{"control character", "HTTP/1.1 200 OK\nLink: <https://evil.example/\x1b[2J>; rel=deprecation\n\n", 2, "",
 			"oauth1: the input is not an HTTP response: malformed MIME header line: \"Link: <https://evil.example/\\x1b[2J>; rel=deprecation\"\n"},
+		{"refusal with the provider's base string", "HTTP/1.1 401 Unauthorized\nContent-Type: application/x-www-form-urlencoded\n\n" +
+			"oauth_problem=signature_invalid&oauth_signature_base_string=GET%26https%253A%252F%252Fapi.example.com%252Fme%26oauth_consumer_key%253Dck", 1,
+			"oauth1: provider answered 401 Unauthorized: oauth_problem=signature_invalid\n" +
+				"The provider's base string (oauth_signature_base_string):\n" +
+				"GET&https%3A%2F%2Fapi.example.com%2Fme&oauth_consumer_key%3Dck\n" +
+				"Compare it with the one the client signed (oauth1 sign --explain prints it): oauth1 diff 'PROVIDER_BASE' 'CLIENT_BASE'.\n", ""},
+		{"a base string with a newline and an escape", "HTTP/1.1 401 Unauthorized\nContent-Type: application/x-www-form-urlencoded\n\n" +
+			"oauth_problem=signature_invalid&oauth_signature_base_string=GET%26a%0Ab%1B%5B2J", 1,
+			"oauth1: provider answered 401 Unauthorized: oauth_problem=signature_invalid\n" +
+				"The provider's base string (oauth_signature_base_string):\n" +
+				"\"GET&a\\nb\\x1b[2J\"\n" +
+				"Compare it with the one the client signed (oauth1 sign --explain prints it): oauth1 diff 'PROVIDER_BASE' 'CLIENT_BASE'.\n", ""},
 		{"not a response", "GET / HTTP/1.1\nHost: a\n\n", 2, "",
 			"oauth1: the input is not an HTTP response: it does not start with a status line such as HTTP/1.1 200 OK\n"},
 		{"malformed status", "HTTP/1.1 abc\n\n", 2, "", "oauth1: the input is not an HTTP response: malformed HTTP status code \"abc\"\n"},

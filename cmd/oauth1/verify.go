@@ -296,16 +296,23 @@ func problemHint(pe *server.ProblemError, store credStore) string {
 	case oauth1.ProblemParameterRejected:
 		return "Rejected parameters: " + strings.Join(pe.ParamsRejected, ", ") + detail + "."
 	case oauth1.ProblemConsumerKeyUnknown:
-		if store.key != "" {
+		// Without --consumer-key every key is accepted: only one no store
+		// looks up (a control character) is refused, and pe.Err says so.
+		if pe.Err == nil && store.key != "" {
 			return "The request's oauth_consumer_key is not the --consumer-key given."
 		}
-		return "The consumer key is unknown."
+		return "The request's oauth_consumer_key is refused" + detail + "."
 	case oauth1.ProblemTokenRejected:
-		if store.token != "" && store.tokenSecret == "" {
+		// Without --token every token is accepted; an HMAC or PLAINTEXT
+		// one then needs its secret.
+		switch {
+		case errors.Is(pe.Err, server.ErrNotFound) && store.token != "":
+			return "The request's oauth_token is not the --token given."
+		case store.tokenSecret == "" && (pe.Err == nil || strings.Contains(pe.Err.Error(), "without a secret")):
 			return "The request carries oauth_token, and no token secret was given (--token-secret or $OAUTH1_TOKEN_SECRET): " +
 				"an HMAC or PLAINTEXT signature cannot be checked without it."
 		}
-		return "The request's oauth_token is not the --token given."
+		return "The request's oauth_token is refused" + detail + "."
 	case oauth1.ProblemSignatureMethodRejected:
 		return "The signature method cannot be checked" + detail + "; give --consumer-secret for HMAC, --key-file for RSA, --allow-plaintext for PLAINTEXT."
 	case oauth1.ProblemVersionRejected:

@@ -66,9 +66,11 @@ const (
 	KeyUnknown MistakeKind = "unknown"
 	// The signature method is not one KeyMistake can check (an unknown
 	// method, an RSA method without a public key, or a hash or key that
-	// FIPS 140-only mode refuses), or a provider did not run the check
-	// for its cost (a server.Verifier with DiagnoseKeys, past its bounds;
-	// the Cause then begins "not diagnosed, for its cost").
+	// FIPS 140-only mode refuses), the arguments are out of order (base
+	// no base string, or method a signature; the Cause then says "out of
+	// order"), or a provider did not run the check for its cost (a
+	// server.Verifier with DiagnoseKeys, past its bounds; the Cause then
+	// begins "not diagnosed, for its cost").
 	KeyUnchecked MistakeKind = "unchecked"
 )
 
@@ -110,14 +112,6 @@ func (m Mistake) String() string {
 	return s
 }
 
-// MaxKeyTries bounds the HMACs KeyMistake computes over the base string
-// for one call (each over the whole base string): the right key, 20
-// mistaken keys and 2 keys with two mistakes each make at most 23, with
-// the one hash whose length the signature has (in whatever encoding it
-// is). For an RSA method it verifies the signature at most 7 times with
-// the public key; for PLAINTEXT it computes no HMAC.
-const MaxKeyTries = 23
-
 // KeyMistake names the mistake that makes a refused signature: it signs
 // base, the base string the provider computed, with the keys that the
 // mistakes clients really make produce from key, and reports the one
@@ -132,12 +126,24 @@ const MaxKeyTries = 23
 // signature.
 //
 // It is meant for a refusal that a person debugs, after the base strings
-// were compared and found equal: it computes up to [MaxKeyTries] HMACs,
-// so a provider should run it only when asked, never on every refusal.
+// were compared and found equal: it computes up to 23 HMACs over the
+// whole base string (the right key, the mistaken keys and a few keys with
+// two mistakes, with the one hash whose length the signature has; the
+// number may grow as the list of mistakes does), so a provider should run
+// it only when asked, never on every refusal. For an RSA method it verifies
+// the signature at most 7 times with the public key; for PLAINTEXT it
+// computes no HMAC.
 // For the RSA methods only the [SignatureEncoding] mistakes apply, and
 // key.PublicKey must be set. Signatures are compared in constant time.
 // In FIPS 140-only mode (GODEBUG=fips140=only) it skips the keys and
 // hashes that mode refuses (SHA-1, keys shorter than 112 bits) and says so.
+//
+// Its three strings are told apart by their shape, so that a call that
+// swaps them is reported, not answered: when base is not a base string
+// (METHOD&URI&parameters, with an http or https URI; for PLAINTEXT it may
+// be empty) or method is a signature or a base string, it reports
+// [KeyUnchecked] with a Cause that says the arguments are out of order and
+// what each looks like, never what the signature holds.
 func KeyMistake(base, signature, method string, key Key) (Mistake, bool) {
 	m, ok, _ := keyMistake(base, signature, method, key)
 	return m, ok
@@ -145,6 +151,9 @@ func KeyMistake(base, signature, method string, key Key) (Mistake, bool) {
 
 // keyMistake is KeyMistake, and also returns how many HMACs it computed.
 func keyMistake(base, signature, method string, key Key) (Mistake, bool, int) {
+	if m, bad := argsMistake("KeyMistake", base, signature, method); bad {
+		return m, true, 0
+	}
 	method = strings.ToUpper(method)
 	if method == "PLAINTEXT" {
 		m, ok := plaintextMistake(signature, key)

@@ -6,10 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/countersign/countersign/oauth1/internal/mac"
 	"github.com/countersign/countersign/percent"
 )
 
-// TestKeyMistakeBound checks MaxKeyTries when every mistake applies and
+// TestKeyMistakeBound checks mac.MaxKeyTries when every mistake applies and
 // none matches: both secrets set, with whitespace and valid base64, and a
 // token.
 func TestKeyMistakeBound(t *testing.T) {
@@ -20,13 +21,13 @@ func TestKeyMistakeBound(t *testing.T) {
 		if !ok || m.Kind != KeyUnknown {
 			t.Errorf("%s: %v, %v; want unknown", method, m, ok)
 		}
-		if n != MaxKeyTries {
-			t.Errorf("%s: %d HMACs, want MaxKeyTries = %d (every mistake applies)", method, n, MaxKeyTries)
+		if n != mac.MaxKeyTries {
+			t.Errorf("%s: %d HMACs, want mac.MaxKeyTries = %d (every mistake applies)", method, n, mac.MaxKeyTries)
 		}
 	}
 }
 
-// TestKeyMistakeBoundAnyEncoding checks MaxKeyTries for a signature of
+// TestKeyMistakeBoundAnyEncoding checks mac.MaxKeyTries for a signature of
 // each HMAC length in each encoding clients send: each decodes to one
 // length, so the keys are tried with one hash only.
 func TestKeyMistakeBoundAnyEncoding(t *testing.T) {
@@ -45,8 +46,8 @@ func TestKeyMistakeBoundAnyEncoding(t *testing.T) {
 		for _, sig := range sigs {
 			for _, method := range []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512"} {
 				m, ok, n := keyMistake(base, sig, method, k)
-				if !ok || m.Kind != KeyUnknown || n > MaxKeyTries {
-					t.Errorf("%s, %.12q (%d bytes): %v, %v after %d HMACs; want unknown after at most %d", method, sig, size, m, ok, n, MaxKeyTries)
+				if !ok || m.Kind != KeyUnknown || n > mac.MaxKeyTries {
+					t.Errorf("%s, %.12q (%d bytes): %v, %v after %d HMACs; want unknown after at most %d", method, sig, size, m, ok, n, mac.MaxKeyTries)
 				}
 			}
 		}

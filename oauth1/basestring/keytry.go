@@ -138,7 +138,7 @@ func (t *hmacTry) mistake(k Key) (Mistake, bool) {
 	hashes := t.hashes()
 	for _, h := range hashes {
 		for _, c := range keys {
-			if t.n == MaxKeyTries {
+			if t.n == mac.MaxKeyTries {
 				break
 			}
 			sum := t.mac(h, c.key)

@@ -66,6 +66,11 @@ const (
 // RSA and PLAINTEXT, and for what FIPS 140-only mode refuses, it reports
 // false. Run it, like KeyMistake, on refusals a person debugs, once
 // KeyMistake found the key right or found nothing.
+//
+// Like KeyMistake, it reports arguments out of order (base no base string,
+// method a signature or a base string): then m is of kind [KeyUnchecked]
+// and says so, signed is "" and ok is true, so that a swapped call is seen
+// wherever a found bug would be.
 func Reproduce(base, signature, method string, key Key, sent Request) (m Mistake, signed string, ok bool) {
 	m, signed, ok, _ = reproduce(base, signature, method, key, sent)
 	return m, signed, ok
@@ -76,6 +81,9 @@ func reproduce(base, signature, method string, key Key, sent Request) (Mistake, 
 	if len(base) > maxReproduceBytes || len(sent.Query)+len(sent.Form)+len(sent.Host)+len(sent.Realm) > maxReproduceBytes ||
 		len(signature) > 1024 {
 		return Mistake{}, "", false, 0
+	}
+	if m, bad := argsMistake("Reproduce", base, signature, method); bad && outOfOrder(base, signature, method) {
+		return m, "", true, 0
 	}
 	method = strings.ToUpper(method)
 	h, isRSA, known := mac.MethodHash(method)

@@ -67,6 +67,11 @@ func ParsePublic(data []byte) (*rsa.PublicKey, error) {
 // does: checking a signature costs time that grows with the cube of the
 // key's size, and a registered key is chosen by the client. It is the
 // bound the signers and the server apply too.
+//
+// Its value is a promise of v1: every v1.x accepts keys of up to 8192 bits
+// and refuses larger ones, the bound crypto/tls keeps, so a key that works
+// with one v1 release works with all of them. Only a major version may
+// change it.
 const MaxPublicBits = 8192
 
 // parsePublicDER reads der as the PEM type t says.

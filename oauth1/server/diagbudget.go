@@ -9,7 +9,7 @@ import (
 )
 
 // A diagnosis of a refused request (DiagnoseKeys: up to
-// basestring.MaxKeyTries HMACs over the base string) costs many times what
+// mac.MaxKeyTries HMACs over the base string) costs many times what
 // the refusal does, and refusals are what hostile traffic gets. Every
 // diagnosis therefore draws on one budget, counted in bytes hashed: each
 // consumer key has its own share, refilled with time, and all of them
@@ -53,6 +53,14 @@ const (
 
 // diagnoses is the budget every Verifier of the program draws on: a
 // Verifier is copied and built per request, and the CPU is the program's.
+// It runs on the real clock (a Verifier's Now may stand still, or be a
+// test's fake), so for tests it is shared by the whole test binary: a test
+// that checks a diagnosis may find it spent by the tests that ran before
+// it, and sees KeyUnchecked "not diagnosed, for its cost". Users get no
+// call to refill it (DiagnoseKeys' doc says how their tests cope: a
+// consumer key per test, small base strings, a retry after a second);
+// this package's own tests get a fresh budget on a fake clock with
+// withDiagBudget (diagcost_test.go) and must then not run in parallel.
 var diagnoses = newDiagBudget(time.Now)
 
 // A diagBudget is a token bucket of bytes hashed for each consumer key and

@@ -15,6 +15,7 @@ import (
 
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/basestring"
+	"github.com/countersign/countersign/oauth1/internal/mac"
 )
 
 // The documented bounds of DiagnoseKeys (Verifier.DiagnoseKeys), written
@@ -168,7 +169,7 @@ func TestDiagnoseKeysBudgetPerConsumer(t *testing.T) {
 			switch {
 			case pe.KeyMistake.Kind == basestring.KeyUnknown || pe.KeyMistake.Kind == basestring.ConsumerSecretOnly:
 				diagnosed++
-				diagBytes += basestring.MaxKeyTries * one
+				diagBytes += mac.MaxKeyTries * one
 			case !skippedForCost(pe):
 				t.Fatalf("refusal %d: KeyMistake %v; want a diagnosis, or unchecked for its cost", i, pe.KeyMistake)
 			}
@@ -193,7 +194,7 @@ func TestDiagnoseKeysBudgetPerConsumer(t *testing.T) {
 	// less than one more diagnosis).
 	clock.add(time.Second)
 	_, longest := hmacGET("flood", wrongKey, "n99999", now.Unix())
-	most := int64(docConsumerRate + basestring.MaxKeyTries*(len(longest)+docHMACBlocks))
+	most := int64(docConsumerRate + mac.MaxKeyTries*(len(longest)+docHMACBlocks))
 	if d, b, _ := flood("flood", 50); d == 0 || b > most {
 		t.Errorf("after a second, %d diagnoses (%d bytes); want at least one, and at most %d bytes", d, b, most)
 	}

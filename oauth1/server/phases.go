@@ -366,7 +366,7 @@ func (v *Verifier) diagnose(q *found, pe *ProblemError) {
 	if h, isRSA, ok := mac.MethodHash(q.method); ok && isRSA {
 		rsas = 7
 	} else if ok && h.Available() {
-		hmacs = basestring.MaxKeyTries
+		hmacs = mac.MaxKeyTries
 	}
 	extra := 0
 	if q.builtToDiagnose {

@@ -99,7 +99,7 @@ type Settings struct {
 	// Verifier looked up. The operator sees it through Observe; it is
 	// never sent to the client.
 	//
-	// A diagnosis costs up to [basestring.MaxKeyTries] HMACs over the
+	// A diagnosis costs up to 23 HMACs ([basestring.KeyMistake]) over the
 	// base string (at most seven RSA verifications for the RSA methods),
 	// and a signature that is not even the right length has its base
 	// string built for it, so it is bounded: a base string over 64 KiB is not
@@ -125,6 +125,16 @@ type Settings struct {
 	// client signed, as [basestring.Reproduce] finds them, for at most 48
 	// more HMACs, drawn on the same budget, and none for a base string,
 	// query or form body over 8 KiB.
+	//
+	// The budget is the program's and runs on the real clock, not on the
+	// Verifier's Now: every Verifier of the process, and so every test of
+	// one test binary, draws on it, and no exported call refills it. A
+	// test that checks a diagnosis may therefore get KeyUnchecked ("not
+	// diagnosed, for its cost") after other tests spent the budget: give
+	// it a consumer key of its own (each key has its own 2 MiB), keep its
+	// base strings small, and accept or retry after a second a Cause that
+	// begins "not diagnosed, for its cost"; a test that floods a Verifier
+	// with bad signatures belongs in a package (a test binary) of its own.
 	DiagnoseKeys bool
 
 	// SendBaseString, if set, has [Verifier.WriteError] send the base
