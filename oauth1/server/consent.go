@@ -190,6 +190,9 @@ func (p *Provider) Revoke(ctx context.Context, token string) error {
 // lose a user's access. It takes effect at once, as Revoke does, for the
 // credentials issued and approved before it was called: an exchange of
 // temporary credentials approved earlier is refused with token_revoked.
+// When no credentials matched (no such grant, or one revoked already), it
+// returns 0 and an error wrapping [ErrNotFound], as Revoke does for an
+// unknown token.
 func (p *Provider) RevokeGrant(ctx context.Context, consumerKey, user string) (int, error) {
 	if p.Temporary == nil {
 		return 0, errNoTemporary
@@ -198,14 +201,22 @@ func (p *Provider) RevokeGrant(ctx context.Context, consumerKey, user string) (i
 		return 0, errNoTokens
 	}
 	now := p.now()
-	// Temporary credentials first: an exchange that took them before
-	// stores its token before Tokens.RevokeGrant runs, or while it runs.
+	// Temporary credentials first: an exchange stores its token before it
+	// takes them, so one that took them before has stored its token
+	// before Tokens.RevokeGrant runs. A store that found nothing may say
+	// so with ErrNotFound, or with 0 alone.
 	temp, err := p.Temporary.RevokeGrant(ctx, consumerKey, user, now)
-	if err != nil {
+	if err != nil && !errors.Is(err, ErrNotFound) {
 		return 0, fmt.Errorf("oauth1: revoking approved temporary credentials: %w", err)
 	}
 	n, err := p.Tokens.RevokeGrant(ctx, consumerKey, user, now)
-	return temp + n, err
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return temp + n, fmt.Errorf("oauth1: revoking token credentials: %w", err)
+	}
+	if temp+n == 0 {
+		return 0, fmt.Errorf("%w: no credentials of client %q for user %q", ErrNotFound, consumerKey, user)
+	}
+	return temp + n, nil
 }
 
 // pin returns eight random decimal digits. The modulo bias, below 10^-11,

@@ -128,7 +128,11 @@ func (p *Provider) scope(r *http.Request, v *Verification) (string, error) {
 // token_rejected for unknown or expired temporary credentials or those of
 // another client; token_used once exchanged (or denied);
 // permission_unknown before the owner approved; parameter_rejected
-// (oauth_verifier) for a wrong verification code.
+// (oauth_verifier) for a wrong verification code; token_revoked once the
+// grant was revoked. A token store that is full or cannot be reached is
+// answered 503 with Retry-After, and the temporary credentials and their
+// approval stay usable: the client's retry, with the same oauth_verifier,
+// gets token credentials.
 func (p *Provider) AccessTokenHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.verifiers()
@@ -158,6 +162,25 @@ func (p *Provider) AccessTokenHandler() http.Handler {
 	})
 }
 
+// temporaryProblem turns an error of the TemporaryStore into the problem
+// that answers it, or wraps it; nil stays nil.
+func temporaryProblem(err error) error {
+	var pe *ProblemError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &pe):
+		return err
+	case errors.Is(err, ErrTokenUsed):
+		return problem(oauth1.ProblemTokenUsed, err)
+	case errors.Is(err, ErrTokenRevoked):
+		return problem(oauth1.ProblemTokenRevoked, err)
+	case errors.Is(err, ErrNotFound):
+		return problem(oauth1.ProblemTokenRejected, err)
+	}
+	return fmt.Errorf("oauth1: taking temporary credentials: %w", err)
+}
+
 // exchange turns the verified token request v into token credentials.
 func (p *Provider) exchange(ctx context.Context, v *Verification) (TokenCredentials, url.Values, error) {
 	var absent []string
@@ -175,20 +198,34 @@ func (p *Provider) exchange(ctx context.Context, v *Verification) (TokenCredenti
 		return TokenCredentials{}, nil, p.misconfigured()
 	}
 	now := p.now()
-	t, err := p.Temporary.TakeTemporary(ctx, v.Token, now)
+	// The temporary credentials are read, the token credentials stored,
+	// and only then are the temporary credentials taken: a store that is
+	// full or cannot be reached refuses the request (503) with the approval
+	// still usable, so that the client's retry succeeds. Of concurrent
+	// exchanges only the one that takes them answers; the others revoke
+	// the token credentials they stored, whose secret nobody was sent.
+	t, err := p.Temporary.Temporary(ctx, v.Token, now)
+	if err := temporaryProblem(err); err != nil {
+		return TokenCredentials{}, nil, err
+	}
+	var refusal error
 	switch {
-	case errors.Is(err, ErrTokenUsed):
-		return TokenCredentials{}, nil, problem(oauth1.ProblemTokenUsed, err)
-	case errors.Is(err, ErrNotFound):
-		return TokenCredentials{}, nil, problem(oauth1.ProblemTokenRejected, err)
-	case err != nil:
-		return TokenCredentials{}, nil, fmt.Errorf("oauth1: taking temporary credentials: %w", err)
 	case t.ConsumerKey != v.ConsumerKey:
-		return TokenCredentials{}, nil, problem(oauth1.ProblemTokenRejected, errors.New("temporary credentials of another client"))
+		refusal = problem(oauth1.ProblemTokenRejected, errors.New("temporary credentials of another client"))
 	case t.VerificationCode == "":
-		return TokenCredentials{}, nil, problem(oauth1.ProblemPermissionUnknown, errors.New("the resource owner has not approved"))
+		refusal = problem(oauth1.ProblemPermissionUnknown, errors.New("the resource owner has not approved"))
 	case subtle.ConstantTimeCompare([]byte(t.VerificationCode), []byte(code)) != 1:
-		return TokenCredentials{}, nil, problem(oauth1.ProblemParameterRejected, errors.New("wrong verification code"), "oauth_verifier")
+		refusal = problem(oauth1.ProblemParameterRejected, errors.New("wrong verification code"), "oauth_verifier")
+	}
+	if refusal != nil {
+		// Refused, they are used up all the same, as before: whoever
+		// holds them without the code gets a single guess.
+		if _, err := p.Temporary.TakeTemporary(ctx, v.Token, now); err != nil {
+			if err := temporaryProblem(err); err != nil {
+				return TokenCredentials{}, nil, err
+			}
+		}
+		return TokenCredentials{}, nil, refusal
 	}
 	tok := TokenCredentials{Token: rand.Text(), Secret: rand.Text(), ConsumerKey: t.ConsumerKey, User: t.User, Scope: t.Scope}
 	var extra url.Values
@@ -202,6 +239,22 @@ func (p *Provider) exchange(ctx context.Context, v *Verification) (TokenCredenti
 	}
 	if err := p.Tokens.PutToken(ctx, tok, now); err != nil {
 		return TokenCredentials{}, nil, fmt.Errorf("oauth1: storing token credentials: %w", err)
+	}
+	taken, err := p.Temporary.TakeTemporary(ctx, v.Token, now)
+	if err == nil && (taken.ConsumerKey != t.ConsumerKey || taken.User != t.User || taken.Scope != t.Scope ||
+		subtle.ConstantTimeCompare([]byte(taken.VerificationCode), []byte(code)) != 1) {
+		err = problem(oauth1.ProblemTokenRejected, errors.New("the temporary credentials changed during the exchange"))
+	}
+	if err != nil {
+		// Lost to a concurrent exchange, a RevokeGrant or the store: the
+		// token credentials stored go. Should Revoke fail, they stay
+		// unusable, their secret unsent, until their grant's bound or
+		// RevokeGrant removes them.
+		p.Tokens.Revoke(ctx, tok.Token, now)
+		if perr := temporaryProblem(err); perr != nil {
+			return TokenCredentials{}, nil, perr
+		}
+		return TokenCredentials{}, nil, err
 	}
 	return tok, extra, nil
 }

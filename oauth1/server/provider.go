@@ -55,11 +55,14 @@ const defaultTemporaryTTL = 10 * time.Minute
 // the token credentials keep it, and the Verification of every request
 // signed with them has it.
 //
-// Temporary credentials are exchanged once. The token request takes them
-// from the store before it compares the verification code, so a wrong code
-// uses them up too: whoever holds temporary credentials without the code
-// (an attacker who started the flow and lured a victim into approving)
-// gets a single guess. A second exchange is answered token_used, as is a
+// Temporary credentials are exchanged once: the token request reads them,
+// stores the token credentials and then takes them from the store, and of
+// concurrent exchanges only the one that took them answers. A refusal
+// takes them too, so a wrong code uses them up: whoever holds temporary
+// credentials without the code (an attacker who started the flow and
+// lured a victim into approving) gets a single guess. A refusal because
+// Tokens is full or cannot be reached (503) does not: the client's retry
+// after Retry-After succeeds without a new approval. A second exchange is answered token_used, as is a
 // request signed with temporary credentials already exchanged, before its
 // signature is checked: that says no more than that the token was used.
 // OAuth 1.0 clients, which send no oauth_verifier, are not supported.
