@@ -430,7 +430,8 @@ func (s *TemporaryStore) TakeTemporary(ctx context.Context, token string, now ti
 
 // RevokeGrant revokes the temporary credentials user approved for the
 // client consumerKey and that are not yet exchanged, listed in the grant's
-// set, and returns how many it revoked. Each record is revoked by a script
+// set, and returns how many it revoked; none is an error wrapping
+// [server.ErrNotFound]. Each record is revoked by a script
 // that checks it still names the grant, one key at a time, so that it
 // works on a Redis Cluster; revoked records keep their token, client, user
 // and expiry until they expire, to answer [server.ErrTokenRevoked].
@@ -459,6 +460,9 @@ func (s *TemporaryStore) RevokeGrant(ctx context.Context, consumerKey, user stri
 		}); err != nil {
 			return revoked, storeError("revoking temporary credentials", err)
 		}
+	}
+	if revoked == 0 {
+		return 0, fmt.Errorf("redisstore: no approved temporary credentials of the grant: %w", server.ErrNotFound)
 	}
 	return revoked, nil
 }

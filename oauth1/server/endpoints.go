@@ -3,7 +3,9 @@ package server
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/base32"
 	"errors"
 	"fmt"
 	"net/http"
@@ -162,6 +164,19 @@ func (p *Provider) AccessTokenHandler() http.Handler {
 	})
 }
 
+// exchangeToken returns the token of the token credentials that the
+// exchange of t issues: 26 characters of base32, as rand.Text's, of a hash
+// of t's token and verification code, so that nobody without the code
+// can foresee it, and every attempt at the exchange has the same.
+func exchangeToken(t TemporaryCredentials) string {
+	h := sha256.New()
+	h.Write([]byte("countersign exchange\x00"))
+	h.Write([]byte(t.Token))
+	h.Write([]byte{0})
+	h.Write([]byte(t.VerificationCode))
+	return base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(h.Sum(nil)[:16])
+}
+
 // temporaryProblem turns an error of the TemporaryStore into the problem
 // that answers it, or wraps it; nil stays nil.
 func temporaryProblem(err error) error {
@@ -201,9 +216,11 @@ func (p *Provider) exchange(ctx context.Context, v *Verification) (TokenCredenti
 	// The temporary credentials are read, the token credentials stored,
 	// and only then are the temporary credentials taken: a store that is
 	// full or cannot be reached refuses the request (503) with the approval
-	// still usable, so that the client's retry succeeds. Of concurrent
-	// exchanges only the one that takes them answers; the others revoke
-	// the token credentials they stored, whose secret nobody was sent.
+	// still usable, so that the client's retry succeeds. The token of the
+	// credentials is exchangeToken's, the same for every attempt at one
+	// exchange: of concurrent attempts the one whose PutToken stores it
+	// goes on, and the others, refused as a token stored already, write
+	// nothing (so they cannot push the grant's tokens past its bound).
 	t, err := p.Temporary.Temporary(ctx, v.Token, now)
 	if err := temporaryProblem(err); err != nil {
 		return TokenCredentials{}, nil, err
@@ -227,7 +244,7 @@ func (p *Provider) exchange(ctx context.Context, v *Verification) (TokenCredenti
 		}
 		return TokenCredentials{}, nil, refusal
 	}
-	tok := TokenCredentials{Token: rand.Text(), Secret: rand.Text(), ConsumerKey: t.ConsumerKey, User: t.User, Scope: t.Scope}
+	tok := TokenCredentials{Token: exchangeToken(t), Secret: rand.Text(), ConsumerKey: t.ConsumerKey, User: t.User, Scope: t.Scope}
 	var extra url.Values
 	if p.TokenValues != nil {
 		if extra, err = p.TokenValues(ctx, tok); err != nil {
@@ -238,6 +255,12 @@ func (p *Provider) exchange(ctx context.Context, v *Verification) (TokenCredenti
 		}
 	}
 	if err := p.Tokens.PutToken(ctx, tok, now); err != nil {
+		if !errors.Is(err, ErrStoreFull) && !errors.Is(err, ErrStoreUnavailable) {
+			// Stored, or stored and revoked, by another attempt.
+			if _, lookErr := p.Tokens.Token(ctx, tok.Token, now); lookErr == nil || errors.Is(lookErr, ErrTokenRevoked) {
+				return TokenCredentials{}, nil, problem(oauth1.ProblemTokenUsed, errors.New("a concurrent exchange of the same temporary credentials"))
+			}
+		}
 		return TokenCredentials{}, nil, fmt.Errorf("oauth1: storing token credentials: %w", err)
 	}
 	taken, err := p.Temporary.TakeTemporary(ctx, v.Token, now)
@@ -246,10 +269,10 @@ func (p *Provider) exchange(ctx context.Context, v *Verification) (TokenCredenti
 		err = problem(oauth1.ProblemTokenRejected, errors.New("the temporary credentials changed during the exchange"))
 	}
 	if err != nil {
-		// Lost to a concurrent exchange, a RevokeGrant or the store: the
-		// token credentials stored go. Should Revoke fail, they stay
-		// unusable, their secret unsent, until their grant's bound or
-		// RevokeGrant removes them.
+		// Lost to a RevokeGrant or the store: the token credentials
+		// stored go, and a retry is answered token_used. Should Revoke
+		// fail, they stay, their secret unsent, until their grant's bound
+		// or RevokeGrant removes them.
 		p.Tokens.Revoke(ctx, tok.Token, now)
 		if perr := temporaryProblem(err); perr != nil {
 			return TokenCredentials{}, nil, perr

@@ -48,10 +48,10 @@ var ErrTokenRevoked = errors.New("oauth1: token revoked")
 // a store bounds those of one grant (a client and a user), keeping the
 // newest: PutToken past the bound revokes the grant's oldest token, which
 // is refused from then on with token_revoked, as any revocation. The bound
-// is at least 16 and at most 256 (16 in MemoryTokenStore and redisstore),
-// so that RevokeGrant's work stays small, and a
-// user signed in to one client on several devices keeps each, and a user
-// who authorizes again, any number of times, is never refused. A store may
+// is at least 16, so that a user signed in to one client on several
+// devices keeps each, and at most 256, so that RevokeGrant's work stays
+// small (it is 16 in MemoryTokenStore and redisstore). A user who
+// authorizes again, any number of times, is never refused. A store may
 // also bound the token credentials it keeps in all, and for one client if
 // its operator asks for it: past such a bound, PutToken for a grant that
 // holds a token revokes the grant's oldest too, and PutToken for a grant
