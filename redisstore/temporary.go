@@ -57,14 +57,16 @@ var _ server.TemporaryStore = (*TemporaryStore)(nil)
 // server.MemoryTemporaryStore: with a Provider's default ten-minute
 // TemporaryTTL, a sustained 1.7 flows a second per client, and at most
 // about 3 MB of Redis per client when every callback is as long as a
-// Provider allows.
+// Provider allows. The value may change in a minor release, as traffic
+// grows; it is not part of the compatibility promise.
 const DefaultMaxTemporaryPerClient = 1024
 
 // DefaultMaxTemporary is the bound of a TemporaryStore whose MaxTemporary
 // is zero, that of a server.MemoryTemporaryStore: with a Provider's default
 // ten-minute TemporaryTTL, a sustained 200 flows a second, and at most
 // about 400 MB of Redis when every callback is as long as a Provider
-// allows.
+// allows. The value may change in a minor release; it is not part of the
+// compatibility promise.
 const DefaultMaxTemporary = 1 << 17
 
 // NewTemporaryStore returns a TemporaryStore that keeps its records in

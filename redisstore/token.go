@@ -76,9 +76,8 @@ var _ server.TokenStore = (*TokenStore)(nil)
 // DefaultMaxTokens is the bound of a TokenStore whose MaxTokens is zero:
 // about 600 MB of Redis when full (about 600 B a token, consumer keys and
 // users of a few dozen bytes), room for a million grants of one token, or
-// 65,536 users who each keep 16. The value may change in a minor release,
-// as measurements do; it is not part of the compatibility promise, which
-// covers only that zero means a bound of about this size.
+// 65,536 users who each keep 16. The value may change in a minor release;
+// it is not part of the compatibility promise.
 const DefaultMaxTokens = 1 << 20
 
 // maxTokensPerGrant is how many token credentials one grant keeps, the
