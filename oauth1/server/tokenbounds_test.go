@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -356,6 +357,84 @@ func TestWriteErrorRetryAfter(t *testing.T) {
 		new(Verifier).WriteError(w, err)
 		if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") != "10" {
 			t.Errorf("WriteError(%v) = %d, Retry-After %q; want 503, 10", err, w.Code, w.Header().Get("Retry-After"))
+		}
+	}
+}
+
+// slowTokens is a MemoryTokenStore whose PutToken takes 20 ms, long enough
+// for concurrent exchanges to all read the temporary credentials before
+// the first takes them.
+type slowTokens struct{ MemoryTokenStore }
+
+func (s *slowTokens) PutToken(ctx context.Context, t TokenCredentials, now time.Time) error {
+	time.Sleep(20 * time.Millisecond)
+	return s.MemoryTokenStore.PutToken(ctx, t, now)
+}
+
+// TestProviderConcurrentExchangeAtBound: 32 concurrent attempts at one
+// exchange, for a user whose grant holds its 16 tokens already: one gets
+// token credentials, which work, and only the grant's oldest token is
+// revoked to make room. (Had every attempt stored a token of its own, the
+// attempts that lost would have pushed the grant past its bound and could
+// revoke the winner's token, as the Cluster run of redisstore's
+// TestExchangeAcrossProviders once did.)
+func TestProviderConcurrentExchangeAtBound(t *testing.T) {
+	ctx := context.Background()
+	now := time.Unix(1700000000, 0)
+	tokens := new(slowTokens)
+	p := &Provider{
+		Consumers: Consumers{"key": {Secret: "secret"}},
+		Temporary: new(MemoryTemporaryStore),
+		Tokens:    tokens,
+		Settings:  Settings{Now: func() time.Time { return now }},
+	}
+	for i := range 16 {
+		if err := tokens.MemoryTokenStore.PutToken(ctx, TokenCredentials{Token: "old-" + strconv.Itoa(i), Secret: "s", ConsumerKey: "key", User: "alice"}, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := httptest.NewRecorder()
+	p.RequestTokenHandler().ServeHTTP(w, providerRequest(t, "http://p.example/request", nil, now, oauth1.Param{Name: "oauth_callback", Value: "oob"}))
+	temp := parseCredentials(t, w.Body.String())
+	_, code, err := p.Authorize(ctx, Approval{Token: temp.Token, User: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := make([]*http.Request, 32)
+	for i := range reqs {
+		reqs[i] = providerRequest(t, "http://p.example/access", temp, now, oauth1.Param{Name: "oauth_verifier", Value: code})
+	}
+	recs := make([]*httptest.ResponseRecorder, len(reqs))
+	var wg sync.WaitGroup
+	for i, r := range reqs {
+		recs[i] = httptest.NewRecorder()
+		wg.Go(func() { p.AccessTokenHandler().ServeHTTP(recs[i], r) })
+	}
+	wg.Wait()
+	var won *oauth1.Credentials
+	for _, rec := range recs {
+		switch {
+		case rec.Code == http.StatusOK && won == nil:
+			won = parseCredentials(t, rec.Body.String())
+		case rec.Code == http.StatusUnauthorized && strings.Contains(rec.Body.String(), "token_used"):
+		default:
+			t.Errorf("an attempt: %d %s, want one 200 and token_used for the others", rec.Code, rec.Body)
+		}
+	}
+	if won == nil {
+		t.Fatal("no attempt got token credentials")
+	}
+	w = httptest.NewRecorder()
+	p.Middleware(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})).ServeHTTP(w, providerRequest(t, "http://p.example/api", won, now))
+	if w.Code != http.StatusOK {
+		t.Errorf("API with the token of the exchange: %d %s", w.Code, w.Body)
+	}
+	if _, err := tokens.Token(ctx, "old-0", now); !errors.Is(err, ErrTokenRevoked) {
+		t.Errorf("the grant's oldest token: %v, want ErrTokenRevoked", err)
+	}
+	for i := 1; i < 16; i++ {
+		if _, err := tokens.Token(ctx, "old-"+strconv.Itoa(i), now); err != nil {
+			t.Errorf("the grant's token %d: %v, want it kept", i, err)
 		}
 	}
 }
