@@ -75,10 +75,12 @@ func testTemporaryGlobalBound(t *testing.T, newClient func() redis.UniversalClie
 }
 
 // TestTokenBounds: past MaxTokens token credentials in all, or a client's
-// MaxTokensPerClient, PutToken fails with ErrStoreFull, exactly under
-// concurrency across instances; tokens kept go on working, other clients
-// still get tokens while one client's share is full, and revocations
-// (Revoke, RevokeGrant) free places; a token stored twice counts once.
+// MaxTokensPerClient, PutToken for a new grant fails with ErrStoreFull,
+// exactly under concurrency across instances, while a grant that holds a
+// token gives up its own oldest and is served; tokens kept go on working,
+// other clients still get tokens while one client's share is full, and
+// revocations (Revoke, RevokeGrant) free places; a token stored twice
+// counts once.
 func TestTokenBounds(t *testing.T) {
 	addr := sharedAddr(t)
 	testTokenBounds(t, func() redis.UniversalClient { return newClient(t, addr) })
@@ -97,12 +99,12 @@ func testTokenBounds(t *testing.T, newClient func() redis.UniversalClient) {
 	put := func(s *redisstore.TokenStore, token, client, user string) error {
 		return s.PutToken(ctx, server.TokenCredentials{Token: token, Secret: "s", ConsumerKey: client, User: user}, now)
 	}
-	// 32 at once from one client: exactly its share is stored.
+	// 32 new grants at once from one client: exactly its share is stored.
 	var ok, full atomic.Int32
 	var wg sync.WaitGroup
 	for i := range 32 {
 		wg.Go(func() {
-			err := put(stores[i%4], fmt.Sprint("hog-", i), "hog", fmt.Sprint("user-", i%2))
+			err := put(stores[i%4], fmt.Sprint("hog-", i), "hog", fmt.Sprint("user-", i))
 			switch {
 			case err == nil:
 				ok.Add(1)
@@ -115,6 +117,19 @@ func testTokenBounds(t *testing.T, newClient func() redis.UniversalClient) {
 	wg.Wait()
 	assert.EqualValues(t, 4, ok.Load(), "stored for one client of 32 at once")
 	assert.EqualValues(t, 28, full.Load(), "refused")
+	var hogUser string
+	for i := range 32 {
+		if _, err := stores[0].Token(ctx, fmt.Sprint("hog-", i), now); err == nil {
+			hogUser = fmt.Sprint("user-", i)
+			// A user of the hog authorizes again, its share full: served,
+			// and its old token is revoked.
+			require.NoError(t, put(stores[1], "hog-again", "hog", hogUser))
+			_, err := stores[2].Token(ctx, fmt.Sprint("hog-", i), now)
+			assert.ErrorIs(t, err, server.ErrTokenRevoked, "the grant's old token, after it made room")
+			break
+		}
+	}
+	require.NotEmpty(t, hogUser)
 
 	// A token stored twice counts once.
 	require.NoError(t, put(stores[0], "a-1", "alice-app", "alice"))
@@ -123,33 +138,38 @@ func testTokenBounds(t *testing.T, newClient func() redis.UniversalClient) {
 	for i := range 5 {
 		require.NoError(t, put(stores[i%4], fmt.Sprint("c-", i), fmt.Sprint("client-", i), "u"))
 	}
-	assert.ErrorIs(t, put(stores[0], "late", "latecomer", "u"), server.ErrStoreFull, "the store full")
-	keys := allKeys(t, newClient(), prefix+"token:*")
-	assert.Len(t, keys, 10, "records stored")
+	assert.ErrorIs(t, put(stores[0], "late", "latecomer", "u"), server.ErrStoreFull, "a new grant, the store full")
+	require.NoError(t, put(stores[3], "a-2", "alice-app", "alice"), "a grant that holds a token, the store full")
+	_, err := stores[0].Token(ctx, "a-1", now)
+	assert.ErrorIs(t, err, server.ErrTokenRevoked, "the grant's old token, after it made room")
+	assert.Equal(t, 10, liveTokens(t, newClient(), prefix), "records kept")
 	for _, s := range stores {
-		_, err := s.Token(ctx, "a-1", now)
+		_, err := s.Token(ctx, "a-2", now)
 		assert.NoError(t, err, "a token kept works with the store full")
 	}
 
 	// A revocation frees a place, and a grant's revocation its tokens'.
 	require.NoError(t, stores[2].Revoke(ctx, "c-0", now))
 	require.NoError(t, put(stores[0], "late", "latecomer", "u"))
-	assert.ErrorIs(t, put(stores[0], "late-2", "latecomer", "u"), server.ErrStoreFull)
+	assert.ErrorIs(t, put(stores[0], "late-2", "latecomer", "u2"), server.ErrStoreFull)
 	n := 0
-	for _, user := range []string{"user-0", "user-1"} {
-		m, err := stores[3].RevokeGrant(ctx, "hog", user, now)
-		require.NoError(t, err)
+	for i := range 32 {
+		m, err := stores[3].RevokeGrant(ctx, "hog", fmt.Sprint("user-", i), now)
+		if err != nil {
+			require.ErrorIs(t, err, server.ErrNotFound)
+		}
 		n += m
 	}
 	require.Equal(t, 4, n, "the hog's tokens revoked")
 	for i := range n {
-		require.NoError(t, put(stores[i%4], fmt.Sprint("new-", i), "newcomer", "u"))
+		require.NoError(t, put(stores[i%4], fmt.Sprint("new-", i), "newcomer", fmt.Sprint("u", i)))
 	}
-	assert.ErrorIs(t, put(stores[0], "one-more", "newcomer", "u"), server.ErrStoreFull)
+	assert.ErrorIs(t, put(stores[0], "one-more", "newcomer", "u-more"), server.ErrStoreFull)
 }
 
 // TestTokenDefaultBounds: a TokenStore with zero bounds has the documented
-// bound in all: past DefaultMaxTokens, PutToken is refused. The counter is set
+// bound in all: past DefaultMaxTokens, PutToken for a new grant is
+// refused, and a grant that holds a token is served. The counter is set
 // rather than filled, to keep the test quick.
 func TestTokenDefaultBounds(t *testing.T) {
 	addr, prefix := sharedAddr(t), testPrefix(t)
@@ -157,13 +177,15 @@ func TestTokenDefaultBounds(t *testing.T) {
 	rdb := newClient(t, addr)
 	s := redisstore.NewTokenStore(rdb, prefix)
 	now := time.Now()
-	put := func(token, client string) error {
-		return s.PutToken(ctx, server.TokenCredentials{Token: token, Secret: "s", ConsumerKey: client, User: "u"}, now)
+	put := func(token, user string) error {
+		return s.PutToken(ctx, server.TokenCredentials{Token: token, Secret: "s", ConsumerKey: "c", User: user}, now)
 	}
-	require.NoError(t, put("first", "c"))
+	require.NoError(t, put("first", "u"))
 	require.NoError(t, rdb.Set(ctx, prefix+"count:{tokens}", redisstore.DefaultMaxTokens, 0).Err())
-	assert.Equal(t, 1<<20, redisstore.DefaultMaxTokens)
-	assert.ErrorIs(t, put("second", "c"), server.ErrStoreFull, "at DefaultMaxTokens")
+	assert.ErrorIs(t, put("second", "new-user"), server.ErrStoreFull, "a new grant at DefaultMaxTokens")
+	require.NoError(t, put("again", "u"), "a grant that holds a token at DefaultMaxTokens")
+	_, err := s.Token(ctx, "first", now)
+	assert.ErrorIs(t, err, server.ErrTokenRevoked)
 	require.NoError(t, rdb.Set(ctx, prefix+"count:{tokens}", 1, 0).Err())
-	require.NoError(t, put("second", "c"))
+	require.NoError(t, put("second", "new-user"))
 }

@@ -57,14 +57,16 @@ var _ server.TemporaryStore = (*TemporaryStore)(nil)
 // server.MemoryTemporaryStore: with a Provider's default ten-minute
 // TemporaryTTL, a sustained 1.7 flows a second per client, and at most
 // about 3 MB of Redis per client when every callback is as long as a
-// Provider allows.
+// Provider allows. The value may change in a minor release, as traffic
+// grows; it is not part of the compatibility promise.
 const DefaultMaxTemporaryPerClient = 1024
 
 // DefaultMaxTemporary is the bound of a TemporaryStore whose MaxTemporary
 // is zero, that of a server.MemoryTemporaryStore: with a Provider's default
 // ten-minute TemporaryTTL, a sustained 200 flows a second, and at most
 // about 400 MB of Redis when every callback is as long as a Provider
-// allows.
+// allows. The value may change in a minor release; it is not part of the
+// compatibility promise.
 const DefaultMaxTemporary = 1 << 17
 
 // NewTemporaryStore returns a TemporaryStore that keeps its records in
@@ -430,7 +432,8 @@ func (s *TemporaryStore) TakeTemporary(ctx context.Context, token string, now ti
 
 // RevokeGrant revokes the temporary credentials user approved for the
 // client consumerKey and that are not yet exchanged, listed in the grant's
-// set, and returns how many it revoked. Each record is revoked by a script
+// set, and returns how many it revoked; none is an error wrapping
+// [server.ErrNotFound]. Each record is revoked by a script
 // that checks it still names the grant, one key at a time, so that it
 // works on a Redis Cluster; revoked records keep their token, client, user
 // and expiry until they expire, to answer [server.ErrTokenRevoked].
@@ -459,6 +462,9 @@ func (s *TemporaryStore) RevokeGrant(ctx context.Context, consumerKey, user stri
 		}); err != nil {
 			return revoked, storeError("revoking temporary credentials", err)
 		}
+	}
+	if revoked == 0 {
+		return 0, fmt.Errorf("redisstore: no approved temporary credentials of the grant: %w", server.ErrNotFound)
 	}
 	return revoked, nil
 }

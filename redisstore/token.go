@@ -26,25 +26,33 @@ import (
 // ([server.ErrTokenRevoked]), and afterwards unknown. A tombstone is
 // smaller than the record it replaces, so revoking never grows Redis, and
 // it goes away by itself; one evicted early leaves an unknown token,
-// refused all the same (token_rejected). The tokens of a grant (a client
-// and a user) are listed, by the hashes of their tokens, in a set under the
-// prefix, "grant:" and the hex SHA-256 of the consumer key and user, for
-// RevokeGrant. Each command and script touches one key, so that the store
-// works on a Redis Cluster: RevokeGrant removes the tokens of the set one
-// at a time, each only if its record still names the grant.
+// refused all the same (token_rejected).
 //
-// At most MaxTokens token credentials are kept, and MaxTokensPerClient for
-// one client: past either, PutToken fails with [server.ErrStoreFull] (a
-// Provider answers the token request 503) and the tokens kept go on
-// working. The count is kept by a Lua script over two kinds of key in one
-// Cluster slot, by the hash tag {tokens}: a counter under the prefix and
-// "count:{tokens}", and a set of the hashes of each client's tokens under
-// the prefix, "count:{tokens}:" and the hex SHA-256 of the consumer key. A
-// prefix with a hash tag of its own (such as "{myapp}:") puts every key
-// in its slot instead, which works as well; a prefix holding "{}" does
-// not. Tokens stored by a version of this package without the bounds are
-// not counted. A revocation interrupted by a Redis failure may leave its
-// token counted: the count errs on the full side, never the other.
+// Each grant (a client and a user) keeps its 16 newest token credentials:
+// PutToken of a 17th revokes the oldest, which is then refused as revoked,
+// so that a user who authorizes a client again and again holds at most 16
+// and is never refused. At most MaxTokens are kept in all, and, if
+// MaxTokensPerClient is set, at most that many for one client: past
+// either, PutToken for a grant that holds a token revokes the grant's
+// oldest to make room, and PutToken for a new grant fails with
+// [server.ErrStoreFull] (a Provider answers the token request 503, and the
+// approval stays usable for a retry); the tokens kept go on working.
+//
+// The counts are kept by Lua scripts over keys in one Cluster slot, by the
+// hash tag {tokens}: a counter of all tokens under the prefix and
+// "count:{tokens}", a counter of each client's under the prefix,
+// "count:{tokens}:client:" and the hex SHA-256 of the consumer key, and
+// the list of each grant's tokens, oldest first, by the hashes of their
+// tokens, under the prefix, "count:{tokens}:grant:" and the hex SHA-256 of
+// the consumer key and user, which RevokeGrant reads. A prefix with a hash
+// tag of its own (such as "{myapp}:") puts every key in its slot instead,
+// which works as well; a prefix holding "{}" does not. Every other command
+// and script touches one key, so that the store works on a Redis Cluster:
+// a token is revoked (its record made a tombstone, if it still names its
+// grant) before it leaves its grant's list, so that a failure between the
+// two leaves it revoked and counted, and the count errs on the full side,
+// never the other. Tokens stored by a version of this package before
+// v1.0.0 are not counted.
 //
 // A revocation is only as durable as Redis: one lost with Redis state (a
 // restore from a snapshot taken before it, a failover to a replica that had
@@ -52,9 +60,10 @@ import (
 // documentation for what to do after a restore or failover.
 type TokenStore struct {
 	// MaxTokens bounds the token credentials kept; zero means
-	// DefaultMaxTokens. MaxTokensPerClient bounds those of one client;
-	// zero means DefaultMaxTokensPerClient and a negative value no bound
-	// but MaxTokens. Set them before the store is first used.
+	// DefaultMaxTokens. MaxTokensPerClient, if positive, bounds those of
+	// one client, so that one client's grants cannot take the whole
+	// store; zero or negative means no bound but MaxTokens. Set them
+	// before the store is first used.
 	MaxTokens, MaxTokensPerClient int
 
 	client  redis.UniversalClient
@@ -64,15 +73,22 @@ type TokenStore struct {
 
 var _ server.TokenStore = (*TokenStore)(nil)
 
-// Bounds of a TokenStore whose MaxTokens and MaxTokensPerClient are zero:
-// about 600 MB of Redis when full (about 600 B a token, consumer keys and
-// users of a few dozen bytes, one token a user), and 1/16 of the store for
-// one client, so that a client that collects tokens (with a user account
-// that approves its flows) fills only its share.
-const (
-	DefaultMaxTokens          = 1 << 20
-	DefaultMaxTokensPerClient = 1 << 16
-)
+// DefaultMaxTokens is the bound of a TokenStore whose MaxTokens is zero:
+// about 700 MB of Redis when full (680 B a token measured on Redis 7.0,
+// record, grant list and counters, with consumer keys and users of a few
+// dozen bytes), room for a million grants of one token, or
+// 65,536 users who each keep 16. The value may change in a minor release;
+// it is not part of the compatibility promise.
+const DefaultMaxTokens = 1 << 20
+
+// maxTokensPerGrant is how many token credentials one grant keeps, the
+// newest; server.MemoryTokenStore keeps as many: change both together,
+// within the 16 to 256 that server.TokenStore promises.
+const maxTokensPerGrant = 16
+
+// maxEvictions bounds the grant's oldest tokens one PutToken revokes to
+// make room, against concurrent PutTokens of the same grant.
+const maxEvictions = 64
 
 // NewTokenStore returns a TokenStore that keeps its records in client under
 // keys that start with prefix (such as "myapp:oauth:").
@@ -84,7 +100,10 @@ func NewTokenStore(client redis.UniversalClient, prefix string) *TokenStore {
 // scope; a tombstone, r alone. A record without sc, which versions before
 // the scope wrote, has the empty scope.
 
+// putToken writes a token record at KEYS[1] unless one is there, and
+// returns 1 if it did, 0 if a record is there and 2 if a tombstone is.
 var putToken = redis.NewScript(`
+if redis.call('HEXISTS', KEYS[1], 'r') == 1 then return 2 end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 't', ARGV[1], 's', ARGV[2], 'c', ARGV[3], 'u', ARGV[4], 'sc', ARGV[5])
 return 1
@@ -116,39 +135,71 @@ return 1
 `)
 
 // countToken counts a token: KEYS[1] is the store's counter, KEYS[2] the
-// set of the hashes of the client's tokens, ARGV[1] the token's hash,
-// ARGV[2] MaxTokens and ARGV[3] MaxTokensPerClient (negative: none). It
-// returns 1 once counted, 2 if counted already, 0 when the store is full
-// and 3 when the client's share is.
+// client's, KEYS[3] the list of the grant's tokens, ARGV[1] the token's
+// hash, ARGV[2] MaxTokens, ARGV[3] MaxTokensPerClient (not positive: none)
+// and ARGV[4] the grant's bound. ARGV[5], if not empty, is a token of the
+// grant the caller has revoked, which leaves the list and the counts
+// first. It returns {'ok'} once counted, {'counted'} if counted already,
+// {'evict', hash} for the grant's oldest token, which the caller must
+// revoke before it calls again with it, and {'full'} or {'share'} for a
+// grant that holds no token when the store or the client's share is full.
 var countToken = redis.NewScript(`
-if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1 then return 2 end
-if tonumber(redis.call('GET', KEYS[1]) or '0') >= tonumber(ARGV[2]) then return 0 end
+if ARGV[5] ~= '' and redis.call('LREM', KEYS[3], 1, ARGV[5]) == 1 then
+  redis.call('DECR', KEYS[1])
+  if redis.call('DECR', KEYS[2]) <= 0 then redis.call('DEL', KEYS[2]) end
+end
+if redis.call('LPOS', KEYS[3], ARGV[1]) then return {'counted'} end
+local n = redis.call('LLEN', KEYS[3])
+local status
 local share = tonumber(ARGV[3])
-if share >= 0 and redis.call('SCARD', KEYS[2]) >= share then return 3 end
-redis.call('SADD', KEYS[2], ARGV[1])
+if n >= tonumber(ARGV[4]) then
+  status = 'evict'
+elseif tonumber(redis.call('GET', KEYS[1]) or '0') >= tonumber(ARGV[2]) then
+  status = 'full'
+elseif share > 0 and tonumber(redis.call('GET', KEYS[2]) or '0') >= share then
+  status = 'share'
+end
+if status then
+  if n > 0 then return {'evict', redis.call('LINDEX', KEYS[3], 0)} end
+  return {status}
+end
+redis.call('RPUSH', KEYS[3], ARGV[1])
 redis.call('INCR', KEYS[1])
-return 1
+redis.call('INCR', KEYS[2])
+return {'ok'}
 `)
 
-// uncountToken gives back the place of the token ARGV[1] in the counts
-// KEYS[1] and KEYS[2], if it has one.
+// uncountToken takes the token ARGV[1] out of its grant's list KEYS[3],
+// and gives back its place in the counters KEYS[1] and KEYS[2], if it is
+// listed.
 var uncountToken = redis.NewScript(`
-if redis.call('SREM', KEYS[2], ARGV[1]) == 1 then redis.call('DECR', KEYS[1]) end
+if redis.call('LREM', KEYS[3], 1, ARGV[1]) == 1 then
+  redis.call('DECR', KEYS[1])
+  if redis.call('DECR', KEYS[2]) <= 0 then redis.call('DEL', KEYS[2]) end
+end
 return 1
 `)
 
-// countKeys returns the keys of the store's counter and of the set of
-// consumerKey's tokens, in one Cluster slot.
-func (s *TokenStore) countKeys(consumerKey string) []string {
-	return []string{s.prefix + "count:{tokens}", s.prefix + "count:{tokens}:" + hash(consumerKey)}
+// countKeys returns the keys of the store's counter, of consumerKey's and
+// of the list of the grant of consumerKey and user, in one Cluster slot.
+// The length prefix keeps the grants ("ab", "c") and ("a", "bc") apart.
+func (s *TokenStore) countKeys(consumerKey, user string) []string {
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(consumerKey)))
+	return []string{
+		s.prefix + "count:{tokens}",
+		s.prefix + "count:{tokens}:client:" + hash(consumerKey),
+		s.prefix + "count:{tokens}:grant:" + hash(string(n[:])+consumerKey+user),
+	}
 }
 
-// uncount gives back the place of the token whose hash is member, if
-// Redis answers: a failure leaves it counted.
-func (s *TokenStore) uncount(ctx context.Context, consumerKey, member string) {
-	bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
-		return uncountToken.Run(ctx, s.client, s.countKeys(consumerKey), member).Int()
+// uncount takes the token whose hash is member out of its grant's list
+// and the counts.
+func (s *TokenStore) uncount(ctx context.Context, consumerKey, user, member string) error {
+	_, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
+		return uncountToken.Run(ctx, s.client, s.countKeys(consumerKey, user), member).Int()
 	})
+	return err
 }
 
 // revokedTTL is how long a tombstone lasts, in milliseconds.
@@ -163,20 +214,14 @@ func hash(s string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// grantKey returns the key of the set of the tokens of consumerKey and
-// user: the length prefix keeps ("ab", "c") and ("a", "bc") apart.
-func (s *TokenStore) grantKey(consumerKey, user string) string {
-	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], uint64(len(consumerKey)))
-	return s.prefix + "grant:" + hash(string(n[:])+consumerKey+user)
-}
-
-// PutToken stores t. It fails if t.Token is empty, already stored or
-// revoked less than 24 hours ago, and with an error wrapping
-// [server.ErrStoreFull] when the store holds MaxTokens token credentials
-// or t.ConsumerKey MaxTokensPerClient (the error then names the client).
-// The token is counted first, then added to its grant's set, so that a
-// RevokeGrant that finds the set after PutToken returned finds the token.
+// PutToken stores t, revoking the oldest tokens of its grant past the
+// bounds. It fails if t.Token is empty, already stored or revoked less
+// than 24 hours ago, and, for a grant that holds no token, with an error
+// wrapping [server.ErrStoreFull] when the store holds MaxTokens token
+// credentials or t.ConsumerKey MaxTokensPerClient (the error then names
+// the client). The token is counted and listed in its grant first, then
+// stored, so that a RevokeGrant that runs after PutToken returned finds
+// it.
 func (s *TokenStore) PutToken(ctx context.Context, t server.TokenCredentials, _ time.Time) error {
 	if t.Token == "" {
 		return errors.New("redisstore: PutToken: empty token")
@@ -186,28 +231,47 @@ func (s *TokenStore) PutToken(ctx context.Context, t server.TokenCredentials, _ 
 	if limit <= 0 {
 		limit = DefaultMaxTokens
 	}
-	if share == 0 {
-		share = DefaultMaxTokensPerClient
+	keys := s.countKeys(t.ConsumerKey, t.User)
+	counted, drop := false, ""
+	for range maxEvictions {
+		f, err := bounded(ctx, s.honours, func(ctx context.Context) ([]any, error) {
+			return countToken.Run(ctx, s.client, keys, member, limit, share, maxTokensPerGrant, drop).Slice()
+		})
+		if err != nil {
+			return storeError("counting token credentials", err)
+		}
+		v, ok := strs(f)
+		if !ok || len(v) == 0 || (v[0] == "evict") != (len(v) == 2) || len(v) > 2 {
+			return errMalformedToken
+		}
+		switch v[0] {
+		case "ok", "counted":
+			counted = v[0] == "ok"
+			return s.store(ctx, t, member, counted)
+		case "full":
+			return fmt.Errorf("redisstore: the store has %d token credentials, its bound: %w", limit, server.ErrStoreFull)
+		case "share":
+			return fmt.Errorf("redisstore: client %q has %d token credentials, its share: %w", t.ConsumerKey, share, server.ErrStoreFull)
+		case "evict":
+			// The grant's oldest goes: revoked first, so that it never
+			// works uncounted; then it leaves the list, as the next
+			// countToken is told.
+			if _, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
+				return revokeIf.Run(ctx, s.client, []string{s.prefix + "token:" + v[1]}, t.ConsumerKey, t.User, revokedTTL).Int()
+			}); err != nil {
+				return storeError("revoking the grant's oldest token credentials", err)
+			}
+			drop = v[1]
+		default:
+			return errMalformedToken
+		}
 	}
-	c, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
-		return countToken.Run(ctx, s.client, s.countKeys(t.ConsumerKey), member, limit, share).Int()
-	})
-	switch {
-	case err != nil:
-		return storeError("counting token credentials", err)
-	case c == 0:
-		return fmt.Errorf("redisstore: the store has %d token credentials, its bound: %w", limit, server.ErrStoreFull)
-	case c == 3:
-		return fmt.Errorf("redisstore: client %q has %d token credentials, its share: %w", t.ConsumerKey, share, server.ErrStoreFull)
-	case c != 1 && c != 2:
-		return fmt.Errorf("redisstore: PutToken: unexpected reply %d", c)
-	}
-	grant := s.grantKey(t.ConsumerKey, t.User)
-	if _, err := bounded(ctx, s.honours, func(ctx context.Context) (int64, error) {
-		return s.client.SAdd(ctx, grant, member).Result()
-	}); err != nil {
-		return storeError("listing token credentials", err)
-	}
+	return fmt.Errorf("redisstore: PutToken: the grant's tokens changed %d times meanwhile: %w", maxEvictions, server.ErrStoreUnavailable)
+}
+
+// store writes the record of t, counted; a token already stored gives
+// back the place this call counted.
+func (s *TokenStore) store(ctx context.Context, t server.TokenCredentials, member string, counted bool) error {
 	key := s.prefix + "token:" + member
 	n, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
 		return putToken.Run(ctx, s.client, []string{key}, t.Token, t.Secret, t.ConsumerKey, t.User, t.Scope).Int()
@@ -219,13 +283,16 @@ func (s *TokenStore) PutToken(ctx context.Context, t server.TokenCredentials, _ 
 	case 1:
 		return nil
 	case 0:
-		// The set may now list a token of another grant: RevokeGrant
-		// checks each record before it deletes it. The stored token
-		// counts already, unless this call counted it.
-		if c == 1 {
-			s.uncount(ctx, t.ConsumerKey, member)
-		}
+		// The record there (written by a concurrent PutToken of the same
+		// token, which may have found it counted by this one) keeps the
+		// count.
 		return errors.New("redisstore: PutToken: the token is already stored")
+	case 2:
+		// A revoked token left the counts: this call counted it anew.
+		if counted {
+			s.uncount(ctx, t.ConsumerKey, t.User, member)
+		}
+		return errors.New("redisstore: PutToken: the token was revoked")
 	}
 	return fmt.Errorf("redisstore: PutToken: unexpected reply %d", n)
 }
@@ -278,21 +345,21 @@ func (s *TokenStore) Revoke(ctx context.Context, token string, _ time.Time) erro
 	if !ok || len(v) != 4 || v[0] != "ok" || v[1] != token {
 		return errMalformedToken // the record is gone all the same
 	}
-	// The token is revoked: a set that still lists it costs a little
-	// memory, and a RevokeGrant that finds no record for it.
-	bounded(ctx, s.honours, func(ctx context.Context) (int64, error) {
-		return s.client.SRem(ctx, s.grantKey(v[2], v[3]), member).Result()
-	})
-	s.uncount(ctx, v[2], member)
+	// The token is revoked; should Redis fail now, it stays listed and
+	// counted until its grant's bound or RevokeGrant takes it out.
+	s.uncount(ctx, v[2], v[3], member)
 	return nil
 }
 
 // RevokeGrant removes the token credentials of user for the client
-// consumerKey, listed in the grant's set, and returns how many it removed.
+// consumerKey, listed in the grant's list, and returns how many it
+// removed; none is an error wrapping [server.ErrNotFound]. Each is revoked
+// by a script that checks its record still names the grant, then leaves
+// the list.
 func (s *TokenStore) RevokeGrant(ctx context.Context, consumerKey, user string, _ time.Time) (int, error) {
-	grant := s.grantKey(consumerKey, user)
+	keys := s.countKeys(consumerKey, user)
 	members, err := bounded(ctx, s.honours, func(ctx context.Context) ([]string, error) {
-		return s.client.SMembers(ctx, grant).Result()
+		return s.client.LRange(ctx, keys[2], 0, -1).Result()
 	})
 	if err != nil {
 		return 0, storeError("listing token credentials", err)
@@ -309,15 +376,13 @@ func (s *TokenStore) RevokeGrant(ctx context.Context, consumerKey, user string, 
 			return revoked, fmt.Errorf("redisstore: RevokeGrant: unexpected reply %d", n)
 		}
 		revoked += n
-		if n == 1 {
-			s.uncount(ctx, consumerKey, m)
-		}
 		// Only the members read: a token added meanwhile stays listed.
-		if _, err := bounded(ctx, s.honours, func(ctx context.Context) (int64, error) {
-			return s.client.SRem(ctx, grant, m).Result()
-		}); err != nil {
+		if err := s.uncount(ctx, consumerKey, user, m); err != nil {
 			return revoked, storeError("revoking token credentials", err)
 		}
+	}
+	if revoked == 0 {
+		return 0, fmt.Errorf("redisstore: no token credentials of the grant: %w", server.ErrNotFound)
 	}
 	return revoked, nil
 }

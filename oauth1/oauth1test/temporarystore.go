@@ -245,11 +245,11 @@ func TestTemporaryStore(t *testing.T, newStore func() server.TemporaryStore) {
 				t.Errorf("Temporary of credentials RevokeGrant must leave: %v", err)
 			}
 		}
-		if n, err := s.RevokeGrant(ctx, approved.ConsumerKey, "alice", now); n != 0 || err != nil {
-			t.Errorf("second RevokeGrant = %d, %v; want 0, nil", n, err)
+		if n, err := s.RevokeGrant(ctx, approved.ConsumerKey, "alice", now); n != 0 || !errors.Is(err, server.ErrNotFound) {
+			t.Errorf("second RevokeGrant = %d, %v; want 0, ErrNotFound", n, err)
 		}
-		if n, err := s.RevokeGrant(ctx, "consumer-"+rand.Text()[:6], "nobody", now); n != 0 || err != nil {
-			t.Errorf("RevokeGrant of an unknown grant = %d, %v; want 0, nil", n, err)
+		if n, err := s.RevokeGrant(ctx, "consumer-"+rand.Text()[:6], "nobody", now); n != 0 || !errors.Is(err, server.ErrNotFound) {
+			t.Errorf("RevokeGrant of an unknown grant = %d, %v; want 0, ErrNotFound", n, err)
 		}
 	})
 

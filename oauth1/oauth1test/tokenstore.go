@@ -17,7 +17,9 @@ import (
 // tokens, a token stored once, Revoke of one token and RevokeGrant of the
 // tokens of one user for one client, each refusing them from the moment
 // it returns (with ErrTokenRevoked, also an hour later) and leaving every
-// other token alone, and concurrent use.
+// other token alone, 0 and ErrNotFound from RevokeGrant when nothing
+// matched, the bound of one grant (1,000 authorizations of one user never
+// refused, the newest 16 kept, older ones revoked), and concurrent use.
 // Every call is passed a test clock in 2011. Every subtest uses fresh
 // random tokens, consumer keys and users, so newStore may return the same
 // shared store each time.
@@ -67,8 +69,8 @@ func TestTokenStore(t *testing.T, newStore func() server.TokenStore) {
 		s := newStore()
 		unknown(t, s, rand.Text())
 		wantErr(t, "Revoke", s.Revoke(ctx, rand.Text(), now), server.ErrNotFound)
-		if n, err := s.RevokeGrant(ctx, name("client"), name("user"), now); n != 0 || err != nil {
-			t.Errorf("RevokeGrant of a grant that has no tokens = %d, %v; want 0, nil", n, err)
+		if n, err := s.RevokeGrant(ctx, name("client"), name("user"), now); n != 0 || !errors.Is(err, server.ErrNotFound) {
+			t.Errorf("RevokeGrant of a grant that has no tokens = %d, %v; want 0, ErrNotFound", n, err)
 		}
 	})
 
@@ -144,13 +146,40 @@ func TestTokenStore(t *testing.T, newStore func() server.TokenStore) {
 		for _, tok := range keep {
 			known(t, s, tok)
 		}
-		if n, err := s.RevokeGrant(ctx, client, alice, now); n != 0 || err != nil {
-			t.Errorf("second RevokeGrant = %d, %v; want 0, nil", n, err)
+		if n, err := s.RevokeGrant(ctx, client, alice, now); n != 0 || !errors.Is(err, server.ErrNotFound) {
+			t.Errorf("second RevokeGrant = %d, %v; want 0, ErrNotFound", n, err)
 		}
 		// A new token for the grant is not revoked by the past call.
 		fresh := token(client, alice)
 		put(t, s, fresh)
 		known(t, s, fresh)
+	})
+
+	t.Run("Reauthorize", func(t *testing.T) {
+		// One user authorizes one client 1,000 times: never refused, the
+		// newest 16 kept, the oldest revoked (the grant's bound is at
+		// most 256), and RevokeGrant finds what the grant kept.
+		s := newStore()
+		client, user := name("client"), name("user")
+		toks := make([]server.TokenCredentials, 1000)
+		for i := range toks {
+			toks[i] = token(client, user)
+			if err := s.PutToken(ctx, toks[i], now); err != nil {
+				t.Fatalf("PutToken of authorization %d of one user: %v", i+1, err)
+			}
+		}
+		for _, tok := range toks[len(toks)-16:] {
+			known(t, s, tok)
+		}
+		revoked(t, s, toks[0].Token)
+		revoked(t, s, toks[len(toks)-257].Token)
+		n, err := s.RevokeGrant(ctx, client, user, now)
+		if n < 16 || n > 256 || err != nil {
+			t.Errorf("RevokeGrant of a grant authorized 1,000 times = %d, %v; want 16 to 256, nil", n, err)
+		}
+		for _, tok := range toks[len(toks)-16:] {
+			revoked(t, s, tok.Token)
+		}
 	})
 
 	t.Run("Concurrent", func(t *testing.T) {

@@ -19,8 +19,8 @@ var ErrNotFound = errors.New("oauth1: credentials not found")
 // [TokenStore]) says it cannot answer now: a database or Redis that cannot
 // be reached, times out or refuses writes. A store returns an error that
 // wraps it and, for the operator, the cause. The request is refused, and
-// [Verifier.WriteError] answers 503 Service Unavailable with Retry-After,
-// so that clients try again; any other error from a store is answered 500.
+// [Verifier.WriteError] answers 503 Service Unavailable with Retry-After
+// (10 seconds, as for [ErrStoreFull]), so that clients try again; any other error from a store is answered 500.
 var ErrStoreUnavailable = errors.New("oauth1: store unavailable")
 
 // A Registration is what a provider registered for a client (RFC 5849

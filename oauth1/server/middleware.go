@@ -3,9 +3,10 @@ package server
 import (
 	"context"
 	"errors"
+	"net/http"
+
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/internal/wire"
-	"net/http"
 )
 
 type verificationKey struct{}
@@ -44,11 +45,11 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 // oauth_problem_advice; oauth_acceptable_versions for version_rejected; and
 // with v.SendBaseString the oauth_signature_base_string of a
 // signature_invalid problem; never its KeyMistake or its Err); a body too
-// large gets 413, a store that cannot be reached ([ErrStoreUnavailable]),
-// a full nonce, temporary or token credential store ([ErrStoreFull]) 503
-// with Retry-After,
-// and any other error 500, with no
-// detail: both with the [oauth1.ProblemInternalError] code.
+// large gets 413; a store that cannot be reached ([ErrStoreUnavailable])
+// or a full nonce, temporary or token credential store ([ErrStoreFull])
+// 503 with Retry-After: 10 (seconds), one policy for every store (see
+// retryAfter); any other error 500, with no detail: both with the
+// [oauth1.ProblemInternalError] code.
 func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
 	var pe *ProblemError
 	status, body := http.StatusInternalServerError, "oauth_problem="+string(oauth1.ProblemInternalError)
@@ -61,17 +62,23 @@ func (v *Verifier) WriteError(w http.ResponseWriter, err error) {
 		w.Header().Set("WWW-Authenticate", string(wire.AppendQuoted([]byte("OAuth realm="), v.Realm)))
 	case errors.Is(err, oauth1.ErrBodyTooLarge):
 		status, body = http.StatusRequestEntityTooLarge, "oauth_problem=parameter_rejected"
-	case errors.Is(err, ErrStoreUnavailable), errors.Is(err, errNonceStoreFull):
+	case errors.Is(err, ErrStoreUnavailable), errors.Is(err, ErrStoreFull):
 		status = http.StatusServiceUnavailable
-		w.Header().Set("Retry-After", "5") // seconds; a store outage or a burst is transient
-	case errors.Is(err, ErrStoreFull):
-		// Temporary credentials are freed as they expire, in minutes;
-		// token credentials as they are revoked.
-		status = http.StatusServiceUnavailable
-		w.Header().Set("Retry-After", "60")
+		w.Header().Set("Retry-After", retryAfter)
 	}
 	w.Header().Set("Content-Type", wire.FormType)
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	w.Write([]byte(body))
 }
+
+// retryAfter is the Retry-After, in seconds, of every 503 a store's
+// refusal gets, full or unavailable, whichever the store: a client cannot
+// tell them apart, and needs none. Ten seconds is long enough that retries
+// do not add to the load of a store in trouble, and short enough that a
+// client retries many times within the ten minutes an approval kept by a
+// refused exchange lives (the default TemporaryTTL), and within the
+// window of a nonce store full of a burst. A store that stays full longer
+// (token credentials wait for revocations) costs a refused client one
+// cheap request every ten seconds.
+const retryAfter = "10"

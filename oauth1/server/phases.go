@@ -5,15 +5,10 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
-	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/countersign/countersign/oauth1"
-	"github.com/countersign/countersign/oauth1/basestring"
 	"github.com/countersign/countersign/oauth1/internal/mac"
-	"github.com/countersign/countersign/oauth1/internal/wire"
 )
 
 // The phases of Verify, each a method over what the earlier ones found.
@@ -265,48 +260,6 @@ func (v *Verifier) lookup(q *found) error {
 	return nil
 }
 
-// lookupable reports whether s is UTF-8 without control characters, as
-// every consumer key and token a provider issues is. It runs on every
-// request, so it reads ASCII eight bytes at a time, in one pass, and hands
-// only what follows a byte over 0x7F to the UTF-8 check.
-func lookupable(s string) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if x&highs != 0 {
-			return lookupableRest(s[i:])
-		}
-		// Every byte is under 0x80: a byte under 0x20, or one that is
-		// 0x7F (zero once XORed with it), borrows into its high bit.
-		del := x ^ 0x7f*ones
-		if (x-0x20*ones)&^x&highs != 0 || (del-ones)&^del&highs != 0 {
-			return false
-		}
-	}
-	for ; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == 0x7f {
-			return false
-		} else if c >= utf8.RuneSelf {
-			return lookupableRest(s[i:])
-		}
-	}
-	return true
-}
-
-// lookupableRest is lookupable for a string that is not all ASCII.
-func lookupableRest(s string) bool {
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r < 0x20 || r == 0x7f || r == utf8.RuneError && n == 1 {
-			return false
-		}
-		i += n
-	}
-	return true
-}
-
 // checkSigned rebuilds the base string and checks the signature, and the
 // body hash where there is one or the Verifier requires one.
 func (v *Verifier) checkSigned(q *found) error {
@@ -348,79 +301,6 @@ func (v *Verifier) checkSigned(q *found) error {
 		}
 	}
 	return nil
-}
-
-// diagnose names, if the Verifier's DiagnoseKeys asks for it, the mistake
-// in the key of a request refused with signature_invalid, within the
-// budget of diagnoses (diagbudget.go); past it, or for a base string over
-// maxDiagnosedBase, the mistake is unchecked and says why.
-func (v *Verifier) diagnose(q *found, pe *ProblemError) {
-	if !v.DiagnoseKeys || pe.Problem != oauth1.ProblemSignatureInvalid {
-		return
-	}
-	if len(q.base) > maxDiagnosedBase {
-		pe.KeyMistake = notDiagnosed("the base string is " + strconv.Itoa(len(q.base)) + " bytes, over the " + strconv.Itoa(maxDiagnosedBase) + " a diagnosis hashes")
-		return
-	}
-	hmacs, rsas := 0, 0
-	if h, isRSA, ok := mac.MethodHash(q.method); ok && isRSA {
-		rsas = 7
-	} else if ok && h.Available() {
-		hmacs = mac.MaxKeyTries
-	}
-	extra := 0
-	if q.builtToDiagnose {
-		extra = len(q.base) // built for the diagnosis alone
-	}
-	if ok, why := diagnoses.spend(q.consumerKey, diagnosisCost(len(q.base), hmacs, rsas, q.consumer.PublicKey, extra)); !ok {
-		pe.KeyMistake = notDiagnosed(why)
-		return
-	}
-	m, wrong := basestring.KeyMistake(pe.BaseString, string(q.sig), q.method, basestring.Key{
-		ConsumerKey: q.consumerKey, ConsumerSecret: q.consumer.Secret,
-		Token: q.token, TokenSecret: q.tokenSecret,
-		PublicKey: q.consumer.PublicKey,
-	})
-	if wrong {
-		pe.KeyMistake = m
-	}
-	v.reproduce(q, pe)
-}
-
-// worthBuilding reports whether the base string of a request whose
-// signature is malformed is built all the same, for DiagnoseKeys: only
-// when the request is small enough to be diagnosed and the consumer's
-// budget is not spent. Otherwise pe says why the mistake is unchecked.
-func (v *Verifier) worthBuilding(q *found, pe *ProblemError) bool {
-	if !v.DiagnoseKeys {
-		return false
-	}
-	// The base string holds the query and a form body at least once
-	// encoded, each byte of them at most three times decoded.
-	size := int64(len(q.r.URL.RawQuery))
-	if q.form {
-		if q.r.ContentLength < 0 {
-			pe.KeyMistake = notDiagnosed("the form body's length is not declared, and may be over the " + strconv.Itoa(maxDiagnosedBase) + " bytes of base string a diagnosis hashes")
-			return false
-		}
-		size += q.r.ContentLength
-	}
-	if size > 3*maxDiagnosedBase {
-		pe.KeyMistake = notDiagnosed("the query and body are " + strconv.FormatInt(size, 10) + " bytes, more than the " + strconv.Itoa(maxDiagnosedBase) + " bytes of base string a diagnosis hashes")
-		return false
-	}
-	if ok, why := diagnoses.ready(q.consumerKey); !ok {
-		pe.KeyMistake = notDiagnosed(why)
-		return false
-	}
-	q.builtToDiagnose = true
-	return true
-}
-
-// notDiagnosed is the mistake of a refusal the Verifier did not diagnose,
-// for its cost.
-func notDiagnosed(why string) basestring.Mistake {
-	return basestring.Mistake{Kind: basestring.KeyUnchecked, Cause: "not diagnosed, for its cost: " + why}
 }
 
 // useNonce records the nonce of a request with a timestamp, and refuses
@@ -508,37 +388,3 @@ type verified struct {
 	v      Verification
 	params [8]oauth1.Param
 }
-
-// state is the scratch space of one verification, pooled.
-type state struct {
-	wire.State
-	proto      []oauth1.Param // the protocol parameters, with realm
-	fromHeader int            // how many of proto the Authorization header sent
-	header     []oauth1.Param // the Authorization header's other parameters
-	dec        []byte         // what the header had to decode, and the signature
-	large      bool           // it held a base string over maxPooledBase: not pooled
-}
-
-// maxPooledBase is the longest base string whose state is pooled, as
-// wire.State.Reset bounds the buffers it sees.
-const maxPooledBase = 2 << 20
-
-var statePool = sync.Pool{New: func() any { return new(state) }}
-
-func getState() *state { return statePool.Get().(*state) }
-
-func putState(s *state) {
-	// The parameters point into the request: not to be pinned in the pool.
-	clear(s.header)
-	clear(s.proto)
-	// A form body grows the parameters as much as the base string would,
-	// and a hostile header its parameters.
-	if s.large || len(s.Form) > maxPooledBase || cap(s.header)+cap(s.proto) > 4*maxProtocolParams || cap(s.dec) > maxPooledDec || !s.Reset() {
-		return
-	}
-	s.header, s.proto, s.dec = s.header[:0], s.proto[:0], s.dec[:0]
-	statePool.Put(s)
-}
-
-// maxPooledDec bounds the decoded header values a pooled state keeps.
-const maxPooledDec = 4 << 10

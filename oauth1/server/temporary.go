@@ -71,8 +71,9 @@ type TemporaryStore interface {
 	// RevokeGrant revokes the temporary credentials that user approved
 	// for the client consumerKey and that are not yet exchanged, so that
 	// a grant withdrawn ([Provider.RevokeGrant]) cannot be taken up by an
-	// approval made before, and returns how many it revoked: none is no
-	// error. Credentials approved while it runs may survive it.
+	// approval made before, and returns how many it revoked; when there
+	// were none, 0 and an error wrapping ErrNotFound. Credentials approved
+	// while it runs may survive it.
 	RevokeGrant(ctx context.Context, consumerKey, user string, now time.Time) (int, error)
 }
 
@@ -95,10 +96,14 @@ const defaultMaxTemporaryPerClient = 1024
 // number of unexpired nonces; by PutTemporary of [MemoryTemporaryStore] and redisstore's
 // TemporaryStore when the store holds its maximum number of unexpired
 // temporary credentials, or the client its share of them; by PutToken of
-// [MemoryTokenStore] and redisstore's TokenStore when the store holds its
-// maximum number of token credentials, or the client its share. A full
-// store refuses new credentials and keeps those it holds. A [Provider]
-// answers it with 503 Service Unavailable.
+// [MemoryTokenStore] and redisstore's TokenStore for a new grant when the
+// store holds its maximum number of token credentials, or the client its
+// share. A full
+// store refuses new credentials and keeps those it holds (but for a token
+// store's grant, which gives up its own oldest token; see [TokenStore]).
+// A [Verifier] and a [Provider] answer it with 503 Service Unavailable and
+// Retry-After: 10, as they answer [ErrStoreUnavailable]: one policy for
+// every store.
 var ErrStoreFull = errors.New("oauth1: store is full")
 
 // MemoryTemporaryStore is an in-memory [TemporaryStore] for a single
@@ -282,7 +287,8 @@ func (m *MemoryTemporaryStore) unlist(e *tempEntry) {
 
 // RevokeGrant revokes the temporary credentials user approved for the
 // client consumerKey and that are not yet exchanged, and returns how many
-// it revoked. They stay, without their secret, until they expire, to
+// it revoked; none is an error wrapping [ErrNotFound]. They stay, without
+// their secret, until they expire, to
 // answer [ErrTokenRevoked].
 func (m *MemoryTemporaryStore) RevokeGrant(_ context.Context, consumerKey, user string, now time.Time) (int, error) {
 	m.mu.Lock()
@@ -297,6 +303,9 @@ func (m *MemoryTemporaryStore) RevokeGrant(_ context.Context, consumerKey, user 
 		e.t = TemporaryCredentials{Token: e.t.Token, Expires: e.t.Expires, User: user}
 	}
 	delete(m.approved, g)
+	if n == 0 {
+		return 0, fmt.Errorf("%w: no approved temporary credentials of client %q for user %q", ErrNotFound, consumerKey, user)
+	}
 	return n, nil
 }
 

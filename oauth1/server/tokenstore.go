@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -41,16 +42,27 @@ var ErrTokenRevoked = errors.New("oauth1: token revoked")
 // bounded number of revocations, so that revoking cannot grow it without
 // bound; a revocation forgotten leaves an unknown token, refused with
 // token_rejected. A token revoked cannot be stored again while its
-// revocation is remembered. A store may bound the token credentials it
-// keeps, in all and for one client: a full store fails PutToken with an
-// error wrapping [ErrStoreFull], and never drops credentials it holds to
-// make room, so that a full store refuses new grants and keeps serving
-// the users it has. A store that cannot be reached returns an
-// error wrapping [ErrStoreUnavailable]. Package
-// [github.com/countersign/countersign/oauth1/oauth1test] has a conformance
-// test, TestTokenStore, for implementations.
+// revocation is remembered.
+//
+// Token credentials do not expire and every exchange issues new ones, so
+// a store bounds those of one grant (a client and a user), keeping the
+// newest: PutToken past the bound revokes the grant's oldest token, which
+// is refused from then on with token_revoked, as any revocation. The bound
+// is at least 16, so that a user signed in to one client on several
+// devices keeps each, and at most 256, so that RevokeGrant's work stays
+// small (it is 16 in MemoryTokenStore and redisstore). A user who
+// authorizes again, any number of times, is never refused. A store may
+// also bound the token credentials it keeps in all, and for one client if
+// its operator asks for it: past such a bound, PutToken for a grant that
+// holds a token revokes the grant's oldest too, and PutToken for a grant
+// that holds none fails with an error wrapping [ErrStoreFull]. A store
+// never drops the credentials of another grant to make room. A store that
+// cannot be reached returns an error wrapping [ErrStoreUnavailable].
+// Package [github.com/countersign/countersign/oauth1/oauth1test] has a
+// conformance test, TestTokenStore, for implementations.
 type TokenStore interface {
-	// PutToken stores token credentials.
+	// PutToken stores token credentials, revoking the oldest of their
+	// grant past the store's bounds.
 	PutToken(ctx context.Context, t TokenCredentials, now time.Time) error
 	// Token returns the token credentials for token.
 	Token(ctx context.Context, token string, now time.Time) (TokenCredentials, error)
@@ -59,8 +71,9 @@ type TokenStore interface {
 	Revoke(ctx context.Context, token string, now time.Time) error
 	// RevokeGrant removes every token credential issued to the client
 	// consumerKey on behalf of user, the grant a resource owner withdraws,
-	// and returns how many it removed: none is no error. Tokens stored
-	// while it runs may survive it.
+	// and returns how many it removed; when there were none, 0 and an
+	// error wrapping ErrNotFound. Tokens stored while it runs may survive
+	// it.
 	RevokeGrant(ctx context.Context, consumerKey, user string, now time.Time) (int, error)
 }
 
@@ -70,14 +83,16 @@ const (
 	maxRevoked = 1 << 16
 )
 
-// Bounds of a MemoryTokenStore's token credentials when its MaxTokens and
-// MaxTokensPerClient are zero: about 600 MB when full (560 B a token
-// measured, with consumer keys and users of a few dozen bytes, one token a
-// user), and 1/16 of that for one client.
-const (
-	defaultMaxTokens          = 1 << 20
-	defaultMaxTokensPerClient = 1 << 16
-)
+// maxTokensPerGrant is how many token credentials a MemoryTokenStore keeps
+// for one grant, the newest. redisstore's TokenStore keeps as many: change
+// both together, never below the 16 that TokenStore promises.
+const maxTokensPerGrant = 16
+
+// defaultMaxTokens bounds a MemoryTokenStore's token credentials when its
+// MaxTokens is zero: about 600 MB when full (560 B a token measured, with
+// consumer keys and users of a few dozen bytes), room for a million grants
+// of one token, or 65,536 users who each hold 16.
+const defaultMaxTokens = 1 << 20
 
 // MemoryTokenStore is an in-memory [TokenStore] for a single process. The
 // zero value is ready to use and safe for concurrent use; a
@@ -87,26 +102,32 @@ const (
 // the calls are passed, and only the last 65,536 of them: a loop that
 // issues and revokes tokens cannot grow the store without bound.
 //
-// At most MaxTokens token credentials are kept, and at most
-// MaxTokensPerClient for one consumer key: past either, PutToken fails
-// with [ErrStoreFull] (a Provider answers the token request 503) and the
-// credentials kept go on working, so that a client that collects tokens
-// (with a user account that approves its flows) exhausts only its share.
+// Each grant (a consumer key and a user) keeps its 16 newest token
+// credentials: a 17th revokes the oldest, so that a user who authorizes a
+// client again and again holds at most 16, and is never refused. At most
+// MaxTokens are kept in all, and, if MaxTokensPerClient is set, at most
+// that many for one consumer key. Past either, PutToken for a grant that
+// holds a token revokes the grant's oldest to make room, so that a user
+// who authorizes again is served even then, and PutToken for a new grant
+// fails with [ErrStoreFull] (a Provider answers the token request 503,
+// and the approval stays usable for a retry) until revocations free room;
+// the credentials kept go on working. One client's users re-authorizing
+// never fill the store: only a million grants, or users who each keep
+// many devices signed in, reach the default MaxTokens.
 type MemoryTokenStore struct {
 	// MaxTokens bounds the token credentials kept; zero means 1<<20
 	// (1,048,576), about 600 MB when full.
 	MaxTokens int
 
-	// MaxTokensPerClient bounds the token credentials kept for one
-	// consumer key; zero means 1<<16 (65,536), 1/16 of the default
-	// MaxTokens, and a negative value means no bound but MaxTokens. Raise
-	// it for a client with more users than that.
+	// MaxTokensPerClient, if positive, bounds the token credentials kept
+	// for one consumer key, so that one client's grants cannot take the
+	// whole store; zero or negative means no bound but MaxTokens.
 	MaxTokensPerClient int
 
 	mu        sync.RWMutex
 	perClient map[string]int // tokens by consumer key; no zero counts
 	tokens    map[string]TokenCredentials
-	grants    map[grant]map[string]struct{} // the tokens of each grant
+	grants    map[grant][]string // the tokens of each grant, oldest first
 
 	revoked map[string]time.Time // when each remembered token was revoked
 	order   []revocation         // the same, oldest first
@@ -123,9 +144,10 @@ type grant struct{ consumerKey, user string }
 
 var _ TokenStore = (*MemoryTokenStore)(nil)
 
-// PutToken stores t. It fails if t.Token is empty, already stored or
-// revoked, or with [ErrStoreFull], naming the client when it is the
-// client's share that is full.
+// PutToken stores t, revoking the oldest token of its grant past the
+// bounds. It fails if t.Token is empty, already stored or revoked, or,
+// for a grant that holds no token, with [ErrStoreFull], naming the client
+// when it is the client's share that is full.
 func (m *MemoryTokenStore) PutToken(_ context.Context, t TokenCredentials, now time.Time) error {
 	if t.Token == "" {
 		return errors.New("oauth1: PutToken: empty token")
@@ -134,7 +156,8 @@ func (m *MemoryTokenStore) PutToken(_ context.Context, t TokenCredentials, now t
 	defer m.mu.Unlock()
 	if m.tokens == nil {
 		m.tokens = make(map[string]TokenCredentials)
-		m.grants = make(map[grant]map[string]struct{})
+		m.grants = make(map[grant][]string)
+		m.perClient = make(map[string]int)
 	}
 	if _, ok := m.tokens[t.Token]; ok {
 		return errors.New("oauth1: PutToken: the token is already stored")
@@ -146,27 +169,37 @@ func (m *MemoryTokenStore) PutToken(_ context.Context, t TokenCredentials, now t
 	if limit <= 0 {
 		limit = defaultMaxTokens
 	}
-	if perClient == 0 {
-		perClient = defaultMaxTokensPerClient
+	g := grant{t.ConsumerKey, t.User}
+	full := func() error {
+		switch {
+		case len(m.grants[g]) >= maxTokensPerGrant:
+			return nil // the grant's own bound: never refused
+		case len(m.tokens) >= limit:
+			return fmt.Errorf("%w: %d token credentials", ErrStoreFull, limit)
+		case perClient > 0 && m.perClient[t.ConsumerKey] >= perClient:
+			return fmt.Errorf("%w: client %q holds %d token credentials, its share", ErrStoreFull, t.ConsumerKey, m.perClient[t.ConsumerKey])
+		}
+		return errNotFull
 	}
-	if len(m.tokens) >= limit {
-		return fmt.Errorf("%w: %d token credentials", ErrStoreFull, limit)
-	}
-	if n := m.perClient[t.ConsumerKey]; perClient > 0 && n >= perClient {
-		return fmt.Errorf("%w: client %q holds %d token credentials, its share", ErrStoreFull, t.ConsumerKey, n)
-	}
-	if m.perClient == nil {
-		m.perClient = make(map[string]int)
+	for {
+		err := full()
+		if err == errNotFull {
+			break
+		}
+		tokens := m.grants[g]
+		if len(tokens) == 0 {
+			return err
+		}
+		m.remove(m.tokens[tokens[0]], now) // the grant's oldest
 	}
 	m.perClient[t.ConsumerKey]++
 	m.tokens[t.Token] = t
-	g := grant{t.ConsumerKey, t.User}
-	if m.grants[g] == nil {
-		m.grants[g] = make(map[string]struct{})
-	}
-	m.grants[g][t.Token] = struct{}{}
+	m.grants[g] = append(m.grants[g], t.Token)
 	return nil
 }
+
+// errNotFull says that a MemoryTokenStore has room for one more token.
+var errNotFull = errors.New("not full")
 
 // Token returns the token credentials for token.
 func (m *MemoryTokenStore) Token(_ context.Context, token string, now time.Time) (TokenCredentials, error) {
@@ -204,25 +237,23 @@ func (m *MemoryTokenStore) Revoke(_ context.Context, token string, now time.Time
 		return m.notFound(token, now)
 	}
 	m.remove(t, now)
-	g := grant{t.ConsumerKey, t.User}
-	if len(m.grants[g]) == 0 {
-		delete(m.grants, g)
-	}
 	return nil
 }
 
 // RevokeGrant removes the token credentials of user for the client
-// consumerKey, and returns how many it removed.
+// consumerKey, and returns how many it removed; none is an error wrapping
+// [ErrNotFound].
 func (m *MemoryTokenStore) RevokeGrant(_ context.Context, consumerKey, user string, now time.Time) (int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	g := grant{consumerKey, user}
-	tokens := m.grants[g]
-	n := len(tokens) // remove deletes from tokens
-	for token := range tokens {
-		m.remove(m.tokens[token], now)
+	n := len(m.grants[g])
+	for len(m.grants[g]) > 0 {
+		m.remove(m.tokens[m.grants[g][0]], now)
 	}
-	delete(m.grants, g)
+	if n == 0 {
+		return 0, fmt.Errorf("%w: no token credentials of client %q for user %q", ErrNotFound, consumerKey, user)
+	}
 	return n, nil
 }
 
@@ -231,7 +262,12 @@ func (m *MemoryTokenStore) RevokeGrant(_ context.Context, consumerKey, user stri
 // maxRevoked, are forgotten. m.mu must be held.
 func (m *MemoryTokenStore) remove(t TokenCredentials, now time.Time) {
 	delete(m.tokens, t.Token)
-	delete(m.grants[grant{t.ConsumerKey, t.User}], t.Token)
+	g := grant{t.ConsumerKey, t.User}
+	if tokens := slices.DeleteFunc(m.grants[g], func(s string) bool { return s == t.Token }); len(tokens) > 0 {
+		m.grants[g] = tokens
+	} else {
+		delete(m.grants, g)
+	}
 	if m.perClient[t.ConsumerKey]--; m.perClient[t.ConsumerKey] <= 0 {
 		delete(m.perClient, t.ConsumerKey)
 	}

@@ -744,15 +744,15 @@ func TestMiddlewareErrors(t *testing.T) {
 		status int
 		retry  string // Retry-After
 	}{
-		{"store full", func(v *Verifier) { v.Nonces = failingStore{errNonceStoreFull} }, nil, 503, "5"},
+		{"store full", func(v *Verifier) { v.Nonces = failingStore{errNonceStoreFull} }, nil, 503, retryAfter},
 		{"store down", func(v *Verifier) {
 			v.Nonces = failingStore{fmt.Errorf("%w: redis: connection refused", ErrStoreUnavailable)}
-		}, nil, 503, "5"},
+		}, nil, 503, retryAfter},
 		{"store broken", func(v *Verifier) { v.Nonces = failingStore{errors.New("redis: unexpected reply")} }, nil, 500, ""},
 		{"database broken", func(v *Verifier) { v.Store = failingCredentials{} }, nil, 500, ""},
 		{"database down", func(v *Verifier) {
 			v.Store = failingCredentials{fmt.Errorf("%w: dial tcp: connection refused", ErrStoreUnavailable)}
-		}, nil, 503, "5"},
+		}, nil, 503, retryAfter},
 		{"body too large", func(v *Verifier) { v.MaxBodyBytes = 10 }, signed(t, xConfig(), "POST", "https://api.example.com/r", "application/x-www-form-urlencoded", "a=1&b=2&c=3&d=4", "e4"), 413, ""},
 	} {
 		v := xVerifier()
