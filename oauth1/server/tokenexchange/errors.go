@@ -44,7 +44,6 @@ const (
 	codeInvalidRequest       = "invalid_request"
 	codeInvalidClient        = "invalid_client"
 	codeInvalidGrant         = "invalid_grant"
-	codeUnauthorizedClient   = "unauthorized_client"
 	codeUnsupportedGrantType = "unsupported_grant_type"
 	codeInvalidScope         = "invalid_scope"
 	codeInvalidTarget        = "invalid_target"
