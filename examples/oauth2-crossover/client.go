@@ -140,4 +140,3 @@ type manageRequest struct {
 func (m manageRequest) request() *oauth2.TokenGenerateRequest {
 	return &oauth2.TokenGenerateRequest{ClientID: m.ClientID, ClientSecret: m.ClientSecret, UserID: m.UserID, Scope: m.Scope, AccessTokenExp: time.Hour}
 }
-
