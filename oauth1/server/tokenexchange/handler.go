@@ -1,8 +1,10 @@
 package tokenexchange
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -189,8 +191,12 @@ func (h *Handler) serve(r *http.Request) (*answer, Grant, string, error) {
 		// RFC 6749 §3.2: the client MUST use POST.
 		return nil, Grant{}, "", &Error{Code: codeInvalidRequest, Description: "the token endpoint takes POST"}
 	}
-	r.Body = http.MaxBytesReader(nil, r.Body, maxBody)
-	if signed(r) {
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
+	if err != nil {
+		return nil, Grant{}, "", refuseCause(codeInvalidRequest, "the request body is unreadable or over 64 KiB", err)
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if signed(r, body) {
 		return h.serveSigned(r)
 	}
 	return h.serveSecret(r)

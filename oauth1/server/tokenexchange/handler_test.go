@@ -409,3 +409,52 @@ type failingRevoke struct{ server.TokenStore }
 func (failingRevoke) Revoke(context.Context, string, time.Time) error {
 	return fmt.Errorf("%w: connection refused", server.ErrStoreUnavailable)
 }
+
+// TestSignedDeliveries: the 1.0a parameters in the query or the form
+// body (RFC 5849 §3.5.2, §3.5.3) are a signed exchange as the header is.
+func TestSignedDeliveries(t *testing.T) {
+	for _, d := range []oauth1.Delivery{oauth1.QueryString, oauth1.FormBody} {
+		f := newFixture(t)
+		form := url.Values{"grant_type": {GrantType}, "scope": {"write"}}
+		r := httptest.NewRequest(http.MethodPost, endpoint, strings.NewReader(form.Encode()))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		cfg := oauth1.Config{ConsumerKey: consumerKey, ConsumerSecret: consumerSecret, Delivery: d}
+		require.NoError(t, cfg.SignAt(r, &tok1, f.clock.now(), "n-delivery"))
+		require.Empty(t, r.Header.Get("Authorization"))
+		a := serve(t, f.h, r)
+		wantToken(t, a, "at-1", "write")
+	}
+}
+
+// TestBadGrantsAlike: an unknown, revoked or another client's token and a
+// wrong secret get one answer, so that an authenticated client cannot
+// probe for tokens it does not hold; each compares a secret.
+func TestBadGrantsAlike(t *testing.T) {
+	old := equalSecret
+	t.Cleanup(func() { equalSecret = old })
+	compared := 0
+	equalSecret = func(got, want string) bool { compared++; return old(got, want) }
+	var bodies []string
+	for _, tc := range []struct {
+		form    url.Values
+		prepare func(*fixture)
+	}{
+		{form: secretForm("oauth_token_secret", "wrong-SECRET")},
+		{form: secretForm("subject_token", "tok-nobody")},
+		{form: secretForm("subject_token", "tok-other", "oauth_token_secret", "ts-SECRET-other")},
+		{form: secretForm(), prepare: revoke1},
+	} {
+		f := newFixture(t)
+		if tc.prepare != nil {
+			tc.prepare(f)
+		}
+		compared = 0
+		a := serve(t, f.h, post(tc.form, clientID, clientSecret))
+		require.Equal(t, 400, a.status)
+		require.Equal(t, 2, compared, "the client's secret and the token's")
+		bodies = append(bodies, a.body)
+	}
+	for _, b := range bodies[1:] {
+		require.Equal(t, bodies[0], b)
+	}
+}

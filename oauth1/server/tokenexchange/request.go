@@ -1,6 +1,7 @@
 package tokenexchange
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -26,15 +27,23 @@ var equalSecret = func(got, want string) bool {
 	return subtle.ConstantTimeCompare(g[:], w[:]) == 1
 }
 
-// signed reports whether r carries an OAuth 1.0a signature: an
-// Authorization header of the OAuth scheme, or oauth_signature in its
-// query (a form body's is found by the Verifier, after it is read).
-func signed(r *http.Request) bool {
+// signed reports whether r, whose body is body, carries an OAuth 1.0a
+// signature: in an Authorization header of the OAuth scheme, its query
+// or its form body (RFC 5849 §3.5).
+func signed(r *http.Request, body []byte) bool {
 	auth := r.Header.Get("Authorization")
 	if len(auth) >= 6 && strings.EqualFold(auth[:6], "OAuth ") {
 		return true
 	}
-	return r.URL != nil && strings.Contains(r.URL.RawQuery, "oauth_signature=")
+	if r.URL != nil && strings.Contains(r.URL.RawQuery, "oauth_signature=") {
+		return true
+	}
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if ct != "application/x-www-form-urlencoded" || !bytes.Contains(body, []byte("oauth_signature=")) {
+		return false
+	}
+	vs, err := url.ParseQuery(string(body))
+	return err == nil && vs.Has("oauth_signature")
 }
 
 // params reads the parameters of r's body: a form (RFC 6749 §3.2), or,
@@ -131,7 +140,7 @@ func (h *Handler) authenticate(ctx context.Context, r *http.Request, p map[strin
 		if bid, ok := p["client_id"]; ok && bid != id {
 			return nil, scheme, refuse(codeInvalidRequest, "two client_id values")
 		}
-	} else if a := r.Header.Get("Authorization"); a != "" && !signed(r) {
+	} else if a := r.Header.Get("Authorization"); a != "" && !strings.HasPrefix(strings.ToLower(a), "oauth ") {
 		return nil, realmFallback, refuse(codeInvalidClient, "client authentication takes HTTP Basic")
 	} else {
 		id, secret = p["client_id"], p["client_secret"]
@@ -195,16 +204,15 @@ func (h *Handler) serveSecret(r *http.Request) (*answer, Grant, string, error) {
 	}
 	g := Grant{ConsumerKey: c.ConsumerKey, ClientID: c.ID, Token: token}
 	rec, err := h.Tokens.Token(ctx, token, h.now())
-	switch {
-	case errors.Is(err, server.ErrNotFound):
-		return nil, g, "", refuseCause(codeInvalidGrant, "the token is unknown or revoked", err)
-	case err != nil:
+	if err != nil && !errors.Is(err, server.ErrNotFound) {
 		return nil, g, "", storeRefusal(err)
 	}
-	// Both compared whatever the first says: as long either way.
+	// One answer, and a comparison, whether the token is unknown, revoked,
+	// another client's or its secret wrong: a client learns nothing of
+	// the tokens it does not hold.
 	secretOK := equalSecret(secret, rec.Secret) && rec.Secret != ""
-	if !secretOK || rec.ConsumerKey != c.ConsumerKey {
-		return nil, g, "", refuse(codeInvalidGrant, "the token is unknown or revoked, or was issued to another client")
+	if err != nil || !secretOK || rec.ConsumerKey != c.ConsumerKey {
+		return nil, g, "", refuseCause(codeInvalidGrant, badGrant, err)
 	}
 	if err := h.checkConsumer(ctx, rec.ConsumerKey); err != nil {
 		return nil, g, "", err
@@ -216,6 +224,9 @@ func (h *Handler) serveSecret(r *http.Request) (*answer, Grant, string, error) {
 	a, err := h.exchange(ctx, &g, secret)
 	return a, g, "", err
 }
+
+// badGrant is the description of every refused token of X's shape.
+const badGrant = "the token is unknown or revoked, its secret wrong, or it was issued to another client"
 
 // checkConsumer refuses the grant of a 1.0a client that is no longer
 // registered, when the Handler knows the clients.
