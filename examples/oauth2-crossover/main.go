@@ -119,7 +119,8 @@ func NewProvider(tokens []server.TokenCredentials, window time.Duration) (*Provi
 		Window:    window,
 		Observe: func(r *http.Request, g tokenexchange.Grant, err error) {
 			// Where a provider counts exchanges for its sunset report
-			// (sunset.Usage.RecordExchange), and logs refusals.
+			// (with the RecordExchange method of a sunset.Usage), and logs
+			// refusals.
 			if err != nil && r != nil {
 				log.Printf("exchange refused: %v", err)
 			}

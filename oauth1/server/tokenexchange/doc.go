@@ -84,7 +84,7 @@
 // # Counting
 //
 // Observe sees every outcome. A provider counts exchanges for its sunset
-// report there, with sunset.Usage.RecordExchange:
+// report there, with the RecordExchange method of a sunset.Usage:
 //
 //	h.Observe = func(r *http.Request, g tokenexchange.Grant, err error) {
 //		if err == nil && !g.Repeat {
