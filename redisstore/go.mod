@@ -8,6 +8,7 @@ require (
 	github.com/countersign/countersign v1.0.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/stretchr/testify v1.12.1
+	golang.org/x/oauth2 v0.38.0
 )
 
 require (

@@ -1,0 +1,199 @@
+package tokenexchange
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/oauth2"
+
+	"github.com/countersign/countersign/oauth1/server"
+)
+
+// TestConcurrentExchanges: eight Handlers (instances) sharing a
+// MemoryStore, token store and nonce store, 64 exchanges of one grant at
+// once, in both shapes: exactly one Issue, and every exchange answered
+// with its token.
+func TestConcurrentExchanges(t *testing.T) {
+	f := newFixture(t)
+	f.issue = func(context.Context, Grant) (*oauth2.Token, error) {
+		time.Sleep(50 * time.Millisecond) // the others arrive while it is minted
+		return &oauth2.Token{AccessToken: "at-once", RefreshToken: "rt-once", ExpiresIn: 3600}, nil
+	}
+	instances := make([]*Handler, 8)
+	for i := range instances {
+		instances[i] = &Handler{Consumers: f.h.Consumers, Tokens: f.h.Tokens, Settings: f.h.Settings,
+			Clients: f.h.Clients, Issuer: f.h.Issuer, Store: f.h.Store, Observe: f.h.Observe}
+	}
+	reqs := make([]*http.Request, 64)
+	for i := range reqs {
+		if i%2 == 0 {
+			reqs[i] = post(secretForm(), clientID, clientSecret)
+		} else {
+			reqs[i] = f.signed(t, url.Values{}, tok1)
+		}
+	}
+	answers := make([]answerOf, len(reqs))
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range reqs {
+		wg.Go(func() {
+			<-start
+			answers[i] = serve(t, instances[i%len(instances)], reqs[i])
+		})
+	}
+	close(start)
+	wg.Wait()
+	require.EqualValues(t, 1, f.issued.Load())
+	repeats := 0
+	for _, a := range answers {
+		require.Equal(t, 200, a.status, a.body)
+		require.Equal(t, "at-once", a.fields["access_token"])
+	}
+	for _, o := range f.observed {
+		if o.g.Repeat {
+			repeats++
+		}
+	}
+	require.Equal(t, len(reqs)-1, repeats, "one exchange, the rest repeats")
+}
+
+// TestBusyTooLong: an exchange that waits for another's claim past its
+// bound is answered temporarily_unavailable, not a second token.
+func TestBusyTooLong(t *testing.T) {
+	f := newFixture(t)
+	_, err := f.h.Store.Claim(context.Background(), token1, "someone-else", time.Hour, f.clock.now())
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	a := serve(t, f.h, post(secretForm(), clientID, clientSecret).WithContext(ctx))
+	require.Equal(t, 503, a.status)
+	require.Equal(t, "temporarily_unavailable", a.fields["error"])
+	require.Zero(t, f.issued.Load())
+}
+
+// recordingStore keeps what Complete stored.
+type recordingStore struct {
+	Store
+	mu       sync.Mutex
+	answers  [][]byte
+	complete func() error
+}
+
+func (s *recordingStore) Complete(ctx context.Context, grant, owner string, answer []byte, window, keep time.Duration, now time.Time) error {
+	s.mu.Lock()
+	s.answers = append(s.answers, append([]byte(nil), answer...))
+	s.mu.Unlock()
+	if s.complete != nil {
+		if err := s.complete(); err != nil {
+			return err
+		}
+	}
+	return s.Store.Complete(ctx, grant, owner, answer, window, keep, now)
+}
+
+// TestStoredAnswerSealed: the store never holds the OAuth 2.0 token in
+// clear, and what it holds opens only with the grant's secret.
+func TestStoredAnswerSealed(t *testing.T) {
+	f := newFixture(t)
+	rs := &recordingStore{Store: f.h.Store}
+	f.h.Store = rs
+	serve(t, f.h, post(secretForm(), clientID, clientSecret))
+	require.Len(t, rs.answers, 1)
+	sealed := rs.answers[0]
+	for _, s := range []string{"at-1", "rt-1", tokenSecret} {
+		require.False(t, bytes.Contains(sealed, []byte(s)), "%q in the store", s)
+	}
+	s, err := newSealer(tokenSecret, token1, consumerKey)
+	require.NoError(t, err)
+	a, err := s.open(sealed)
+	require.NoError(t, err)
+	require.Equal(t, "at-1", a.AccessToken)
+	for _, other := range [][3]string{{"ts-other", token1, consumerKey}, {tokenSecret, "tok-2", consumerKey}, {tokenSecret, token1, "ck-2"}} {
+		s, err := newSealer(other[0], other[1], other[2])
+		require.NoError(t, err)
+		_, err = s.open(sealed)
+		require.Error(t, err, "opened with %q", other)
+	}
+}
+
+// TestCompleteFails: a minted token whose exchange cannot be recorded is
+// not handed out, and the failure is temporarily_unavailable.
+func TestCompleteFails(t *testing.T) {
+	f := newFixture(t)
+	f.h.Store = &recordingStore{Store: f.h.Store, complete: func() error { return server.ErrStoreUnavailable }}
+	a := serve(t, f.h, post(secretForm(), clientID, clientSecret))
+	require.Equal(t, 503, a.status)
+	require.NotContains(t, a.body, "at-1")
+}
+
+func TestMemoryStore(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Unix(1_800_000_000, 0)
+	var m MemoryStore
+
+	c, err := m.Claim(ctx, "g", "o1", time.Minute, t0)
+	require.NoError(t, err)
+	require.Equal(t, Claimed, c.State)
+	c, _ = m.Claim(ctx, "g", "o2", time.Minute, t0)
+	require.Equal(t, Busy, c.State)
+	require.NoError(t, m.Release(ctx, "g", "o2", t0)) // not o2's: nothing
+	c, _ = m.Claim(ctx, "g", "o2", time.Minute, t0)
+	require.Equal(t, Busy, c.State)
+	require.NoError(t, m.Release(ctx, "g", "o1", t0))
+	c, _ = m.Claim(ctx, "g", "o2", time.Minute, t0)
+	require.Equal(t, Claimed, c.State, "released: claimed again")
+
+	// An expired lease: claimed by another; the first cannot complete.
+	c, _ = m.Claim(ctx, "g", "o3", time.Minute, t0.Add(time.Minute))
+	require.Equal(t, Claimed, c.State)
+	require.Error(t, m.Complete(ctx, "g", "o2", []byte("a2"), time.Minute, time.Hour, t0.Add(time.Minute)))
+
+	require.NoError(t, m.Complete(ctx, "g", "o3", []byte("a3"), time.Minute, time.Hour, t0.Add(time.Minute)))
+	require.Error(t, m.Complete(ctx, "g", "o3", []byte("a4"), time.Minute, time.Hour, t0.Add(time.Minute)), "completed twice")
+	c, _ = m.Claim(ctx, "g", "o4", time.Minute, t0.Add(90*time.Second))
+	require.Equal(t, Claim{State: Answered, Answer: []byte("a3"), Exchanged: t0.Add(time.Minute)}, c)
+	c, _ = m.Claim(ctx, "g", "o4", time.Minute, t0.Add(2*time.Minute))
+	require.Equal(t, Claim{State: Spent, Exchanged: t0.Add(time.Minute)}, c)
+	require.NoError(t, m.Release(ctx, "g", "o3", t0), "releasing an exchange does nothing")
+	c, _ = m.Claim(ctx, "g", "o4", time.Minute, t0.Add(2*time.Minute))
+	require.Equal(t, Spent, c.State)
+
+	// The answer is dropped (zeroed) when its window passes, asked for
+	// or not, and the record when its keep does.
+	m.mu.Lock()
+	require.Nil(t, m.grants["g"].answer)
+	m.mu.Unlock()
+	c, _ = m.Claim(ctx, "g", "o5", time.Minute, t0.Add(61*time.Minute))
+	require.Equal(t, Claimed, c.State, "forgotten after keep")
+
+	// Bounded.
+	small := MemoryStore{MaxGrants: 2}
+	for _, g := range []string{"a", "b"} {
+		_, err := small.Claim(ctx, g, "o", time.Minute, t0)
+		require.NoError(t, err)
+	}
+	_, err = small.Claim(ctx, "c", "o", time.Minute, t0)
+	require.ErrorIs(t, err, server.ErrStoreFull)
+	_, err = small.Claim(ctx, "c", "o", time.Minute, t0.Add(time.Minute))
+	require.NoError(t, err, "room again once leases expire")
+}
+
+// TestMemoryStoreAnswerCleared: a sweep zeroes the answer's bytes.
+func TestMemoryStoreAnswerCleared(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Unix(1_800_000_000, 0)
+	var m MemoryStore
+	m.Claim(ctx, "g", "o", time.Minute, t0)
+	require.NoError(t, m.Complete(ctx, "g", "o", []byte("sealed"), time.Second, time.Hour, t0))
+	m.mu.Lock()
+	kept := m.grants["g"].answer
+	m.mu.Unlock()
+	m.Claim(ctx, "other", "o", time.Minute, t0.Add(2*time.Second))
+	require.Equal(t, make([]byte, len("sealed")), kept)
+}
