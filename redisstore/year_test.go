@@ -124,8 +124,8 @@ func (c *yearClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
 
 type yearUser struct {
 	id    string
-	tok   *oauth1.Credentials // the newest token credentials; nil for none
-	toks  []string            // every token issued (big's heavy user only)
+	tok   *oauth1.Credentials   // the newest token credentials; nil for none
+	toks  []*oauth1.Credentials // every token issued (big's heavy user only)
 	auths int
 }
 
@@ -137,6 +137,11 @@ type yearClient struct {
 	flood  bool
 	auths  int // authorizations started (temporary credential requests)
 	issued int // token credentials issued
+
+	// firstRefused is the number of the first authorization that did not
+	// end in token credentials, zero for none; issuedBefore how many were
+	// issued before it, issuedAfter after it.
+	firstRefused, issuedBefore, issuedAfter int
 }
 
 func (c *yearClient) String() string { return "tenant " + c.tn.name + " " + c.key }
@@ -164,6 +169,7 @@ type yearBackend struct {
 	// time redis-server has used, or 0.
 	usedMemory func() int64
 	serverCPU  func() time.Duration
+	trips      func() int64 // Redis round trips so far
 }
 
 type yearFailure struct {
@@ -186,6 +192,7 @@ type year struct {
 	day      int
 
 	peakHeap, peakRedis int64
+	trips               int64
 	flood               map[string]int
 }
 
@@ -209,6 +216,7 @@ func TestSimulatedYear(t *testing.T) {
 			newDay:     func() {},
 			usedMemory: func() int64 { return -1 },
 			serverCPU:  func() time.Duration { return 0 },
+			trips:      func() int64 { return 0 },
 		})
 	})
 	t.Run("redis", func(t *testing.T) {
@@ -218,6 +226,9 @@ func TestSimulatedYear(t *testing.T) {
 		// emptied between days; the token credentials in database 0.
 		daily := redis.NewClient(&redis.Options{Addr: srv.addr(), DB: 1})
 		t.Cleanup(func() { daily.Close() })
+		var trips yearTrips
+		rdb.AddHook(&trips)
+		daily.AddHook(&trips)
 		runYear(t, yearBackend{
 			name:  "redis",
 			flood: yearRedisFlood,
@@ -232,6 +243,7 @@ func TestSimulatedYear(t *testing.T) {
 			},
 			usedMemory: func() int64 { return usedMemory(t, rdb) },
 			serverCPU:  func() time.Duration { return redisCPU(t, rdb) },
+			trips:      trips.n.Load,
 		})
 	})
 }
@@ -408,6 +420,7 @@ func runYear(t *testing.T, be yearBackend) {
 		y.be.newDay()
 	}
 	cpu, serverCPU := processCPU()-cpu0, be.serverCPU()-serverCPU0
+	y.trips = be.trips()
 	y.report(cpu, serverCPU, time.Since(wall0))
 }
 
@@ -544,6 +557,12 @@ func (y *year) authorize(c *yearClient, u *yearUser) {
 	tn := c.tn
 	c.auths++
 	u.auths++
+	issued := false
+	defer func() {
+		if !issued && c.firstRefused == 0 {
+			c.firstRefused, c.issuedBefore = c.auths, c.issued
+		}
+	}()
 	nth := fmt.Sprintf("authorization %d of client %s (user %s, her authorization %d; %d token credentials issued to %s before it)",
 		c.auths, c.key, u.id, u.auths, c.issued, c.key)
 	y.requests["temporary credential request"]++
@@ -574,10 +593,14 @@ func (y *year) authorize(c *yearClient, u *yearUser) {
 			if attempt > 1 {
 				y.refusals["token request retried after Retry-After, then issued"]++
 			}
+			issued = true
 			c.issued++
+			if c.firstRefused > 0 {
+				c.issuedAfter++
+			}
 			u.tok = resp.Credentials
-			if u.toks != nil || (c.key == "big" && u == c.users[0]) {
-				u.toks = append(u.toks, resp.Credentials.Token)
+			if c.key == "big" && u == c.users[0] {
+				u.toks = append(u.toks, resp.Credentials)
 			}
 			y.call(c, u, "api call with new token", false)
 			return
@@ -731,24 +754,16 @@ func (y *year) revokeGrant(c *yearClient, u *yearUser) {
 		y.fail(fmt.Sprintf("%s: RevokeGrant", c), "user %s: %d revoked, %v", u.id, n, err)
 		return
 	}
+	// Every token the grant was issued (the heavy user's) or the newest,
+	// each with its secret, so that only a revocation can refuse it.
 	toks := []*oauth1.Credentials{u.tok}
-	if u.toks != nil {
-		toks = nil
-		for _, tok := range u.toks {
-			toks = append(toks, &oauth1.Credentials{Token: tok, Secret: "unknown"})
-		}
-		// The newest one with its secret, so that only the revocation can
-		// refuse it.
-		toks = append(toks, u.tok)
-		u.toks = u.toks[:0]
+	if len(u.toks) > 0 {
+		toks, u.toks = u.toks, nil
 	}
 	for _, tok := range toks {
-		if tok == nil {
-			continue
-		}
 		r := yearRevoked{c, tok, "RevokeGrant"}
 		y.tryRevoked(r, "just revoked (RevokeGrant)")
-		if len(y.revoked) < 4096 && tok.Secret != "unknown" {
+		if len(y.revoked) < 4096 {
 			y.revoked = append(y.revoked, r)
 		}
 	}
@@ -831,7 +846,20 @@ func (y *year) report(cpu, serverCPU, wall time.Duration) {
 	if serverCPU > 0 {
 		fmt.Fprintf(&b, ", %.1f s in redis-server", serverCPU.Seconds())
 	}
-	fmt.Fprintf(&b, " (wall %.1f s)\n", wall.Seconds())
+	fmt.Fprintf(&b, " (wall %.1f s)", wall.Seconds())
+	if y.trips > 0 {
+		fmt.Fprintf(&b, "; %d Redis round trips, %.0f µs of CPU each in both processes with the requests' own work",
+			y.trips, float64((cpu+serverCPU).Microseconds())/float64(y.trips))
+	}
+	b.WriteString("\n")
+	for _, tn := range y.tenants {
+		for _, c := range tn.clients {
+			if c.firstRefused > 0 {
+				fmt.Fprintf(&b, "%s: first authorization refused: %d (after %d token credentials issued); of the %d authorizations after it, %d got token credentials\n",
+					c, c.firstRefused, c.issuedBefore, c.auths-c.firstRefused, c.issuedAfter)
+			}
+		}
+	}
 	fmt.Fprintf(&b, "failures: %d kinds\n", len(y.order))
 	for _, k := range y.order {
 		fmt.Fprintf(&b, "  %7d × %s\n            first: %s\n", y.failures[k].n, k, y.failures[k].first)
@@ -869,4 +897,24 @@ func redisCPU(t *testing.T, rdb *redis.Client) time.Duration {
 		}
 	}
 	return time.Duration(sum * float64(time.Second))
+}
+
+// yearTrips counts the commands and pipelines sent to Redis: its round
+// trips.
+type yearTrips struct{ n atomic.Int64 }
+
+func (h *yearTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *yearTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+
+func (h *yearTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		h.n.Add(1)
+		return next(ctx, cmds)
+	}
 }
