@@ -51,22 +51,24 @@ func NewUsage(client redis.UniversalClient, prefix string) *Usage {
 	return &Usage{client: client, key: prefix + "usage", honours: honoursDeadlines(client)}
 }
 
-// addUsage adds to the hash KEYS[1], for each triple of ARGV after the
-// first (consumer key, requests, last seen in Unix milliseconds), the
-// requests to the field "n:" and the key, and sets "t:" and the key to the
-// later of its time and the one it holds; a key not yet in the hash is
-// left out once it holds ARGV[1] keys. It returns how many keys it left
-// out.
+// addUsage adds to the hash KEYS[1], for each quadruple of ARGV after the
+// first (consumer key, requests, exchanges, last seen in Unix
+// milliseconds), the requests to the field "n:" and the key, the
+// exchanges to "x:" and the key (three fields a key, even at zero, so that
+// HLEN counts keys), and sets "t:" and the key to the later of
+// its time and the one it holds; a key not yet in the hash is left out
+// once it holds ARGV[1] keys. It returns how many keys it left out.
 var addUsage = redis.NewScript(`
 local max = tonumber(ARGV[1])
 local dropped = 0
-for i = 2, #ARGV, 3 do
-	local n, t = 'n:' .. ARGV[i], 't:' .. ARGV[i]
-	if redis.call('HEXISTS', KEYS[1], n) == 1 or redis.call('HLEN', KEYS[1]) < 2 * max then
+for i = 2, #ARGV, 4 do
+	local n, x, t = 'n:' .. ARGV[i], 'x:' .. ARGV[i], 't:' .. ARGV[i]
+	if redis.call('HEXISTS', KEYS[1], t) == 1 or redis.call('HLEN', KEYS[1]) < 3 * max then
 		redis.call('HINCRBY', KEYS[1], n, ARGV[i+1])
+		redis.call('HINCRBY', KEYS[1], x, ARGV[i+2])
 		local last = tonumber(redis.call('HGET', KEYS[1], t) or '0')
-		if tonumber(ARGV[i+2]) > last then
-			redis.call('HSET', KEYS[1], t, ARGV[i+2])
+		if tonumber(ARGV[i+3]) > last then
+			redis.call('HSET', KEYS[1], t, ARGV[i+3])
 		end
 	else
 		dropped = dropped + 1
@@ -79,9 +81,9 @@ return dropped
 // Redis for long.
 const usageBatch = 256
 
-// Add adds the requests of cs to the counts, and moves each client's last
+// Add adds the requests and exchanges of cs to the counts, and moves each client's last
 // seen time forward to its LastSeen, never back. It is the add of
-// [sunset.Usage.Flush]. Clients with an empty key or no requests are
+// [sunset.Usage.Flush]. Clients with an empty key, no requests and no exchanges are
 // skipped; those beyond MaxClients are dropped without an error. A failed
 // Add may have added some of cs (those of its first batches of 256).
 func (u *Usage) Add(ctx context.Context, cs []sunset.Client) error {
@@ -89,15 +91,15 @@ func (u *Usage) Add(ctx context.Context, cs []sunset.Client) error {
 	if limit <= 0 {
 		limit = sunset.DefaultMaxClients
 	}
-	args := make([]any, 0, 1+3*min(len(cs), usageBatch))
+	args := make([]any, 0, 1+4*min(len(cs), usageBatch))
 	for len(cs) > 0 {
 		n := min(len(cs), usageBatch)
 		args = append(args[:0], limit)
 		for _, c := range cs[:n] {
-			if c.ConsumerKey == "" || c.Requests <= 0 {
+			if c.ConsumerKey == "" || (c.Requests <= 0 && c.Exchanges <= 0) {
 				continue
 			}
-			args = append(args, c.ConsumerKey, c.Requests, c.LastSeen.UnixMilli())
+			args = append(args, c.ConsumerKey, max(c.Requests, 0), max(c.Exchanges, 0), c.LastSeen.UnixMilli())
 		}
 		cs = cs[n:]
 		if len(args) == 1 {
@@ -137,6 +139,8 @@ func (u *Usage) Clients(ctx context.Context) ([]sunset.Client, error) {
 			return nil, storeError("reading usage counts", errors.New("field "+strconv.Quote(f)+" is not an integer"))
 		case strings.HasPrefix(f, "n:"):
 			get(f[2:]).Requests = n
+		case strings.HasPrefix(f, "x:"):
+			get(f[2:]).Exchanges = n
 		case strings.HasPrefix(f, "t:"):
 			get(f[2:]).LastSeen = time.UnixMilli(n).UTC()
 		default:

@@ -37,11 +37,13 @@ func testUsageAcrossInstances(t *testing.T, newClient func() redis.UniversalClie
 		local[0].Record("app-a", t0.Add(time.Duration(i+1)*time.Second))
 	}
 	local[0].Record("app-b", t0.Add(10*time.Second))
+	local[0].RecordExchange("app-b", t0.Add(9*time.Second))
 	for i := range 5 {
 		local[1].Record("app-a", t0.Add(time.Duration(i%3)*time.Second))
 	}
 	local[1].Record("app-c", t0.Add(time.Second))
 	local[1].Record("app-c", t0.Add(time.Second))
+	local[1].RecordExchange("app-d", t0.Add(4*time.Second)) // exchanged, no request
 
 	var wg sync.WaitGroup
 	for i := range 2 {
@@ -55,7 +57,8 @@ func testUsageAcrossInstances(t *testing.T, newClient func() redis.UniversalClie
 	want := []sunset.Client{
 		{ConsumerKey: "app-a", Requests: 8, LastSeen: t0.Add(3 * time.Second)},
 		{ConsumerKey: "app-c", Requests: 2, LastSeen: t0.Add(time.Second)},
-		{ConsumerKey: "app-b", Requests: 1, LastSeen: t0.Add(10 * time.Second)},
+		{ConsumerKey: "app-b", Requests: 1, Exchanges: 1, LastSeen: t0.Add(10 * time.Second)},
+		{ConsumerKey: "app-d", Exchanges: 1, LastSeen: t0.Add(4 * time.Second)},
 	}
 	for i := range 2 {
 		got, err := shared[i].Clients(ctx)
@@ -72,8 +75,9 @@ func testUsageAcrossInstances(t *testing.T, newClient func() redis.UniversalClie
 	require.NoError(t, err)
 	assert.Equal(t, []sunset.Client{
 		{ConsumerKey: "app-a", Requests: 8, LastSeen: t0.Add(3 * time.Second)},
-		{ConsumerKey: "app-b", Requests: 2, LastSeen: t0.Add(10 * time.Second)},
+		{ConsumerKey: "app-b", Requests: 2, Exchanges: 1, LastSeen: t0.Add(10 * time.Second)},
 		{ConsumerKey: "app-c", Requests: 2, LastSeen: t0.Add(time.Second)},
+		{ConsumerKey: "app-d", Exchanges: 1, LastSeen: t0.Add(4 * time.Second)},
 	}, got)
 }
 
@@ -99,7 +103,7 @@ func TestUsageMaxClients(t *testing.T) {
 	assert.Equal(t, sunset.Client{ConsumerKey: "a", Requests: 3, LastSeen: t0}, got[0])
 	n, err := c.HLen(ctx, prefix+"usage").Result()
 	require.NoError(t, err)
-	assert.Equal(t, int64(6), n, "two fields for each of the three keys")
+	assert.Equal(t, int64(9), n, "three fields for each of the three keys")
 }
 
 // When Redis is down, Add fails with ErrStoreUnavailable and Flush keeps
