@@ -84,7 +84,8 @@
 // # Counting
 //
 // Observe sees every outcome. A provider counts exchanges for its sunset
-// report there, with the RecordExchange method of a sunset.Usage:
+// report there, with sunset.Usage.RecordExchange
+// ([github.com/countersign/countersign/oauth1/sunset.Usage.RecordExchange]):
 //
 //	h.Observe = func(r *http.Request, g tokenexchange.Grant, err error) {
 //		if err == nil && !g.Repeat {

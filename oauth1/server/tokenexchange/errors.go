@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 )
 
 // Error is a refusal of a token exchange, answered as RFC 6749 §5.2 says:
@@ -103,7 +102,7 @@ func writeError(w http.ResponseWriter, err error, scheme string) {
 		h.Set("WWW-Authenticate", scheme)
 	}
 	if st == http.StatusServiceUnavailable {
-		h.Set("Retry-After", strconv.Itoa(1))
+		h.Set("Retry-After", retryAfter)
 	}
 	body, _ := json.Marshal(struct {
 		Error       string `json:"error"`
@@ -122,3 +121,8 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	w.WriteHeader(status)
 	w.Write(body)
 }
+
+// retryAfter is the Retry-After, in seconds, of a 503: the one a
+// server.Verifier sends for a store that cannot answer, so that a client
+// meets one policy at every endpoint of a provider.
+const retryAfter = "10"

@@ -128,8 +128,8 @@ type Handler struct {
 	// exchange was refused, nil if it was not. Errors are answered with a
 	// fixed sentence and no detail: log them here. It is also called, with
 	// a nil r, when a revocation due after an exchange fails. A provider
-	// counts exchanges here, with the RecordExchange method of a
-	// sunset.Usage, when err is nil and g.Repeat is false.
+	// counts exchanges here, with sunset.Usage.RecordExchange, when err
+	// is nil and g.Repeat is false.
 	Observe func(r *http.Request, g Grant, err error)
 
 	once   sync.Once

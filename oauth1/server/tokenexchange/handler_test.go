@@ -16,6 +16,7 @@ import (
 
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/server"
+	"github.com/countersign/countersign/oauth1/sunset"
 )
 
 // wantToken checks an RFC 8693 §2.2.1 answer, field by field.
@@ -219,7 +220,7 @@ func TestErrors(t *testing.T) {
 				require.True(t, strings.HasPrefix(ch, tc.challenge+" realm="), "WWW-Authenticate: %q", ch)
 			}
 			if a.status == 503 {
-				require.Equal(t, "1", a.header.Get("Retry-After"))
+				require.Equal(t, serverRetryAfter(t), a.header.Get("Retry-After"), "the Verifier's Retry-After for a store that cannot answer")
 			}
 			if tc.name == "GET" {
 				require.Equal(t, "POST", a.header.Get("Allow"))
@@ -457,4 +458,39 @@ func TestBadGrantsAlike(t *testing.T) {
 	for _, b := range bodies[1:] {
 		require.Equal(t, bodies[0], b)
 	}
+}
+
+// serverRetryAfter is the Retry-After a server.Verifier answers for a
+// store that cannot answer: the one policy the Handler follows too.
+func serverRetryAfter(t testing.TB) string {
+	w := httptest.NewRecorder()
+	new(server.Verifier).WriteError(w, server.ErrStoreUnavailable)
+	ra := w.Header().Get("Retry-After")
+	require.NotEmpty(t, ra)
+	return ra
+}
+
+// TestUsageCountsExchanges: an Observe wired as the package doc says
+// counts each grant's exchange once in a sunset.Usage, not its repeats
+// within the window nor refusals.
+func TestUsageCountsExchanges(t *testing.T) {
+	f := newFixture(t)
+	f.h.Window = time.Hour
+	var usage sunset.Usage
+	observe := f.h.Observe
+	f.h.Observe = func(r *http.Request, g Grant, err error) {
+		observe(r, g, err)
+		if err == nil && !g.Repeat {
+			usage.RecordExchange(g.ConsumerKey, f.clock.now())
+		}
+	}
+	wantToken(t, serve(t, f.h, post(secretForm(), clientID, clientSecret)), "at-1", "read write")
+	f.clock.add(time.Minute)
+	serve(t, f.h, post(secretForm(), clientID, clientSecret))                        // a repeat
+	serve(t, f.h, post(secretForm("subject_token", "nope"), clientID, clientSecret)) // refused
+	got := usage.Clients()
+	require.Len(t, got, 1)
+	require.Equal(t, consumerKey, got[0].ConsumerKey)
+	require.EqualValues(t, 1, got[0].Exchanges)
+	require.EqualValues(t, 0, got[0].Requests)
 }
