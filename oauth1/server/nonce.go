@@ -41,6 +41,13 @@ type Nonce struct {
 // nonce is fresh must return an error, never true. Package
 // [github.com/countersign/countersign/oauth1/oauth1test] has a conformance
 // test, TestNonceStore, for implementations.
+//
+// n.ConsumerKey is the consumer key as the request sent it; a store is
+// told nothing of the registration it was verified with. A store shared by
+// the Verifiers of several tenants, whose clients may have chosen the same
+// consumer key, keeps the tenants apart itself: a store for each tenant,
+// or for redisstore, a key prefix for each. Only a [MemoryNonceStore]
+// (the default) is told the registration too, by the Verifier.
 type NonceStore interface {
 	Use(ctx context.Context, n Nonce, now, expires time.Time) (fresh bool, err error)
 }
@@ -89,6 +96,33 @@ const nonceShards = 32
 // own share: a client that floods it with valid requests is refused with
 // ErrStoreFull (503 from the Middleware) while the others are served.
 //
+// # Tenants
+//
+// A client, to the store, is a consumer key and the registration that a
+// [Verifier] verified its requests with: the consumer secret for HMAC and
+// PLAINTEXT, the public key for RSA. Two tenants of one process whose
+// clients both registered "acme", with other secrets, are two clients: a
+// nonce one used is fresh at the other, and each has its own share. Copies
+// of a Verifier, and tenants that gave one client the same credentials,
+// verify with the same registration, and refuse each other's replays. The
+// store keeps a keyed 64-bit hash of the secret or key, never the secret.
+// Nonces recorded by calling Use directly are the consumer key's alone.
+//
+// # Fair refusal
+//
+// A client's floor is a 1024th of MaxNonces (1,024 nonces by default).
+// A client that holds fewer unexpired nonces than its floor is refused
+// only when the store is full or the client holds its share. A client
+// that holds its floor or more is refused, too, when it holds at least as
+// many as the store has room for below three quarters of MaxNonces: it
+// may take no more than it leaves. So the last quarter is kept for the
+// clients under their floor, and however many clients flood the store,
+// with valid requests, one after another or all at once, they are refused
+// first, and a client under its floor is served until clients under theirs
+// have filled the last quarter, which takes 256 clients or more. A client
+// alone in the store is refused only by its share and MaxNonces (a share
+// over three quarters of MaxNonces lets it take the last quarter too).
+//
 // # Sizing
 //
 // A nonce costs about 57 bytes, and each consumer key with unexpired
@@ -100,22 +134,24 @@ const nonceShards = 32
 // S/301 verified requests a second with the right time, S/601 at worst. With the
 // defaults, MaxNonces 1<<20 (about 60 MB when full) and a share of
 // 131,072 (about 7.5 MB), that is 435 requests a second for each client,
-// 218 at worst, and no fewer than eight registered clients flooding at
-// once can fill the store. A store that serves one client, or a few busy
-// ones, raises MaxNoncesPerConsumer, up to MaxNonces.
+// 218 at worst. Clients that flood hold three quarters of the store, and
+// each its floor, at most; a client busier than its floor, while others flood, is served
+// while it holds less than they leave. A store that serves one client, or
+// a few busy ones, raises MaxNoncesPerConsumer, up to MaxNonces.
 type MemoryNonceStore struct {
 	// MaxNonces is the number of nonces the store holds at most; zero
 	// means 1<<20 (about 60 MB when full). Exactly MaxNonces distinct unexpired nonces
-	// are accepted; the next is refused with ErrStoreFull, after the
+	// are accepted (three quarters of it from clients over their floor:
+	// see Fair refusal); the next is refused with ErrStoreFull, after the
 	// store has dropped every expired nonce to make room.
 	MaxNonces int
 
 	// MaxNoncesPerConsumer is the number of nonces the store holds at
-	// most for one consumer key, its share of MaxNonces; zero means an
-	// eighth of MaxNonces, at least one. Exactly that many distinct
-	// unexpired nonces of one consumer key are accepted; the next is
-	// refused with ErrStoreFull, and the other consumer keys are not
-	// affected. A value over MaxNonces means MaxNonces.
+	// most for one client (see Tenants), its share of MaxNonces; zero
+	// means an eighth of MaxNonces, at least one. Exactly that many
+	// distinct unexpired nonces of one client are accepted, while the
+	// store has room; the next is refused with ErrStoreFull, and the other
+	// clients are not affected. A value over MaxNonces means MaxNonces.
 	MaxNoncesPerConsumer int
 
 	once sync.Once
@@ -449,7 +485,7 @@ func (s *nonceSet) purge(now int64, count *atomic.Int64) {
 // defaultNonces is the NonceStore of every Verifier, and every Provider,
 // whose Nonces is nil: one for the process, so that no copy of a Verifier,
 // however a program holds it, accepts a request that another accepted.
-// Sharing it refuses only true replays, since a nonce is keyed by consumer
-// key, token, nonce and timestamp, and each consumer's share keeps one
-// client from filling it for the others.
+// Sharing it refuses only true replays, since a nonce is keyed by client
+// (consumer key and registration), token, nonce and timestamp, and each
+// client's share and fair refusal keep one from filling it for the others.
 var defaultNonces MemoryNonceStore

@@ -241,3 +241,60 @@ func TestVerifierFloodersDoNotRefuseAnother(t *testing.T) {
 		t.Errorf("the ninth client after eight flooders: %v; want 8 × 200", codes)
 	}
 }
+
+// TestMemoryNonceStoreFairShare floods a store of 16,384 nonces from 20
+// clients, one after another, and then from clients that stay under their
+// floor until it is full, and compares what each got with a model of the
+// rule MemoryNonceStore documents (Fair refusal): a floor of a 1024th of
+// MaxNonces (16), three quarters of it (12,288) for clients at or over
+// their floor, each taking no more than it leaves, a share of an eighth.
+func TestMemoryNonceStoreFairShare(t *testing.T) {
+	const limit = 1 << 14
+	const floor, pool, share = limit / 1024, limit * 3 / 4, limit / 8
+	now := time.Unix(1e9, 0)
+	m := &MemoryNonceStore{MaxNonces: limit}
+	total, clients := 0, 0
+	model := func(under bool) int {
+		clients++
+		held := 0
+		for held < share && (!under || held < floor) {
+			room := limit
+			if held >= floor && clients > 1 {
+				room = pool - held
+			}
+			if total >= room {
+				break
+			}
+			held++
+			total++
+		}
+		return held
+	}
+	for f := range 20 {
+		want := model(false)
+		if got := floodUntilRefused(t, m, fmt.Sprint("flooder", f), now, limit); got != want {
+			t.Errorf("flooder %d stored %d nonces, want %d", f, got, want)
+		}
+	}
+	// Past the pool, each flooder took its floor at most, as a client under
+	// its floor may.
+	flooders := total
+	if flooders > pool+20*floor {
+		t.Errorf("the model's flooders hold %d, over the pool of %d and their floors", flooders, pool)
+	}
+	light := 0
+	for total < limit {
+		want := model(true)
+		if got := floodUntilRefused(t, m, fmt.Sprint("light", light), now, floor); got != want {
+			t.Fatalf("light client %d stored %d nonces, want %d", light, got, want)
+		}
+		light++
+	}
+	if light+20 < (limit-pool)/floor {
+		t.Errorf("%d light clients and 20 flooders filled the last quarter, want at least %d clients", light, (limit-pool)/floor)
+	}
+	if ok, err := m.Use(context.Background(), Nonce{ConsumerKey: "late", Value: "x", Timestamp: now.Unix()}, now, now.Add(time.Minute)); ok || err != errNonceStoreFull {
+		t.Errorf("a new client in the full store = %v, %v; want errNonceStoreFull", ok, err)
+	}
+	t.Logf("20 flooders hold %d nonces of %d; then %d light clients filled the store", flooders, limit, light)
+}
