@@ -22,6 +22,29 @@ import (
 // with an error wrapping [server.ErrStoreFull] (503 with Retry-After
 // from the Middleware), and the other clients' are served.
 //
+// # Fair refusal
+//
+// On a Redis with a maxmemory, a client that holds 256 unexpired nonces or
+// more is refused, with ErrStoreFull, also while its nonces take, at 150
+// bytes each, at least the memory that the node holding them has free
+// below three quarters of its maxmemory (maxmemory × 3/4 − used_memory,
+// read with INFO memory): it may take no more than it leaves. Clients
+// that flood, however many, are refused before Redis is full, and the last
+// quarter of its memory is kept for the clients that hold fewer than 256
+// nonces, which are refused only by a Redis that is full. A client alone
+// on a node may thus take less than its share: size maxmemory at twice
+// the nonces of its busiest client, and more.
+//
+// # Tenants
+//
+// A NonceStore is told the consumer key of a nonce, not the registration
+// it was verified with: two tenants whose clients both registered "acme"
+// and share one store share acme's nonces and its share. Give each tenant
+// a NonceStore with a prefix of its own (NewNonceStore(rdb,
+// "myapp:tenant-a:")), as its own Verifier's Nonces: its keys are then
+// apart from every other tenant's, and fair refusal keeps one tenant's
+// flood from filling Redis for the others.
+//
 // # Sizing
 //
 // The nonces of a consumer key are kept in one sorted set, under the
@@ -65,7 +88,8 @@ var _ server.NonceStore = (*NonceStore)(nil)
 
 // NewNonceStore returns a NonceStore that keeps its nonces in client under
 // keys that start with prefix (such as "myapp:oauth:"); Verifiers that must
-// refuse each other's replays share a prefix.
+// refuse each other's replays share a prefix, and tenants whose consumer
+// keys may be alike each have their own.
 func NewNonceStore(client redis.UniversalClient, prefix string) *NonceStore {
 	return &NonceStore{client: client, prefix: prefix, honours: honoursDeadlines(client)}
 }
