@@ -15,7 +15,7 @@ import (
 // starts.
 func BenchmarkVerifyMemoryNonces(b *testing.B) {
 	v := &Verifier{Store: Consumers{"acme": {Secret: "acme secret"}}, Settings: Settings{
-		Nonces: new(MemoryNonceStore),
+		Nonces: &MemoryNonceStore{MaxNoncesPerConsumer: 1 << 20},
 		Now:    func() time.Time { return time.Unix(xTimestamp, 0) },
 	}}
 	c := &oauth1.Config{ConsumerKey: "acme", ConsumerSecret: "acme secret"}
