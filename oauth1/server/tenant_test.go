@@ -146,19 +146,21 @@ func copyKey(k *rsa.PublicKey) *rsa.PublicKey {
 }
 
 // floodUntilRefused records fresh nonces of consumer in m until one is
-// refused (at most limit), and returns how many it accepted.
+// refused (at most limit), and returns how many it accepted. It may run on
+// a goroutine of its own.
 func floodUntilRefused(t *testing.T, m *MemoryNonceStore, consumer string, now time.Time, limit int) int {
 	t.Helper()
 	for i := range limit {
 		ok, err := m.Use(context.Background(), Nonce{ConsumerKey: consumer, Value: strconv.Itoa(i), Timestamp: now.Unix()}, now, now.Add(5*time.Minute))
 		if err != nil {
 			if !errors.Is(err, errNonceStoreFull) {
-				t.Fatalf("flood from %s: %v", consumer, err)
+				t.Errorf("flood from %s: %v", consumer, err)
 			}
 			return i
 		}
 		if !ok {
-			t.Fatalf("flood from %s: nonce %d refused as a replay", consumer, i)
+			t.Errorf("flood from %s: nonce %d refused as a replay", consumer, i)
+			return i
 		}
 	}
 	return limit
@@ -297,4 +299,39 @@ func TestMemoryNonceStoreFairShare(t *testing.T) {
 		t.Errorf("a new client in the full store = %v, %v; want errNonceStoreFull", ok, err)
 	}
 	t.Logf("20 flooders hold %d nonces of %d; then %d light clients filled the store", flooders, limit, light)
+}
+
+// TestFloodersAtOnceDoNotRefuseALightClient has 16 clients flood a store
+// of 16,384 nonces all at once, each from a goroutine of its own, while a
+// light client records a nonce between each of their rounds: every one of
+// the light client's nonces is stored, and the store stays within its
+// bound.
+func TestFloodersAtOnceDoNotRefuseALightClient(t *testing.T) {
+	const limit = 1 << 14
+	m := &MemoryNonceStore{MaxNonces: limit}
+	now := time.Unix(1e9, 0)
+	done := make(chan int)
+	for f := range 16 {
+		go func() { done <- floodUntilRefused(t, m, fmt.Sprint("flooder", f), now, limit) }()
+	}
+	light, flooders, held := 0, 16, 0
+	for flooders > 0 || light < 16 {
+		select {
+		case n := <-done:
+			held += n
+			flooders--
+		default:
+			if light < 16 {
+				if ok, err := m.Use(context.Background(), Nonce{ConsumerKey: "light", Value: strconv.Itoa(light), Timestamp: now.Unix()}, now, now.Add(time.Minute)); !ok || err != nil {
+					t.Errorf("the light client's nonce %d during the flood: %v, %v", light, ok, err)
+				}
+				light++
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if n := m.size(); n > limit || held > limit*3/4+16*(limit/1024) {
+		t.Errorf("the store holds %d nonces, the flooders %d; want at most %d, %d", n, held, limit, limit*3/4+16*(limit/1024))
+	}
+	t.Logf("16 flooders at once hold %d nonces of %d", held, limit)
 }
