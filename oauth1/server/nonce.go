@@ -135,9 +135,9 @@ const nonceShards = 32
 // defaults, MaxNonces 1<<20 (about 60 MB when full) and a share of
 // 131,072 (about 7.5 MB), that is 435 requests a second for each client,
 // 218 at worst. Clients that flood hold three quarters of the store, and
-// each its floor, at most; a client busier than its floor, while others flood, is served
-// while it holds less than they leave. A store that serves one client, or
-// a few busy ones, raises MaxNoncesPerConsumer, up to MaxNonces.
+// each its floor, at most; while they do, a client busier than its floor
+// is served while it holds less than they leave. A store that serves one
+// client, or a few busy ones, raises MaxNoncesPerConsumer, up to MaxNonces.
 type MemoryNonceStore struct {
 	// MaxNonces is the number of nonces the store holds at most; zero
 	// means 1<<20 (about 60 MB when full). Exactly MaxNonces distinct unexpired nonces
