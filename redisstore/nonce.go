@@ -32,8 +32,10 @@ import (
 // that flood, however many, are refused before Redis is full, and the last
 // quarter of its memory is kept for the clients that hold fewer than 256
 // nonces, which are refused only by a Redis that is full. A client alone
-// on a node may thus take less than its share: size maxmemory at twice
-// the nonces of its busiest client, and more.
+// on a node may thus hold no more than half of the memory free below three
+// quarters of maxmemory: for the busiest client to reach its share, give
+// Redis a maxmemory of three times the share's memory (150 bytes a nonce)
+// over what the rest of its data takes.
 //
 // # Tenants
 //
