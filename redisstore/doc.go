@@ -13,7 +13,10 @@
 // Cluster all work: every command and every script touches a single key,
 // so no hash tags are needed (the tests run on a three-master Cluster). Keys start with
 // the prefix given to the constructor, so that one Redis can serve several
-// applications.
+// applications, and several tenants of one: the stores key a client by its
+// consumer key alone, so tenants whose clients may choose the same consumer
+// key (as LTI tools let each customer do) each take a prefix of their own,
+// such as "myapp:tenant-a:", for each store they use.
 //
 // It is a module of its own, so that only a provider that uses Redis
 // depends on go-redis; its version is always the main module's, which it
@@ -96,8 +99,11 @@
 // Nonces are bounded per client ([NonceStore.MaxNoncesPerConsumer]), so
 // that a registered client flooding valid requests fills its own share,
 // about 20 MB of Redis at the default share, and is answered 503, while
-// the other clients are served; see the sizing in [NonceStore]. Give Redis
-// room for the shares of the clients that might flood at once.
+// the other clients are served; see the sizing in [NonceStore]. Past a
+// floor, a client may also take no more of Redis's free memory than it
+// leaves, below three quarters of maxmemory, so that any number of
+// clients flooding at once leave the last quarter to the clients that hold
+// few nonces (Fair refusal in [NonceStore]).
 // A Redis that must evict, such as one shared with a cache, cannot hold the
 // nonces; give them a Redis instance of their own (another database number
 // of the same instance shares its maxmemory and policy, and does not help).

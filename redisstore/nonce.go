@@ -22,6 +22,31 @@ import (
 // with an error wrapping [server.ErrStoreFull] (503 with Retry-After
 // from the Middleware), and the other clients' are served.
 //
+// # Fair refusal
+//
+// On a Redis with a maxmemory, a client that holds 256 unexpired nonces or
+// more is refused, with ErrStoreFull, also while its nonces take, at 150
+// bytes each, at least the memory that the node holding them has free
+// below three quarters of its maxmemory (maxmemory × 3/4 − used_memory,
+// read with INFO memory): it may take no more than it leaves. Clients
+// that flood, however many, are refused before Redis is full, and the last
+// quarter of its memory is kept for the clients that hold fewer than 256
+// nonces, which are refused only by a Redis that is full. A client alone
+// on a node may thus hold no more than half of the memory free below three
+// quarters of maxmemory: for the busiest client to reach its share, give
+// Redis a maxmemory of three times the share's memory (150 bytes a nonce)
+// over what the rest of its data takes.
+//
+// # Tenants
+//
+// A NonceStore is told the consumer key of a nonce, not the registration
+// it was verified with: two tenants whose clients both registered "acme"
+// and share one store share acme's nonces and its share. Give each tenant
+// a NonceStore with a prefix of its own (NewNonceStore(rdb,
+// "myapp:tenant-a:")), as its own Verifier's Nonces: its keys are then
+// apart from every other tenant's, and fair refusal keeps one tenant's
+// flood from filling Redis for the others.
+//
 // # Sizing
 //
 // The nonces of a consumer key are kept in one sorted set, under the
@@ -65,19 +90,33 @@ var _ server.NonceStore = (*NonceStore)(nil)
 
 // NewNonceStore returns a NonceStore that keeps its nonces in client under
 // keys that start with prefix (such as "myapp:oauth:"); Verifiers that must
-// refuse each other's replays share a prefix.
+// refuse each other's replays share a prefix, and tenants whose consumer
+// keys may be alike each have their own.
 func NewNonceStore(client redis.UniversalClient, prefix string) *NonceStore {
 	return &NonceStore{client: client, prefix: prefix, honours: honoursDeadlines(client)}
 }
 
-// useNonce records a nonce: KEYS[1] is its consumer key's sorted set of
-// nonce hashes scored by expiry on Redis's clock (Unix milliseconds);
-// ARGV[1] is the nonce's hash, ARGV[2] its time to live in milliseconds and
-// ARGV[3] the share. It adds the nonce unless it is there unexpired (a
-// replay) or the share is reached, then drops the expired members and keeps
-// the set until its last member expires. It returns 1 once added, 0 for a
-// replay and 2 when the share is reached. Each call costs O(log n) in the
-// set's size, plus the members it drops, each once.
+// Fair refusal in Redis: a client that holds at least fairFloor unexpired
+// nonces is refused while they take, at nonceBytes each, at least the
+// memory the node that holds them has free below three quarters of its
+// maxmemory.
+const (
+	fairFloor  = 256
+	nonceBytes = 150 // Redis memory a nonce takes, measured by TestNonceStoreBytes
+)
+
+// useNonce records a nonce: KEYS[1] is its client's sorted set of nonce
+// hashes scored by expiry on Redis's clock (Unix milliseconds); ARGV[1] is
+// the nonce's hash, ARGV[2] its time to live in milliseconds, ARGV[3] the
+// share, ARGV[4] the floor and ARGV[5] the bytes of a nonce. It adds the
+// nonce unless it is there unexpired (a replay), the share is reached, or
+// the client holds at least its floor and as many bytes of nonces as the
+// node has free below three quarters of its maxmemory (if it has one);
+// then drops the expired members and keeps the set until its last member
+// expires. It returns 1 once added, 0 for a replay, 2 when the share is
+// reached and 3 for a client over its fair share. Each call costs O(log n)
+// in the set's size, plus the members it drops, each once, and for a
+// client over its floor an INFO memory.
 //
 // ZADD is its first write: Redis refuses a script's first write with OOM
 // when it is over maxmemory, and lets the writes after it through.
@@ -87,7 +126,14 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local e = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if e and tonumber(e) > now then return 0 end
-if redis.call('ZCOUNT', KEYS[1], string.format('(%.0f', now), '+inf') >= tonumber(ARGV[3]) then return 2 end
+local held = redis.call('ZCOUNT', KEYS[1], string.format('(%.0f', now), '+inf')
+if held >= tonumber(ARGV[3]) then return 2 end
+if held >= tonumber(ARGV[4]) then
+	local info = redis.call('INFO', 'memory')
+	local max = tonumber(string.match(info, '\nmaxmemory:(%d+)'))
+	local used = tonumber(string.match(info, '\nused_memory:(%d+)'))
+	if max and used and max > 0 and held * tonumber(ARGV[5]) >= max / 4 * 3 - used then return 3 end
+end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
@@ -117,7 +163,7 @@ func (s *NonceStore) Use(ctx context.Context, n server.Nonce, now, expires time.
 	}
 	key, member := s.key(n)
 	r, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
-		return useNonce.Run(ctx, s.client, []string{key}, member, ttl, share).Int()
+		return useNonce.Run(ctx, s.client, []string{key}, member, ttl, share, fairFloor, nonceBytes).Int()
 	})
 	switch {
 	case err != nil:
@@ -129,6 +175,9 @@ func (s *NonceStore) Use(ctx context.Context, n server.Nonce, now, expires time.
 	case r == 2:
 		return false, fmt.Errorf("redisstore: client %.64q holds its share of the nonce store, %d unexpired nonces: %w",
 			n.ConsumerKey, share, server.ErrStoreFull)
+	case r == 3:
+		return false, fmt.Errorf("redisstore: client %.64q holds more than its fair share of Redis's free memory: %w",
+			n.ConsumerKey, server.ErrStoreFull)
 	}
 	return false, fmt.Errorf("redisstore: recording a nonce: unexpected reply %d", r)
 }

@@ -92,9 +92,10 @@ func TestNonceStoreConsumerShare(t *testing.T) {
 // TestNonceStoreFloodingClient has a registered client flood a Verifier on
 // a Redis with noeviction and room for a little more than the default
 // share (24 MB), with valid requests dated five minutes ahead, from 16 connections
-// at once. It fills its share, is answered 503, and the other client is
-// still served: Redis is not full. (Before the shares, the flood filled
-// Redis, and every client got 503.) It sends 160,000 requests: set
+// at once. It fills its fair share of Redis's free memory (less than its
+// share, 131,072 nonces, in this Redis), is answered 503, and the other
+// client is still served: Redis is not full. (Before the shares, the flood
+// filled Redis, and every client got 503.) It sends 160,000 requests: set
 // COUNTERSIGN_LONG_TESTS=1 to run it.
 func TestNonceStoreFloodingClient(t *testing.T) {
 	if os.Getenv("COUNTERSIGN_LONG_TESTS") != "1" {
@@ -135,7 +136,10 @@ func TestNonceStoreFloodingClient(t *testing.T) {
 	}
 	wg.Wait()
 	t.Logf("flood: %d accepted, %d refused with ErrStoreFull; Redis holds %d bytes", accepted.Load(), full.Load(), usedMemory(t, rdb))
-	assert.EqualValues(t, 1<<17, accepted.Load(), "the flood's nonces accepted, the default share")
+	// Alone, the flood may take as many bytes of nonces as it leaves free
+	// below three quarters of maxmemory: about 65,000 nonces (65,500 measured).
+	assert.LessOrEqual(t, accepted.Load(), int64(1<<17), "the flood's nonces accepted, at most the default share")
+	assert.Greater(t, accepted.Load(), int64(40_000), "the flood's nonces accepted, about its fair share")
 
 	v := &server.Verifier{Store: twoClients{}, Settings: server.Settings{Nonces: store}}
 	rec, ran := serve(v, signedHeader(t, time.Now(), "the flooding client again"))

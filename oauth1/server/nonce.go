@@ -41,6 +41,13 @@ type Nonce struct {
 // nonce is fresh must return an error, never true. Package
 // [github.com/countersign/countersign/oauth1/oauth1test] has a conformance
 // test, TestNonceStore, for implementations.
+//
+// n.ConsumerKey is the consumer key as the request sent it; a store is
+// told nothing of the registration it was verified with. A store shared by
+// the Verifiers of several tenants, whose clients may have chosen the same
+// consumer key, keeps the tenants apart itself: a store for each tenant,
+// or for redisstore, a key prefix for each. Only a [MemoryNonceStore]
+// (the default) is told the registration too, by the Verifier.
 type NonceStore interface {
 	Use(ctx context.Context, n Nonce, now, expires time.Time) (fresh bool, err error)
 }
@@ -62,6 +69,15 @@ const defaultMaxNonces = 1 << 20
 // store.
 const consumerShareDivisor = 8
 
+// Fair refusal: a client that holds at least a 1024th of MaxNonces (its
+// floor) may store a nonce only while the store holds less than three
+// quarters of MaxNonces, less what the client holds, unless no other
+// client holds any; the last quarter is kept for clients under their floor.
+const (
+	fairFloorDivisor = 1024
+	fairPoolQuarters = 3
+)
+
 const nonceShards = 32
 
 // MemoryNonceStore is an in-memory [NonceStore] for a single process. The
@@ -80,6 +96,33 @@ const nonceShards = 32
 // own share: a client that floods it with valid requests is refused with
 // ErrStoreFull (503 from the Middleware) while the others are served.
 //
+// # Tenants
+//
+// A client, to the store, is a consumer key and the registration that a
+// [Verifier] verified its requests with: the consumer secret for HMAC and
+// PLAINTEXT, the public key for RSA. Two tenants of one process whose
+// clients both registered "acme", with other secrets, are two clients: a
+// nonce one used is fresh at the other, and each has its own share. Copies
+// of a Verifier, and tenants that gave one client the same credentials,
+// verify with the same registration, and refuse each other's replays. The
+// store keeps a keyed 64-bit hash of the secret or key, never the secret.
+// Nonces recorded by calling Use directly are the consumer key's alone.
+//
+// # Fair refusal
+//
+// A client's floor is a 1024th of MaxNonces (1,024 nonces by default).
+// A client that holds fewer unexpired nonces than its floor is refused
+// only when the store is full or the client holds its share. A client
+// that holds its floor or more is refused, too, when it holds at least as
+// many as the store has room for below three quarters of MaxNonces: it
+// may take no more than it leaves. So the last quarter is kept for the
+// clients under their floor, and however many clients flood the store,
+// with valid requests, one after another or all at once, they are refused
+// first, and a client under its floor is served until clients under theirs
+// have filled the last quarter, which takes 256 clients or more. A client
+// alone in the store is refused only by its share and MaxNonces (a share
+// over three quarters of MaxNonces lets it take the last quarter too).
+//
 // # Sizing
 //
 // A nonce costs about 57 bytes, and each consumer key with unexpired
@@ -91,22 +134,24 @@ const nonceShards = 32
 // S/301 verified requests a second with the right time, S/601 at worst. With the
 // defaults, MaxNonces 1<<20 (about 60 MB when full) and a share of
 // 131,072 (about 7.5 MB), that is 435 requests a second for each client,
-// 218 at worst, and no fewer than eight registered clients flooding at
-// once can fill the store. A store that serves one client, or a few busy
-// ones, raises MaxNoncesPerConsumer, up to MaxNonces.
+// 218 at worst. Clients that flood hold three quarters of the store, and
+// each its floor, at most; while they do, a client busier than its floor
+// is served while it holds less than they leave. A store that serves one
+// client, or a few busy ones, raises MaxNoncesPerConsumer, up to MaxNonces.
 type MemoryNonceStore struct {
 	// MaxNonces is the number of nonces the store holds at most; zero
 	// means 1<<20 (about 60 MB when full). Exactly MaxNonces distinct unexpired nonces
-	// are accepted; the next is refused with ErrStoreFull, after the
+	// are accepted (three quarters of it from clients over their floor:
+	// see Fair refusal); the next is refused with ErrStoreFull, after the
 	// store has dropped every expired nonce to make room.
 	MaxNonces int
 
 	// MaxNoncesPerConsumer is the number of nonces the store holds at
-	// most for one consumer key, its share of MaxNonces; zero means an
-	// eighth of MaxNonces, at least one. Exactly that many distinct
-	// unexpired nonces of one consumer key are accepted; the next is
-	// refused with ErrStoreFull, and the other consumer keys are not
-	// affected. A value over MaxNonces means MaxNonces.
+	// most for one client (see Tenants), its share of MaxNonces; zero
+	// means an eighth of MaxNonces, at least one. Exactly that many
+	// distinct unexpired nonces of one client are accepted, while the
+	// store has room; the next is refused with ErrStoreFull, and the other
+	// clients are not affected. A value over MaxNonces means MaxNonces.
 	MaxNoncesPerConsumer int
 
 	once sync.Once
@@ -115,17 +160,31 @@ type MemoryNonceStore struct {
 	// nonce is added so that concurrent Uses in different shards never
 	// take the store past MaxNonces.
 	count atomic.Int64
-	// A consumer key's nonces are all in the shard its hash selects, so
-	// that its share is counted under one lock.
+	// clients is the number of sets in all shards: of the clients that
+	// hold nonces, expired or not.
+	clients atomic.Int64
+	// nextSweep is no later than the earliest expiry of any nonce, once a
+	// sweep has set it: until then a sweep would free nothing.
+	nextSweep atomic.Int64
+	// A client's nonces are all in the shard its hash selects, so that its
+	// share is counted under one lock.
 	shards [nonceShards]nonceShard
 }
 
 type nonceShard struct {
 	mu        sync.Mutex
-	consumers map[string]*nonceSet // consumer key → its nonces; no empty set is kept
+	consumers map[client]*nonceSet // a client → its nonces; no empty set is kept
 }
 
-// A nonceSet holds the nonces of one consumer key.
+// A client is whose nonces a nonceSet holds: a consumer key and the
+// fingerprint of the registration that signed for it (see registration),
+// zero for nonces recorded by Use.
+type client struct {
+	key string
+	reg uint64
+}
+
+// A nonceSet holds the nonces of one client.
 type nonceSet struct {
 	seen map[uint64]int64 // hash → expiry, Unix nanoseconds
 	// order holds the hashes in insertion order, for purging. Expiries are
@@ -149,21 +208,30 @@ var _ NonceStore = (*MemoryNonceStore)(nil)
 func (m *MemoryNonceStore) init() {
 	m.seed = maphash.MakeSeed()
 	for i := range m.shards {
-		m.shards[i].consumers = make(map[string]*nonceSet)
+		m.shards[i].consumers = make(map[client]*nonceSet)
 	}
 }
 
-// limits returns the store's capacity and a consumer key's share.
-func (m *MemoryNonceStore) limits() (limit, share int64) {
-	limit = int64(m.MaxNonces)
+// nonceBounds are a store's bounds, in nonces: its capacity, a client's
+// share, and for fair refusal, a client's floor and the pool that clients
+// at or over their floor share.
+type nonceBounds struct{ limit, share, floor, pool int64 }
+
+func (m *MemoryNonceStore) bounds() nonceBounds {
+	limit := int64(m.MaxNonces)
 	if limit <= 0 {
 		limit = defaultMaxNonces
 	}
-	share = int64(m.MaxNoncesPerConsumer)
+	share := int64(m.MaxNoncesPerConsumer)
 	if share <= 0 {
 		share = max(limit/consumerShareDivisor, 1)
 	}
-	return limit, min(share, limit)
+	return nonceBounds{
+		limit: limit,
+		share: min(share, limit),
+		floor: max(limit/fairFloorDivisor, 1),
+		pool:  max(limit/4*fairPoolQuarters+limit%4*fairPoolQuarters/4, 1),
+	}
 }
 
 // size returns the number of nonces the store holds, expired or not.
@@ -181,9 +249,17 @@ func (m *MemoryNonceStore) size() int {
 	return n
 }
 
-// Use records n until expires and reports whether n was fresh.
+// Use records n until expires and reports whether n was fresh. It keeps
+// the nonces of n.ConsumerKey together, whatever registration signed them;
+// a [Verifier] keeps those of each registration apart (see Tenants).
 func (m *MemoryNonceStore) Use(_ context.Context, n Nonce, now, expires time.Time) (bool, error) {
 	m.once.Do(m.init)
+	return m.use(n, 0, now, expires)
+}
+
+// use is Use for the nonces of the client whose registration's
+// fingerprint is reg (zero for Use).
+func (m *MemoryNonceStore) use(n Nonce, reg uint64, now, expires time.Time) (bool, error) {
 	var h maphash.Hash
 	h.SetSeed(m.seed)
 	// Length prefixes keep ("ab", "c") and ("a", "bc") apart.
@@ -196,96 +272,148 @@ func (m *MemoryNonceStore) Use(_ context.Context, n Nonce, now, expires time.Tim
 	h.Write(strconv.AppendInt(num[:0], n.Timestamp, 10))
 	sum := h.Sum64()
 
-	limit, share := m.limits()
-	s := &m.shards[maphash.String(m.seed, n.ConsumerKey)%nonceShards]
+	b := m.bounds()
+	c := client{n.ConsumerKey, reg}
+	s := &m.shards[(maphash.String(m.seed, n.ConsumerKey)+reg)%nonceShards]
 	t, exp := now.UnixNano(), expires.UnixNano()
 	s.mu.Lock()
-	fresh, err := s.use(&m.count, limit, share, n.ConsumerKey, sum, t, exp)
+	fresh, err := s.use(m, b, c, sum, t, exp)
 	s.mu.Unlock()
-	if err != errNonceStoreFull { // not full, or full for this consumer key only
+	if err != errNonceStoreFull && err != errOverFair { // not full, or full for this client only
 		return fresh, err
 	}
 	// Each set drops the expired nonces at the front of its insertion
 	// order as it goes; those behind a live one (sent with a clock minutes
-	// fast) and those of idle consumers wait for this sweep.
+	// fast) and those of idle clients wait for this sweep.
 	m.sweep(t)
 	s.mu.Lock()
-	fresh, err = s.use(&m.count, limit, share, n.ConsumerKey, sum, t, exp)
+	fresh, err = s.use(m, b, c, sum, t, exp)
 	s.mu.Unlock()
+	if err == errOverFair {
+		// %q: a key, though registered, is no place for control characters.
+		err = fmt.Errorf("oauth1: consumer key %.64q holds more than its fair share of the nonce store: %w", n.ConsumerKey, errNonceStoreFull)
+	}
 	return fresh, err
 }
 
-// sweep drops the expired nonces of every shard, one shard at a time.
+// sweep drops the expired nonces of every shard, one shard at a time,
+// unless no nonce has expired since the last sweep.
 func (m *MemoryNonceStore) sweep(now int64) {
+	if now < m.nextSweep.Load() {
+		return
+	}
+	// Raised first, then lowered to each set's next expiry: a nonce added
+	// meanwhile lowers it itself (set.use), and a concurrent sweep that
+	// raises it again visits every shard after.
+	m.nextSweep.Store(math.MaxInt64)
 	for i := range m.shards {
 		s := &m.shards[i]
 		s.mu.Lock()
-		for key, set := range s.consumers {
+		for c, set := range s.consumers {
 			if now >= set.nextSweep {
 				set.sweep(now, &m.count)
 			}
 			if len(set.seen) == 0 {
-				delete(s.consumers, key)
+				delete(s.consumers, c)
+				m.clients.Add(-1)
+			} else {
+				m.lowerNextSweep(set.nextSweep)
 			}
 		}
 		s.mu.Unlock()
 	}
 }
 
-// use is Use for the shard that holds the nonces of consumer, at time t,
-// in a store that holds count nonces and has room for limit, share of
-// them the consumer's. It records nothing, and returns errNonceStoreFull, when
-// h is not in the set and the store has no room, or another error wrapping
-// errNonceStoreFull when the consumer holds its share.
-func (s *nonceShard) use(count *atomic.Int64, limit, share int64, consumer string, h uint64, t, exp int64) (bool, error) {
-	set := s.consumers[consumer]
+// lowerNextSweep makes m.nextSweep no later than t.
+func (m *MemoryNonceStore) lowerNextSweep(t int64) {
+	for {
+		n := m.nextSweep.Load()
+		if n <= t || m.nextSweep.CompareAndSwap(n, t) {
+			return
+		}
+	}
+}
+
+// use is Use for the shard that holds the nonces of c, at time t, in store
+// m with bounds b. It records nothing, and returns errNonceStoreFull, when
+// h is not in the set and the store has no room, errOverFair when the
+// store has no room for a client that holds as much as c, or another error
+// wrapping errNonceStoreFull when c holds its share.
+func (s *nonceShard) use(m *MemoryNonceStore, b nonceBounds, c client, h uint64, t, exp int64) (bool, error) {
+	set := s.consumers[c]
 	if set == nil {
 		set = &nonceSet{seen: make(map[uint64]int64)}
 		// A copy: the key may be part of a larger string, such as a header.
-		s.consumers[strings.Clone(consumer)] = set
+		s.consumers[client{strings.Clone(c.key), c.reg}] = set
+		m.clients.Add(1)
 	}
-	fresh, err := set.use(count, limit, share, h, t, exp)
+	fresh, err := set.use(m, b, h, t, exp)
 	if len(set.seen) == 0 {
-		delete(s.consumers, consumer)
+		delete(s.consumers, c)
+		m.clients.Add(-1)
 	}
 	if err == errShareFull {
 		// %q: a key, though registered, is no place for control characters.
-		err = fmt.Errorf("oauth1: consumer key %.64q holds its share of the nonce store, %d unexpired nonces: %w", consumer, share, errNonceStoreFull)
+		err = fmt.Errorf("oauth1: consumer key %.64q holds its share of the nonce store, %d unexpired nonces: %w", c.key, b.share, errNonceStoreFull)
 	}
 	return fresh, err
 }
 
-// errShareFull is nonceSet.use's refusal of a consumer key that holds its
+// errShareFull is nonceSet.use's refusal of a client that holds its
 // share; nonceShard.use names the key.
 var errShareFull = errors.New("share full")
 
-// use is nonceShard.use for the consumer's set.
-func (set *nonceSet) use(count *atomic.Int64, limit, share int64, h uint64, t, exp int64) (bool, error) {
+// errOverFair is nonceSet.use's refusal of a client at or over its floor
+// when the store has no room for as much as it holds; MemoryNonceStore.use
+// names the key, once a sweep of the store has freed nothing.
+var errOverFair = errors.New("over its fair share")
+
+// use is nonceShard.use for the client's set.
+func (set *nonceSet) use(m *MemoryNonceStore, b nonceBounds, h uint64, t, exp int64) (bool, error) {
 	e, ok := set.seen[h]
 	if ok && e > t {
 		return false, nil
 	}
-	set.purge(t, count)
+	set.purge(t, &m.count)
 	if ok {
 		_, ok = set.seen[h] // purge may have dropped the expired entry
 	}
-	if !ok && int64(len(set.seen)) >= share {
-		// Expired nonces behind a live one still count; a sweep, at most
-		// once per expiry, frees them.
-		if t >= set.nextSweep {
-			set.sweep(t, count)
+	if !ok {
+		held := int64(len(set.seen))
+		if held >= b.share || !reserve(&m.count, set.room(m, b, held)) {
+			// Expired nonces behind a live one still count; a sweep, at
+			// most once per expiry, frees them.
+			if t >= set.nextSweep {
+				set.sweep(t, &m.count)
+			}
+			held = int64(len(set.seen))
+			if held >= b.share {
+				return false, errShareFull
+			}
+			if !reserve(&m.count, set.room(m, b, held)) {
+				if held >= b.floor && m.clients.Load() > 1 {
+					return false, errOverFair
+				}
+				return false, errNonceStoreFull
+			}
 		}
-		if int64(len(set.seen)) >= share {
-			return false, errShareFull
-		}
-	}
-	if !ok && !reserve(count, limit) {
-		return false, errNonceStoreFull
 	}
 	set.seen[h] = exp
 	set.order = append(set.order, nonceEntry{h, exp})
 	set.nextSweep = min(set.nextSweep, exp) // an old timestamp expires soon
+	m.lowerNextSweep(exp)
 	return true, nil
+}
+
+// room returns how many nonces the store may hold, at most, for it to
+// take one more of a client that holds held: its capacity for a client
+// under its floor, or alone in the store; for any other, the pool less
+// what the client holds, so that a client may take no more than it leaves.
+func (set *nonceSet) room(m *MemoryNonceStore, b nonceBounds, held int64) int64 {
+	if held < b.floor || m.clients.Load() <= 1 {
+		return b.limit
+	}
+	return b.pool - held
 }
 
 // reserve adds one to count unless that would take it past limit. A
@@ -357,7 +485,7 @@ func (s *nonceSet) purge(now int64, count *atomic.Int64) {
 // defaultNonces is the NonceStore of every Verifier, and every Provider,
 // whose Nonces is nil: one for the process, so that no copy of a Verifier,
 // however a program holds it, accepts a request that another accepted.
-// Sharing it refuses only true replays, since a nonce is keyed by consumer
-// key, token, nonce and timestamp, and each consumer's share keeps one
-// client from filling it for the others.
+// Sharing it refuses only true replays, since a nonce is keyed by client
+// (consumer key and registration), token, nonce and timestamp, and each
+// client's share and fair refusal keep one from filling it for the others.
 var defaultNonces MemoryNonceStore

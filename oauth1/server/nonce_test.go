@@ -236,7 +236,8 @@ func TestMemoryNonceStoreExpiredBehindLive(t *testing.T) {
 // TestMemoryNonceStoreExactBound checks that MaxNonces is the exact bound:
 // that many distinct unexpired nonces are accepted, whatever shards their
 // hashes fall in, the next one gets errNonceStoreFull, and once they have
-// expired there is room for as many again.
+// expired there is room for as many again. Each client holds one nonce,
+// under its floor, so that fair refusal refuses none before the bound.
 func TestMemoryNonceStoreExactBound(t *testing.T) {
 	ctx := context.Background()
 	t0 := time.Unix(1e9, 0)
@@ -246,9 +247,9 @@ func TestMemoryNonceStoreExactBound(t *testing.T) {
 		fill := func(prefix string, now time.Time) {
 			t.Helper()
 			for i := range max {
-				// Three consumer keys, each within its share: the store's
-				// bound, not a share, refuses the next.
-				ok, err := m.Use(ctx, Nonce{ConsumerKey: fmt.Sprint("c", i%3), Value: prefix + fmt.Sprint(i)}, now, now.Add(time.Minute))
+				// A consumer key for each, within its share and floor: the
+				// store's bound, not a share, refuses the next.
+				ok, err := m.Use(ctx, Nonce{ConsumerKey: fmt.Sprint("c", i), Value: prefix + fmt.Sprint(i)}, now, now.Add(time.Minute))
 				if !ok || err != nil {
 					t.Fatalf("MaxNonces %d: Use(nonce %d of %d) = %v, %v, want true, nil", max, i+1, max, ok, err)
 				}
@@ -273,7 +274,8 @@ func TestMemoryNonceStoreExactBound(t *testing.T) {
 }
 
 // TestMemoryNonceStoreConcurrentBound has goroutines race to fill a small
-// store: exactly MaxNonces nonces are accepted, never more.
+// store, each nonce from a client of its own (under its floor): exactly
+// MaxNonces nonces are accepted, never more.
 func TestMemoryNonceStoreConcurrentBound(t *testing.T) {
 	ctx := context.Background()
 	t0 := time.Unix(1e9, 0)
@@ -285,7 +287,7 @@ func TestMemoryNonceStoreConcurrentBound(t *testing.T) {
 		for w := range workers {
 			wg.Go(func() {
 				for i := range max/2 + 10 {
-					ok, err := m.Use(ctx, Nonce{ConsumerKey: fmt.Sprint("c", w%3), Value: fmt.Sprint(w, "-", i)}, t0, t0.Add(time.Minute))
+					ok, err := m.Use(ctx, Nonce{ConsumerKey: fmt.Sprint("c", w, "-", i), Value: "n"}, t0, t0.Add(time.Minute))
 					switch {
 					case ok && err == nil:
 						accepted.Add(1)

@@ -19,10 +19,13 @@ type Settings struct {
 	// and Provider of the process whose Nonces is nil, however it is held
 	// (a copy, a value in a map, one built per request): none accepts a
 	// request that another accepted. Sharing it refuses only true replays,
-	// since a nonce is keyed by consumer key, token, nonce and timestamp,
-	// and each consumer key has a bounded share of it, so that one client
-	// cannot fill it for the others. Set Nonces for other sizes, or to a
-	// store shared by the instances of a service, such as redisstore's.
+	// since a nonce is keyed by client, token, nonce and timestamp, a
+	// client being a consumer key and the registration (secret or public
+	// key) it was verified with, so that tenants whose clients chose the
+	// same consumer key share nothing; and each client has a bounded,
+	// fair share of it, so that none can fill it for the others (see
+	// MemoryNonceStore). Set Nonces for other sizes, or to a store shared
+	// by the instances of a service, such as redisstore's, one per tenant.
 	// PLAINTEXT requests without a timestamp and nonce are not recorded
 	// and have no replay protection (see SignatureMethods).
 	Nonces NonceStore

@@ -1,11 +1,17 @@
 package server
 
 import (
+	"encoding/binary"
 	"errors"
-	"github.com/countersign/countersign/oauth1"
-	"github.com/countersign/countersign/oauth1/internal/wire"
+	"fmt"
+	"hash/maphash"
 	"net/http"
+	"strconv"
 	"time"
+
+	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/oauth1/internal/mac"
+	"github.com/countersign/countersign/oauth1/internal/wire"
 )
 
 // Verification is what a [Verifier] found in a request it accepted.
@@ -176,8 +182,65 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 	if err := v.checkSigned(q); err != nil {
 		return nil, err
 	}
-	if err := v.useNonce(q); err != nil {
+	if err := v.recordNonce(q); err != nil {
 		return nil, err
 	}
 	return q.verification(), nil
+}
+
+// recordNonce is useNonce, but that a MemoryNonceStore (the default) is
+// told the registration the request was verified with, so that it keeps the
+// nonces of two tenants' clients apart when their consumer keys are alike.
+func (v *Verifier) recordNonce(q *found) error {
+	m, ok := v.Nonces.(*MemoryNonceStore)
+	if v.Nonces == nil {
+		m, ok = &defaultNonces, true
+	}
+	if !ok || m == nil || !q.hasTS {
+		return v.useNonce(q)
+	}
+	m.once.Do(m.init)
+	n := Nonce{ConsumerKey: q.consumerKey, Token: q.token, Value: q.nonce, Timestamp: q.ts}
+	fresh, err := m.use(n, registration(m.seed, q.method, q.consumer), q.now, time.Unix(q.ts, 0).Add(v.window()+time.Second))
+	if err != nil {
+		return fmt.Errorf("oauth1: recording the nonce: %w", err)
+	}
+	if !fresh {
+		pe := problem(oauth1.ProblemNonceUsed, nil)
+		pe.BaseString = q.refusedBaseString() // a replay is as hostile as any refusal
+		return pe
+	}
+	return nil
+}
+
+// registration returns the fingerprint, under seed, of what a request
+// signed with method was verified with: the consumer secret for HMAC and
+// PLAINTEXT, the public key for RSA. It is never zero, which is
+// MemoryNonceStore.Use's, and never leaves the process.
+//
+// A keyed 64-bit hash suffices: the secrets are the store's, not the
+// client's to choose, and a collision would only let two registrations of
+// one consumer key share their nonces, as every registration did before;
+// no replay is accepted for it.
+func registration(seed maphash.Seed, method string, r Registration) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	if _, isRSA, _ := mac.MethodHash(method); isRSA && r.PublicKey != nil && r.PublicKey.N != nil {
+		h.WriteByte('k')
+		var buf [64]byte
+		b := buf[:0]
+		for _, w := range r.PublicKey.N.Bits() {
+			if len(b) == len(buf) {
+				h.Write(b)
+				b = b[:0]
+			}
+			b = binary.LittleEndian.AppendUint64(b, uint64(w))
+		}
+		h.Write(b)
+		h.Write(strconv.AppendInt(buf[:0], int64(r.PublicKey.E), 10))
+	} else {
+		h.WriteByte('s')
+		h.WriteString(r.Secret)
+	}
+	return h.Sum64() | 1
 }

@@ -1,0 +1,337 @@
+package server
+
+import (
+	"context"
+	"crypto"
+	"crypto/rsa"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/countersign/countersign/oauth1"
+)
+
+// tenantNonce returns a nonce no other test of the process uses, since the
+// tests below record theirs in the process-wide default store.
+func tenantNonce(t *testing.T, s string) string {
+	return fmt.Sprintf("%s/%s/%d", t.Name(), s, time.Now().UnixNano())
+}
+
+// tenantRequest signs a two-legged request to https://api.example.com/r for
+// the consumer key "acme" with signer and secret, at xTimestamp.
+func tenantRequest(t *testing.T, signer oauth1.Signer, secret, nonce string) *http.Request {
+	t.Helper()
+	r, err := http.NewRequest("GET", "https://api.example.com/r", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &oauth1.Config{ConsumerKey: "acme", ConsumerSecret: secret, Signer: signer}
+	if err := c.SignAt(r, nil, time.Unix(xTimestamp, 0), nonce); err != nil {
+		t.Fatal(err)
+	}
+	return received(t, r)
+}
+
+// tenantVerifier is one tenant's Verifier: its own registrations, the
+// default nonce store.
+func tenantVerifier(consumers Consumers) *Verifier {
+	return &Verifier{Store: consumers, Settings: Settings{
+		Now:              func() time.Time { return time.Unix(xTimestamp+10, 0) },
+		SignatureMethods: []string{"HMAC-SHA1", "HMAC-SHA256", "RSA-SHA1", "RSA-SHA256", "PLAINTEXT"},
+	}}
+}
+
+// TestTenantsShareNoNonces has two tenants of one process, each with a
+// Verifier whose Nonces is nil, whose clients both registered the consumer
+// key "acme", with other secrets or keys: a nonce that one tenant's acme
+// used is fresh at the other's, and each still refuses its own replays.
+// Tenants whose acme holds the same credentials are one client: a request
+// accepted at one is a replay at the other. (Before the default store kept
+// nonces by registration, the second tenant refused the nonce as a replay.)
+func TestTenantsShareNoNonces(t *testing.T) {
+	rsaA, rsaB := testRSAKey, otherRSAKey(t)
+	tests := []struct {
+		name             string
+		signerA, signerB oauth1.Signer
+		regA, regB       Registration
+		secretA, secretB string
+		sameClient       bool
+	}{
+		{"HMAC-SHA1", oauth1.HMAC{}, oauth1.HMAC{}, Registration{Secret: "tenant A secret"}, Registration{Secret: "tenant B secret"}, "tenant A secret", "tenant B secret", false},
+		{"HMAC-SHA256", oauth1.HMAC{Hash: crypto.SHA256}, oauth1.HMAC{Hash: crypto.SHA256}, Registration{Secret: "a"}, Registration{Secret: "b"}, "a", "b", false},
+		{"PLAINTEXT", oauth1.Plaintext{}, oauth1.Plaintext{}, Registration{Secret: "pa"}, Registration{Secret: "pb"}, "pa", "pb", false},
+		{"RSA-SHA1", oauth1.RSA{Key: rsaA}, oauth1.RSA{Key: rsaB}, Registration{PublicKey: &rsaA.PublicKey}, Registration{PublicKey: &rsaB.PublicKey}, "", "", false},
+		// The same secret, and a public key at one tenant only: an HMAC
+		// request is valid at both, so its nonce is one.
+		{"same HMAC credentials", oauth1.HMAC{}, oauth1.HMAC{}, Registration{Secret: "shared", PublicKey: &rsaA.PublicKey}, Registration{Secret: "shared"}, "shared", "shared", true},
+		// The same key, parsed anew for each lookup, at both tenants.
+		{"same RSA key", oauth1.RSA{Key: rsaA}, oauth1.RSA{Key: rsaA}, Registration{PublicKey: &rsaA.PublicKey}, Registration{Secret: "other", PublicKey: copyKey(&rsaA.PublicKey)}, "", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := tenantVerifier(Consumers{"acme": tt.regA})
+			b := tenantVerifier(Consumers{"acme": tt.regB})
+			nonce := tenantNonce(t, "n")
+			if _, err := a.Verify(tenantRequest(t, tt.signerA, tt.secretA, nonce)); err != nil {
+				t.Fatalf("tenant A: %v", err)
+			}
+			_, err := b.Verify(tenantRequest(t, tt.signerB, tt.secretB, nonce))
+			if tt.sameClient {
+				var pe *ProblemError
+				if !errors.As(err, &pe) || pe.Problem != oauth1.ProblemNonceUsed {
+					t.Errorf("the same client's request at tenant B, after A accepted it: %v; want nonce_used", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Errorf("tenant B's acme, with the nonce tenant A's acme used: %v; want accepted", err)
+			}
+			// Each tenant still refuses a replay, and so does a copy of it.
+			for name, v := range map[string]*Verifier{"A": a, "B": b} {
+				signer, secret := tt.signerA, tt.secretA
+				if name == "B" {
+					signer, secret = tt.signerB, tt.secretB
+				}
+				copied := *v
+				var pe *ProblemError
+				if _, err := copied.Verify(tenantRequest(t, signer, secret, nonce)); !errors.As(err, &pe) || pe.Problem != oauth1.ProblemNonceUsed {
+					t.Errorf("a replay at tenant %s: %v; want nonce_used", name, err)
+				}
+			}
+		})
+	}
+}
+
+// TestTenantFloodDoesNotRefuseOtherTenant has tenant A's acme flood the
+// default nonce store (its share lowered for the test) until it is answered
+// 503, while tenant B's acme, another client with the same consumer key,
+// is served. (Before, B's acme shared A's share, and got 503 too.)
+func TestTenantFloodDoesNotRefuseOtherTenant(t *testing.T) {
+	defaultNonces.MaxNoncesPerConsumer = 16
+	t.Cleanup(func() { defaultNonces.MaxNoncesPerConsumer = 0 })
+	serve := func(v *Verifier, r *http.Request) int {
+		w := httptest.NewRecorder()
+		v.Middleware(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})).ServeHTTP(w, r)
+		return w.Code
+	}
+	a := tenantVerifier(Consumers{"acme": {Secret: "flooding tenant's secret " + t.Name()}})
+	b := tenantVerifier(Consumers{"acme": {Secret: "honest tenant's secret " + t.Name()}})
+	codes := map[int]int{}
+	for i := range 24 {
+		codes[serve(a, tenantRequest(t, oauth1.HMAC{}, "flooding tenant's secret "+t.Name(), tenantNonce(t, strconv.Itoa(i))))]++
+	}
+	if codes[http.StatusOK] > 16 || codes[http.StatusServiceUnavailable] < 8 {
+		t.Fatalf("tenant A's flood of 24 with a share of 16: %v; want at most 16 × 200, then 503", codes)
+	}
+	codes = map[int]int{}
+	for i := range 8 {
+		codes[serve(b, tenantRequest(t, oauth1.HMAC{}, "honest tenant's secret "+t.Name(), tenantNonce(t, strconv.Itoa(i))))]++
+	}
+	if codes[http.StatusOK] != 8 {
+		t.Errorf("tenant B's acme during tenant A's flood: %v; want 8 × 200", codes)
+	}
+}
+
+// copyKey returns a copy of k, as a store that parses a key per lookup
+// returns.
+func copyKey(k *rsa.PublicKey) *rsa.PublicKey {
+	c := *k
+	c.N = new(big.Int).Set(k.N)
+	return &c
+}
+
+// floodUntilRefused records fresh nonces of consumer in m until one is
+// refused (at most limit), and returns how many it accepted. It may run on
+// a goroutine of its own.
+func floodUntilRefused(t *testing.T, m *MemoryNonceStore, consumer string, now time.Time, limit int) int {
+	t.Helper()
+	for i := range limit {
+		ok, err := m.Use(context.Background(), Nonce{ConsumerKey: consumer, Value: strconv.Itoa(i), Timestamp: now.Unix()}, now, now.Add(5*time.Minute))
+		if err != nil {
+			if !errors.Is(err, errNonceStoreFull) {
+				t.Errorf("flood from %s: %v", consumer, err)
+			}
+			return i
+		}
+		if !ok {
+			t.Errorf("flood from %s: nonce %d refused as a replay", consumer, i)
+			return i
+		}
+	}
+	return limit
+}
+
+// TestFloodersDoNotRefuseALightClient has 8, 16 and 64 clients flood a
+// store of 65,536 nonces, one after the other, each until refused, and
+// then a client that sends a few requests: it is served. (Before fair
+// refusal, eight clients at their share, an eighth each, filled the store,
+// and the ninth was refused from its first nonce.)
+func TestFloodersDoNotRefuseALightClient(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	for _, flooders := range []int{8, 16, 64} {
+		m := &MemoryNonceStore{MaxNonces: 1 << 16}
+		held := 0
+		for i := range flooders {
+			held += floodUntilRefused(t, m, fmt.Sprint("flooder", i), now, 1<<16)
+		}
+		light := floodUntilRefused(t, m, "light", now, 50)
+		t.Logf("%d flooders hold %d of %d nonces; the light client stored %d of 50", flooders, held, 1<<16, light)
+		if light != 50 {
+			t.Errorf("%d flooders: the light client stored %d of its 50 nonces, want all", flooders, light)
+		}
+		// A flooder is still refused, and its replays are replays.
+		if ok, err := m.Use(context.Background(), Nonce{ConsumerKey: "flooder0", Value: "more", Timestamp: now.Unix()}, now, now.Add(5*time.Minute)); ok || !errors.Is(err, errNonceStoreFull) {
+			t.Errorf("%d flooders: flooder0 again = %v, %v; want ErrStoreFull", flooders, ok, err)
+		}
+		if ok, err := m.Use(context.Background(), Nonce{ConsumerKey: "flooder0", Value: "0", Timestamp: now.Unix()}, now, now.Add(5*time.Minute)); ok || err != nil {
+			t.Errorf("%d flooders: flooder0's first nonce again = %v, %v; want a replay", flooders, ok, err)
+		}
+	}
+}
+
+// TestVerifierFloodersDoNotRefuseAnother has eight registered clients
+// flood a Verifier's store, with valid requests, until each is answered
+// 503; a ninth client is then served.
+func TestVerifierFloodersDoNotRefuseAnother(t *testing.T) {
+	consumers := Consumers{"ninth": {Secret: "ninth secret"}}
+	for i := range 8 {
+		consumers[fmt.Sprint("flooder", i)] = Registration{Secret: fmt.Sprint("secret", i)}
+	}
+	v := tenantVerifier(consumers)
+	v.Nonces = &MemoryNonceStore{MaxNonces: 1 << 13}
+	h := v.Middleware(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	request := func(key, secret string, i int) *http.Request {
+		r, err := http.NewRequest("GET", "https://api.example.com/r", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &oauth1.Config{ConsumerKey: key, ConsumerSecret: secret}
+		if err := c.SignAt(r, nil, time.Unix(xTimestamp, 0), strconv.Itoa(i)); err != nil {
+			t.Fatal(err)
+		}
+		return received(t, r)
+	}
+	serve := func(r *http.Request) int {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w.Code
+	}
+	served := 0
+	for f := range 8 {
+		for i := 0; ; i++ {
+			code := serve(request(fmt.Sprint("flooder", f), fmt.Sprint("secret", f), i))
+			if code == http.StatusServiceUnavailable {
+				break
+			}
+			if code != http.StatusOK || i > 1<<13 {
+				t.Fatalf("flooder %d, request %d: %d", f, i, code)
+			}
+			served++
+		}
+	}
+	codes := map[int]int{}
+	for i := range 8 {
+		codes[serve(request("ninth", "ninth secret", i))]++
+	}
+	t.Logf("eight flooders served %d requests of a store of %d nonces; the ninth client: %v", served, 1<<13, codes)
+	if codes[http.StatusOK] != 8 {
+		t.Errorf("the ninth client after eight flooders: %v; want 8 × 200", codes)
+	}
+}
+
+// TestMemoryNonceStoreFairShare floods a store of 16,384 nonces from 20
+// clients, one after another, and then from clients that stay under their
+// floor until it is full, and compares what each got with a model of the
+// rule MemoryNonceStore documents (Fair refusal): a floor of a 1024th of
+// MaxNonces (16), three quarters of it (12,288) for clients at or over
+// their floor, each taking no more than it leaves, a share of an eighth.
+func TestMemoryNonceStoreFairShare(t *testing.T) {
+	const limit = 1 << 14
+	const floor, pool, share = limit / 1024, limit * 3 / 4, limit / 8
+	now := time.Unix(1e9, 0)
+	m := &MemoryNonceStore{MaxNonces: limit}
+	total, clients := 0, 0
+	model := func(under bool) int {
+		clients++
+		held := 0
+		for held < share && (!under || held < floor) {
+			room := limit
+			if held >= floor && clients > 1 {
+				room = pool - held
+			}
+			if total >= room {
+				break
+			}
+			held++
+			total++
+		}
+		return held
+	}
+	for f := range 20 {
+		want := model(false)
+		if got := floodUntilRefused(t, m, fmt.Sprint("flooder", f), now, limit); got != want {
+			t.Errorf("flooder %d stored %d nonces, want %d", f, got, want)
+		}
+	}
+	// Past the pool, each flooder took its floor at most, as a client under
+	// its floor may.
+	flooders := total
+	if flooders > pool+20*floor {
+		t.Errorf("the model's flooders hold %d, over the pool of %d and their floors", flooders, pool)
+	}
+	light := 0
+	for total < limit {
+		want := model(true)
+		if got := floodUntilRefused(t, m, fmt.Sprint("light", light), now, floor); got != want {
+			t.Fatalf("light client %d stored %d nonces, want %d", light, got, want)
+		}
+		light++
+	}
+	if light+20 < (limit-pool)/floor {
+		t.Errorf("%d light clients and 20 flooders filled the last quarter, want at least %d clients", light, (limit-pool)/floor)
+	}
+	if ok, err := m.Use(context.Background(), Nonce{ConsumerKey: "late", Value: "x", Timestamp: now.Unix()}, now, now.Add(time.Minute)); ok || err != errNonceStoreFull {
+		t.Errorf("a new client in the full store = %v, %v; want errNonceStoreFull", ok, err)
+	}
+	t.Logf("20 flooders hold %d nonces of %d; then %d light clients filled the store", flooders, limit, light)
+}
+
+// TestFloodersAtOnceDoNotRefuseALightClient has 16 clients flood a store
+// of 16,384 nonces all at once, each from a goroutine of its own, while a
+// light client records a nonce between each of their rounds: every one of
+// the light client's nonces is stored, and the store stays within its
+// bound.
+func TestFloodersAtOnceDoNotRefuseALightClient(t *testing.T) {
+	const limit = 1 << 14
+	m := &MemoryNonceStore{MaxNonces: limit}
+	now := time.Unix(1e9, 0)
+	done := make(chan int)
+	for f := range 16 {
+		go func() { done <- floodUntilRefused(t, m, fmt.Sprint("flooder", f), now, limit) }()
+	}
+	light, flooders, held := 0, 16, 0
+	for flooders > 0 || light < 16 {
+		select {
+		case n := <-done:
+			held += n
+			flooders--
+		default:
+			if light < 16 {
+				if ok, err := m.Use(context.Background(), Nonce{ConsumerKey: "light", Value: strconv.Itoa(light), Timestamp: now.Unix()}, now, now.Add(time.Minute)); !ok || err != nil {
+					t.Errorf("the light client's nonce %d during the flood: %v, %v", light, ok, err)
+				}
+				light++
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if n := m.size(); n > limit || held > limit*3/4+16*(limit/1024) {
+		t.Errorf("the store holds %d nonces, the flooders %d; want at most %d, %d", n, held, limit, limit*3/4+16*(limit/1024))
+	}
+	t.Logf("16 flooders at once hold %d nonces of %d", held, limit)
+}
