@@ -131,8 +131,13 @@ func TestExampleReadmes(t *testing.T) {
 			t.Errorf("examples/%s has no README.md: %v", d.Name(), err)
 			continue
 		}
-		if !strings.Contains(string(b), "go run ./examples/"+d.Name()) {
-			t.Errorf("examples/%s/README.md does not give the command that runs it (go run ./examples/%s)", d.Name(), d.Name())
+		// An example with a go.mod of its own runs from its directory.
+		cmd := "go run ./examples/" + d.Name()
+		if _, err := os.Stat("examples/" + d.Name() + "/go.mod"); err == nil {
+			cmd = "cd examples/" + d.Name() + " && go run ."
+		}
+		if !strings.Contains(string(b), cmd) {
+			t.Errorf("examples/%s/README.md does not give the command that runs it (%s)", d.Name(), cmd)
 		}
 	}
 	if n < 6 {

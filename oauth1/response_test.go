@@ -366,7 +366,7 @@ func TestCheckResponseHostileLinkHeader(t *testing.T) {
 	if n > 1<<20 {
 		t.Errorf("CheckResponse allocated %d bytes for a 10 MiB Link header, want at most 1 MiB", n)
 	}
-	if err == nil || !strings.Contains(err.Error(), "deprecated this API at 2023-06-30 23:59:59 UTC") {
+	if err == nil || !strings.Contains(err.Error(), "deprecates this API as of 2023-06-30 23:59:59 UTC") {
 		t.Errorf("CheckResponse = %v, want the deprecation named", err)
 	}
 }

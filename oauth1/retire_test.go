@@ -22,7 +22,7 @@ var retiring = http.Header{
 	"Link":        {`<https://developer.example.com/deprecation>; rel="deprecation"; type="text/html"`},
 }
 
-const retiringText = " (the provider deprecated this API at 2023-06-30 23:59:59 UTC and retires it at 2018-12-31 23:59:59 UTC (see https://developer.example.com/deprecation))"
+const retiringText = " (the provider deprecates this API as of 2023-06-30 23:59:59 UTC and retires it at 2018-12-31 23:59:59 UTC (see https://developer.example.com/deprecation))"
 
 // A ResponseError names the Deprecation and Sunset the provider sent, so
 // that a developer reading a refusal learns why.

@@ -13,7 +13,7 @@ const retiringHeaders = "Deprecation: @1780272000\n" +
 	"Link: <https://developer.example.com/oauth2-migration>; rel=\"deprecation\"\n" +
 	"Link: <https://developer.example.com/oauth2-migration>; rel=\"sunset\"\n"
 
-const retiringWarning = "the provider deprecated this API at 2026-06-01 00:00:00 UTC and retires it at 2026-12-31 23:59:59 UTC (see https://developer.example.com/oauth2-migration)"
+const retiringWarning = "the provider deprecates this API as of 2026-06-01 00:00:00 UTC and retires it at 2026-12-31 23:59:59 UTC (see https://developer.example.com/oauth2-migration)"
 
 func TestResponse(t *testing.T) {
 	gone := "HTTP/1.1 410 Gone\r\n" + strings.ReplaceAll(retiringHeaders, "\n", "\r\n") +

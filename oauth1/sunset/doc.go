@@ -53,4 +53,48 @@
 //
 // Package sunset imports no provider code: a client that reads notices
 // does not link package server.
+//
+// # Retiring OAuth 1.0a
+//
+// A provider walks its clients across in five steps; the package's
+// example RetiringOAuth1 runs them, both sides, in one process.
+//
+//  1. Announce. Set a [Policy] with Announce months ahead, a Deprecation
+//     date, the Sunset (the cut-off) and a Link to the migration guide,
+//     check it with [Policy.Validate], and put [Policy.Handler] around
+//     every handler that serves OAuth 1.0a. Every response then carries
+//     the headers, successful ones first of all.
+//  2. Count. Record each verified request in a [Usage] from the Observe
+//     hook of the Verifier or Provider, and flush it to a store shared by
+//     the instances (redisstore's Usage): [Usage.Clients] says who still
+//     signs with OAuth 1.0a, and when each was last seen.
+//  3. Exchange. Serve an RFC 8693 token exchange with the Handler of
+//     package [github.com/countersign/countersign/oauth1/server/tokenexchange]:
+//     it takes the proof of a 1.0a grant (a signed request, or X's shape
+//     with the token and its secret in the body), hands the grant to the
+//     provider's own OAuth 2.0 server through one small interface, answers
+//     each grant once across every instance, revokes the 1.0a token after
+//     a grace period, and counts exchanges with [Usage.RecordExchange].
+//  4. Brown out. Schedule [Brownout] windows before the cut-off: the
+//     clients [Usage] still counts hear it as refusals they cannot miss.
+//  5. Cut off. From Sunset on, the Handler answers 410 Gone.
+//
+// A client's developer hears it and crosses over in three steps:
+//
+//  1. Notice. Put a [Transport] around the signing transport: its Notify
+//     hook (or a warning logged once per host) reports the first response
+//     that announces a retirement. [oauth1.ResponseError] names it on a
+//     refusal too, and the command oauth1 response reads it from a saved
+//     response.
+//  2. Exchange. Trade each stored 1.0a token for an OAuth 2.0 token with
+//     package [github.com/countersign/countersign/oauth1/exchange] (X's
+//     exchange, or a provider's OAuth-1-signed one, as Intuit and Xero
+//     publish it), or for a whole database dump with the command
+//     oauth1 migrate, which resumes where an interrupted run stopped and
+//     never exchanges a token twice.
+//  3. Switch. Call the API with the OAuth 2.0 token through a
+//     golang.org/x/oauth2 client, whose TokenSource refreshes it.
+//
+// An LTI 1.1 tool moving to LTI 1.3 checks the platform's migration claim
+// with package [github.com/countersign/countersign/oauth1/lti1p1].
 package sunset

@@ -38,7 +38,7 @@ func Example() {
 	// Sunset: Thu, 31 Dec 2026 23:59:59 GMT
 	// Link: <https://developer.example.com/oauth2-migration>; rel="deprecation"
 	// Link: <https://developer.example.com/oauth2-migration>; rel="sunset"
-	// the provider deprecated this API at 2026-06-01 00:00:00 UTC and retires it at 2026-12-31 23:59:59 UTC (see https://developer.example.com/oauth2-migration)
+	// the provider deprecates this API as of 2026-06-01 00:00:00 UTC and retires it at 2026-12-31 23:59:59 UTC (see https://developer.example.com/oauth2-migration)
 }
 
 // Garmin retires OAuth 1.0a on 2026-12-31. A provider in its place
@@ -120,7 +120,7 @@ func Example_retirement() {
 	// Output:
 	// 2026-05-15: 200 OK steps=8042
 	// 2026-08-15: 200 OK steps=8042
-	//   warning: the provider deprecated this API at 2026-06-01 00:00:00 UTC and retires it at 2026-12-31 23:59:59 UTC (see https://developer.example.com/oauth2-migration)
+	//   warning: the provider deprecates this API as of 2026-06-01 00:00:00 UTC and retires it at 2026-12-31 23:59:59 UTC (see https://developer.example.com/oauth2-migration)
 	// 2026-11-03: 401 Unauthorized version_rejected
 	//   OAuth 1.0a is deprecated and switched off until 2026-11-03 15:00:00 UTC, a brownout before its retirement at 2026-12-31 23:59:59 UTC; migrate: https://developer.example.com/oauth2-migration
 	// 2027-01-02: 410 Gone version_rejected
@@ -153,6 +153,6 @@ func ExampleTransport() {
 	defer resp.Body.Close()
 	fmt.Println(resp.Status)
 	// Output:
-	// warning: the provider deprecated this API at 2023-06-30 23:59:59 UTC and retires it at 2024-06-30 23:59:59 UTC (see https://developer.example.com/oauth2-migration)
+	// warning: the provider deprecates this API as of 2023-06-30 23:59:59 UTC and retires it at 2024-06-30 23:59:59 UTC (see https://developer.example.com/oauth2-migration)
 	// 200 OK
 }

@@ -46,7 +46,7 @@ func Read(h http.Header) Notice {
 func (n Notice) IsZero() bool { return n == Notice{} }
 
 // String describes n in one line for a developer, such as "the provider
-// deprecated this API at 2026-06-01 00:00:00 UTC and retires it at
+// deprecates this API as of 2026-06-01 00:00:00 UTC and retires it at
 // 2026-12-31 23:59:59 UTC (see https://developer.example.com/migrate)",
 // or returns "" when n announces nothing.
 func (n Notice) String() string {

@@ -135,7 +135,7 @@ func TestSchedule(t *testing.T) {
 			require.ErrorAs(t, err, &re)
 			assert.Equal(t, oauth1.ProblemVersionRejected, re.Problem)
 			assert.Equal(t, tt.advice, re.Advice)
-			assert.Contains(t, err.Error(), "the provider deprecated this API at 2026-06-01 00:00:00 UTC and retires it at 2026-12-31 23:59:59 UTC (see "+guide+")")
+			assert.Contains(t, err.Error(), "the provider deprecates this API as of 2026-06-01 00:00:00 UTC and retires it at 2026-12-31 23:59:59 UTC (see "+guide+")")
 		})
 	}
 }
@@ -229,7 +229,7 @@ func TestRead(t *testing.T) {
 	}
 	n := sunset.Read(h)
 	assert.Equal(t, sunset.Notice{Deprecated: true, Deprecation: rfc9745Date, Sunset: rfc8594Date, Link: "https://developer.example.com/deprecation"}, n)
-	assert.Equal(t, "the provider deprecated this API at 2023-06-30 23:59:59 UTC and retires it at 2018-12-31 23:59:59 UTC (see https://developer.example.com/deprecation)", n.String())
+	assert.Equal(t, "the provider deprecates this API as of 2023-06-30 23:59:59 UTC and retires it at 2018-12-31 23:59:59 UTC (see https://developer.example.com/deprecation)", n.String())
 	assert.Equal(t, sunset.Notice{}, sunset.Read(http.Header{"Deprecation": {"yes"}, "Sunset": {"soon"}}))
 	assert.Equal(t, "", sunset.Notice{}.String())
 }

@@ -100,7 +100,7 @@ func TestTransportWarnsOncePerHost(t *testing.T) {
 	wg.Wait()
 	host := strings.TrimPrefix(srv.URL, "http://")
 	want := `level=WARN msg="sunset: the API announces its retirement" host=` + host +
-		` notice="the provider deprecated this API at 2026-06-01 00:00:00 UTC (see ` + guide + `)"` + "\n"
+		` notice="the provider deprecates this API as of 2026-06-01 00:00:00 UTC (see ` + guide + `)"` + "\n"
 	mu.Lock()
 	assert.Equal(t, want, stripTime(logged.String()))
 	logged.Reset()

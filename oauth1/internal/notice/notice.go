@@ -126,20 +126,20 @@ func (n Notice) IsZero() bool { return !n.Deprecated && n.Sunset.IsZero() && n.L
 
 // String describes n in one line for a developer, such as
 //
-//	the provider deprecated this API at 2023-06-30 23:59:59 UTC and retires it at 2026-12-31 23:59:59 UTC (see https://example.com/migrate)
+//	the provider deprecates this API as of 2023-06-30 23:59:59 UTC and retires it at 2026-12-31 23:59:59 UTC (see https://example.com/migrate)
 //
 // or "" when n says nothing.
 func (n Notice) String() string {
 	var b strings.Builder
 	switch {
 	case n.Deprecated && !n.Deprecation.IsZero() && !n.Sunset.IsZero():
-		b.WriteString("the provider deprecated this API at " + Format(n.Deprecation) + " and retires it at " + Format(n.Sunset))
+		b.WriteString("the provider deprecates this API as of " + Format(n.Deprecation) + " and retires it at " + Format(n.Sunset))
 	case n.Deprecated && n.Deprecation.IsZero() && !n.Sunset.IsZero():
 		b.WriteString("the provider deprecated this API and retires it at " + Format(n.Sunset))
 	case n.Deprecated && n.Deprecation.IsZero():
 		b.WriteString("the provider deprecated this API")
 	case n.Deprecated:
-		b.WriteString("the provider deprecated this API at " + Format(n.Deprecation))
+		b.WriteString("the provider deprecates this API as of " + Format(n.Deprecation))
 	case !n.Sunset.IsZero():
 		b.WriteString("the provider retires this API at " + Format(n.Sunset))
 	case n.Link != "":

@@ -103,8 +103,8 @@ func TestString(t *testing.T) {
 	}{
 		{Notice{}, ""},
 		{Notice{Deprecated: true, Deprecation: rfc9745Date, Sunset: rfc8594Date, Link: "https://a.example/m"},
-			"the provider deprecated this API at 2023-06-30 23:59:59 UTC and retires it at 2018-12-31 23:59:59 UTC (see https://a.example/m)"},
-		{Notice{Deprecated: true, Deprecation: rfc9745Date}, "the provider deprecated this API at 2023-06-30 23:59:59 UTC"},
+			"the provider deprecates this API as of 2023-06-30 23:59:59 UTC and retires it at 2018-12-31 23:59:59 UTC (see https://a.example/m)"},
+		{Notice{Deprecated: true, Deprecation: rfc9745Date}, "the provider deprecates this API as of 2023-06-30 23:59:59 UTC"},
 		{Notice{Sunset: rfc8594Date}, "the provider retires this API at 2018-12-31 23:59:59 UTC"},
 		{Notice{Deprecated: true}, "the provider deprecated this API"},
 		{Notice{Deprecated: true, Sunset: rfc8594Date, Link: "https://a.example/m"},
