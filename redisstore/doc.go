@@ -10,8 +10,11 @@
 // instances: who still uses OAuth 1.0a, and when they were last seen.
 //
 // All take a [redis.UniversalClient], so a single node, Sentinel and
-// Cluster all work: every command and every script touches a single key,
-// so no hash tags are needed (the tests run on a three-master Cluster). Keys start with
+// Cluster all work: a script that touches several keys keeps them in one
+// Cluster slot with a hash tag (the token counts under {tokens}, an
+// exchange's two keys under their hash), and every other command touches
+// one key (the tests run on a three-master Cluster); a prefix that holds
+// "{" or "}" does not work on a Cluster. Keys start with
 // the prefix given to the constructor, so that one Redis can serve several
 // applications, and several tenants of one: the stores key a client by its
 // consumer key alone, so tenants whose clients may choose the same consumer
