@@ -303,25 +303,6 @@ func (v *Verifier) checkSigned(q *found) error {
 	return nil
 }
 
-// useNonce records the nonce of a request with a timestamp, and refuses
-// one already recorded.
-func (v *Verifier) useNonce(q *found) error {
-	if !q.hasTS {
-		return nil
-	}
-	n := Nonce{ConsumerKey: q.consumerKey, Token: q.token, Value: q.nonce, Timestamp: q.ts}
-	fresh, err := v.nonceStore().Use(q.r.Context(), n, q.now, time.Unix(q.ts, 0).Add(v.window()+time.Second))
-	if err != nil {
-		return fmt.Errorf("oauth1: recording the nonce: %w", err)
-	}
-	if !fresh {
-		pe := problem(oauth1.ProblemNonceUsed, nil)
-		pe.BaseString = q.refusedBaseString() // a replay is as hostile as any refusal
-		return pe
-	}
-	return nil
-}
-
 // maxRefusedBase is the longest base string a refusal keeps. Refusals are
 // what hostile requests get, and a program may keep them (in a log queue,
 // say); the base string of a form takes up to five times its body ("+" is

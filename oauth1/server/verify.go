@@ -182,26 +182,30 @@ func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
 	if err := v.checkSigned(q); err != nil {
 		return nil, err
 	}
-	if err := v.recordNonce(q); err != nil {
+	if err := v.useNonce(q); err != nil {
 		return nil, err
 	}
 	return q.verification(), nil
 }
 
-// recordNonce is useNonce, but that a MemoryNonceStore (the default) is
-// told the registration the request was verified with, so that it keeps the
-// nonces of two tenants' clients apart when their consumer keys are alike.
-func (v *Verifier) recordNonce(q *found) error {
-	m, ok := v.Nonces.(*MemoryNonceStore)
-	if v.Nonces == nil {
-		m, ok = &defaultNonces, true
+// useNonce records the nonce of a request with a timestamp, and refuses
+// one already recorded. A MemoryNonceStore (the default) is told the
+// registration the request was verified with, so that it keeps the nonces
+// of two tenants' clients apart when their consumer keys are alike.
+func (v *Verifier) useNonce(q *found) error {
+	if !q.hasTS {
+		return nil
 	}
-	if !ok || m == nil || !q.hasTS {
-		return v.useNonce(q)
-	}
-	m.once.Do(m.init)
 	n := Nonce{ConsumerKey: q.consumerKey, Token: q.token, Value: q.nonce, Timestamp: q.ts}
-	fresh, err := m.use(n, registration(m.seed, q.method, q.consumer), q.now, time.Unix(q.ts, 0).Add(v.window()+time.Second))
+	expires := time.Unix(q.ts, 0).Add(v.window() + time.Second)
+	var fresh bool
+	var err error
+	if m, ok := v.nonceStore().(*MemoryNonceStore); ok && m != nil {
+		m.once.Do(m.init)
+		fresh, err = m.use(n, registration(m.seed, q.method, q.consumer), q.now, expires)
+	} else {
+		fresh, err = v.nonceStore().Use(q.r.Context(), n, q.now, expires)
+	}
 	if err != nil {
 		return fmt.Errorf("oauth1: recording the nonce: %w", err)
 	}
