@@ -361,7 +361,10 @@ func TestPage(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(pageURL)); err != nil {
 		t.Fatalf("loading %s: %v", pageURL, err)
 	}
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.body && document.body.dataset.state !== "loading"`, chromedp.WithPollingTimeout(2*time.Minute))); err != nil {
+	// Ready, failed, or refused by its own policy (a script whose hash is
+	// not the policy's never runs, and the page would wait forever).
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.body && (document.body.dataset.state !== "loading" || __violations.length > 0)`,
+		chromedp.WithPollingTimeout(2*time.Minute))); err != nil {
 		t.Fatalf("loading %s: %v", pageURL, err)
 	}
 	state, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.dataset.state`))
@@ -370,7 +373,8 @@ func TestPage(t *testing.T) {
 	}
 	if state != "ready" {
 		loadStatus, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("load-status")))
-		t.Fatalf("page state %q: %s", state, loadStatus)
+		violations, _ := chromedp.Run(ctx, chromedp.Evaluate[[]string](`__violations`))
+		t.Fatalf("page state %q: %s; refused by its policy: %v", state, loadStatus, violations)
 	}
 	loadMs, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`globalThis.oauth1LoadMs`))
 	if err != nil {
