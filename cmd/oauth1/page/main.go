@@ -2,10 +2,11 @@
 // runs "oauth1 verify" and "oauth1 diff" in the browser, built from
 // cmd/oauth1 for WebAssembly, with nothing leaving the page.
 //
-// Run it from the module's root:
+// Run it from the module's root, or anywhere at a released version:
 //
 //	go run ./cmd/oauth1/page            # writes oauth1-debugger.html
 //	go run ./cmd/oauth1/page -o FILE
+//	go run github.com/countersign/countersign/cmd/oauth1/page@latest
 //
 // The file holds everything: the page (index.html, page.css, page.js), Go's
 // wasm_exec.js and the WebAssembly program, gzipped and base64-encoded, so
@@ -23,12 +24,14 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 )
 
@@ -67,8 +70,13 @@ func build(out string) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	dir, err := sourceDir()
+	if err != nil {
+		return err
+	}
 	wasmPath := filepath.Join(tmp, "oauth1.wasm")
 	gobuild := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w -buildid=", "-o", wasmPath, command)
+	gobuild.Dir = dir
 	gobuild.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0")
 	gobuild.Stdout, gobuild.Stderr = os.Stderr, os.Stderr
 	if err := gobuild.Run(); err != nil {
@@ -92,6 +100,26 @@ func build(out string) error {
 	fmt.Fprintf(os.Stderr, "wrote %s: %d bytes (%d gzipped); WebAssembly %d bytes (%d gzipped)\n",
 		out, len(page), len(gz(page)), len(wasm), len(gz(wasm)))
 	return nil
+}
+
+// sourceDir returns the directory to build the command in: the module's
+// copy in the module cache when this program was downloaded at a version
+// (go run .../cmd/oauth1/page@v1.0.0), so that the page is built from that
+// same version; else "", the current directory, in a clone of the module.
+func sourceDir() (string, error) {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok || bi.Main.Sum == "" { // a main module with a sum was downloaded
+		return "", nil
+	}
+	out, err := exec.Command("go", "mod", "download", "-json", bi.Main.Path+"@"+bi.Main.Version).Output()
+	if err != nil {
+		return "", fmt.Errorf("go mod download %s@%s: %w", bi.Main.Path, bi.Main.Version, err)
+	}
+	var m struct{ Dir string }
+	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
+		return "", fmt.Errorf("go mod download %s@%s: no directory in %.200q", bi.Main.Path, bi.Main.Version, out)
+	}
+	return m.Dir, nil
 }
 
 // readWasmExec reads the JavaScript support file of the Go that builds the

@@ -86,8 +86,8 @@ async function load() {
 	const ms = performance.now();
 	globalThis.oauth1LoadMs = ms;
 	const version = await oauth1.run(["version"], "", {});
-	$("load-status").textContent = "Ready (loaded in " + Math.round(ms) + " ms). Nothing you paste leaves this page.";
-	$("about").textContent = "oauth1 " + version.stdout.trim() + " · WebAssembly " + (wasm.byteLength / 1048576).toFixed(1) + " MiB, loaded in " + Math.round(ms) + " ms";
+	$("load-status").textContent = "Ready (loaded in " + Math.round(ms) + " ms).";
+	$("about").textContent = version.stdout.trim() + " · WebAssembly " + (wasm.byteLength / 1048576).toFixed(1) + " MiB, loaded in " + Math.round(ms) + " ms";
 	$("verify").disabled = false;
 	$("diff").disabled = false;
 	document.body.dataset.state = "ready";

@@ -452,6 +452,21 @@ func TestPage(t *testing.T) {
 		}
 	})
 
+	t.Run("the page's example", func(t *testing.T) {
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("clear")), chromedp.Click(chromedp.ID("example"))); err != nil {
+			t.Fatal(err)
+		}
+		r, err := clickFor(ctx, "verify", "verify")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The example is testdata's first case, with the X API
+		// documentation's secrets.
+		if r.Code != "1" || !strings.Contains(r.Stdout, "\n"+cases[0].Got+"\n") || !strings.Contains(r.Stdout, namedBug[cases[0].Library]) {
+			t.Errorf("the example: code %s, want 1, with %s's bug and base string:\n%s%s", r.Code, cases[0].Library, r.Stdout, r.Stderr)
+		}
+	})
+
 	t.Run("nothing reproduced says what to try next", func(t *testing.T) {
 		c := cases[0]
 		// Signed with a secret the page is not given: nothing can explain it.
