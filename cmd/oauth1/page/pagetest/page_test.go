@@ -484,6 +484,9 @@ func TestPage(t *testing.T) {
 		if r.Code != "1" || !r.Next {
 			t.Errorf("code %s, what to try next shown %v; want 1, true", r.Code, r.Next)
 		}
+		if strings.Contains(r.Stdout, c.Got) {
+			t.Errorf("a base string the client did not sign is shown as reproduced:\n%s", r.Stdout)
+		}
 		next, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("verify-next")))
 		if err != nil {
 			t.Fatal(err)
