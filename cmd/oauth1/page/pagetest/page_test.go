@@ -304,24 +304,19 @@ func TestPage(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	opts := []chromedp.ExecAllocatorOption{
+	// chromedp's defaults (Puppeteer's: headless, no first run, background
+	// networking, sync, extensions and phishing checks off), and the rest
+	// of what keeps a browser on a closed network from trying to connect.
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(browser),
 		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Headless,
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
 		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("disable-default-apps", true),
 		chromedp.Flag("disable-domain-reliability", true),
-		chromedp.Flag("metrics-recording-only", true),
 		chromedp.Flag("no-pings", true),
-	}
+	)
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancel()
 	// Every request the page's tab makes, from its start.
