@@ -87,7 +87,7 @@ async function load() {
 	globalThis.oauth1LoadMs = ms;
 	const version = await oauth1.run(["version"], "", {});
 	$("load-status").textContent = "Ready (loaded in " + Math.round(ms) + " ms).";
-	$("about").textContent = version.stdout.trim() + " · WebAssembly " + (wasm.byteLength / 1048576).toFixed(1) + " MiB, loaded in " + Math.round(ms) + " ms";
+	$("about").textContent = version.stdout.trim() + " · WebAssembly " + (wasm.byteLength / 1048576).toFixed(1) + " MiB · loaded in " + Math.round(ms) + " ms";
 	$("verify").disabled = false;
 	$("diff").disabled = false;
 	document.body.dataset.state = "ready";
