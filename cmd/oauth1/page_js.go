@@ -19,8 +19,8 @@ import (
 //
 //	oauth1.run(args, stdin, env) -> Promise<{code, stdout, stderr}>
 //
-// where args are the command line after "oauth1" (its first element one of
-// pageCommands), stdin is the text the command reads as standard input, and
+// where args are the command line after "oauth1" (its first element a
+// command of pageCommand), stdin is the text the command reads as standard input, and
 // env holds the environment variables the command reads (the secrets:
 // OAUTH1_CONSUMER_SECRET, OAUTH1_TOKEN_SECRET, OAUTH1_KEY_PASSWORD). Then it
 // calls globalThis.oauth1Ready(), if the page defined it.
@@ -29,9 +29,24 @@ import (
 // returns, so that nothing it does waits on a JavaScript event that the
 // caller would be blocking.
 
-// pageCommands are the commands the page may run: the ones that read what
-// was pasted and print what they find.
-var pageCommands = map[string]bool{"verify": true, "diff": true, "explain": true, "version": true, "help": true}
+// pageCommand returns the command that the page may run by that name: one
+// that reads what was pasted and prints what it finds. It is the method
+// that run calls for the name, called here directly so that the program
+// links no other command (the commands that sign or send requests would
+// more than double its size).
+func pageCommand(c *cmd, name string) func([]string) int {
+	switch name {
+	case "verify":
+		return c.verify
+	case "diff":
+		return c.diff
+	case "explain":
+		return c.explain
+	case "version":
+		return c.version
+	}
+	return nil
+}
 
 // pageMu runs one command at a time, as a terminal would.
 var pageMu sync.Mutex
@@ -86,8 +101,8 @@ func pageArgs(argv []js.Value) (args []string, stdin string, env map[string]stri
 		}
 		args = append(args, v.String())
 	}
-	if len(args) == 0 || !pageCommands[args[0]] {
-		return nil, "", nil, fmt.Errorf("the page runs only oauth1 verify, diff, explain, version and help")
+	if len(args) == 0 || pageCommand(&cmd{}, args[0]) == nil {
+		return nil, "", nil, fmt.Errorf("the page runs only oauth1 verify, diff, explain and version")
 	}
 	if len(argv) > 1 && argv[1].Type() == js.TypeString {
 		stdin = argv[1].String()
@@ -118,6 +133,7 @@ func pageExec(args []string, stdin string, env map[string]string) (code int, std
 			stderr = errOut.String() + fmt.Sprintf("oauth1: internal error (please report it, without your secrets): %v\n", p)
 		}
 	}()
-	code = run(args, strings.NewReader(stdin), &out, &errOut, func(name string) string { return env[name] })
+	c := &cmd{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut, getenv: func(name string) string { return env[name] }}
+	code = pageCommand(c, args[0])(args[1:])
 	return code, out.String(), errOut.String()
 }

@@ -378,6 +378,13 @@ func TestPage(t *testing.T) {
 	t.Logf("page %s: %d bytes raw, %d bytes gzipped; loaded from file:// in %.0f ms (navigation start to WebAssembly ready; %s wall clock with the browser's start)",
 		filepath.Base(htmlPath), len(html), gzipSize(html), loadMs, time.Since(start).Round(time.Millisecond))
 
+	// A page that takes long to fetch and to start is a page not used: the
+	// program links only the commands the page runs (page_js.go).
+	const budget = 3 << 20
+	if n := gzipSize(html); n > budget {
+		t.Errorf("the page is %d bytes gzipped, over its budget of %d: see what the js/wasm build of cmd/oauth1 links (GOOS=js GOARCH=wasm go list -deps ./cmd/oauth1)", n, budget)
+	}
+
 	t.Run("csp", func(t *testing.T) {
 		csp, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector('meta[http-equiv="Content-Security-Policy"]') || {}).content || ""`))
 		if err != nil {
