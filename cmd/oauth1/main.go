@@ -7,14 +7,9 @@ import (
 	"github.com/countersign/countersign/oauth1/basestring"
 	"github.com/countersign/countersign/percent"
 	"io"
-	"os"
 	"runtime/debug"
 	"strings"
 )
-
-func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
-}
 
 const (
 	exitOK      = 0

@@ -386,8 +386,9 @@ func parseRawRequest(raw []byte, body string) (*http.Request, capture, error) {
 	}
 	if curl {
 		// curl -v: "> " lines are the request head; "*", "<", "{" and "}"
-		// lines are curl's own; what else follows the head is the body.
-		inHead, done := false, false
+		// lines are curl's own; unmarked lines right after the head are the
+		// body, and those after curl's next line are the response's.
+		inHead, done, past := false, false, false
 		for _, l := range lines {
 			switch {
 			case l == ">" || strings.HasPrefix(l, "> "):
@@ -400,7 +401,10 @@ func parseRawRequest(raw []byte, body string) (*http.Request, capture, error) {
 				} else {
 					head = append(head, t)
 				}
-			case inHead && done && l != "" && !strings.ContainsAny(l[:1], "*<{}"):
+			case !inHead || !done || past || l == "":
+			case strings.ContainsAny(l[:1], "*<{}"):
+				past = true
+			default:
 				rest = append(rest, l)
 			}
 		}
