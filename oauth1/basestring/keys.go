@@ -111,12 +111,12 @@ func (m Mistake) String() string {
 }
 
 // MaxKeyTries bounds the HMACs KeyMistake computes over the base string
-// for one call (each over the whole base string): the right key, 20
-// mistaken keys and 2 keys with two mistakes each make at most 23, with
+// for one call (each over the whole base string): the right key, 22
+// mistaken keys and 2 keys with two mistakes each make at most 25, with
 // the one hash whose length the signature has (in whatever encoding it
 // is). For an RSA method it verifies the signature at most 7 times with
 // the public key; for PLAINTEXT it computes no HMAC.
-const MaxKeyTries = 23
+const MaxKeyTries = 25
 
 // KeyMistake names the mistake that makes a refused signature: it signs
 // base, the base string the provider computed, with the keys that the
@@ -204,10 +204,11 @@ func candidates(k Key) []candidate {
 		name string
 		s    string
 		with func(string) string // the key with this secret replaced
+		raw  func(string) string // the same, the replacement not percent-encoded
 	}
-	secrets := []secret{{"consumer secret", cs, func(v string) string { return signingKey(v, ts) }}}
+	secrets := []secret{{"consumer secret", cs, func(v string) string { return signingKey(v, ts) }, func(v string) string { return v + "&" + percent.Encode(ts) }}}
 	if hasToken {
-		secrets = append(secrets, secret{"token secret", ts, func(v string) string { return signingKey(cs, v) }})
+		secrets = append(secrets, secret{"token secret", ts, func(v string) string { return signingKey(cs, v) }, func(v string) string { return percent.Encode(cs) + "&" + v }})
 	}
 	newline := func(name string) string {
 		return "the client's " + name + " ends with a newline that the provider's does not: it was read from a file or an env file with its line end, or pasted with it; trim it"
@@ -235,6 +236,7 @@ func candidates(k Key) []candidate {
 		}
 		if d, ok := base64Decode(s.s); ok {
 			add(Base64Secret, "the client used the "+s.name+" base64-decoded: the secret is the text as issued, used as it is, not the bytes it decodes to", s.with(string(d)))
+			add(Base64Secret, "the client used the "+s.name+" base64-decoded, and its bytes in the key without percent-encoding them: the secret is the text as issued, used as it is, not the bytes it decodes to", s.raw(string(d)))
 		}
 		add(Base64Secret, "the client used the "+s.name+" base64-encoded: the secret is the text as issued, used as it is", s.with(base64.StdEncoding.EncodeToString([]byte(s.s))))
 	}
