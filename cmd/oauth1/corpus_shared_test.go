@@ -224,7 +224,7 @@ func checkShared(t *testing.T, e sharedEntry) sharedResult {
 // sharedFigures are one library's figures.
 type sharedFigures struct {
 	n, live, wide, liveFalse, wideFalse, baseDiffers, refused int
-	liveDur, wideDur                                 time.Duration
+	liveDur, wideDur                                          time.Duration
 }
 
 func (f *sharedFigures) add(g sharedFigures) {
