@@ -399,7 +399,8 @@ func encoder(bs bug) func(string) string {
 		return keep("/")
 	case bs&bugJava != 0:
 		return func(s string) string {
-			return strings.NewReplacer("%20", "+", "%2A", "*", "~", "%7E").Replace(percent.Encode(s))
+			// In turn: none of the three makes what another replaces.
+			return strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(percent.Encode(s), "%20", "+"), "%2A", "*"), "~", "%7E")
 		}
 	case bs&bugTilde != 0:
 		return func(s string) string { return strings.ReplaceAll(percent.Encode(s), "~", "%7E") }
@@ -407,18 +408,17 @@ func encoder(bs bug) func(string) string {
 	return percent.Encode
 }
 
-// keep returns an encoding that leaves the bytes of unreserved unencoded.
+// keep returns an encoding that leaves the bytes of unreserved unencoded:
+// it encodes, then turns their escapes back, one after another (an escape
+// is never made of what another turns back).
 func keep(unreserved string) func(string) string {
 	return func(s string) string {
-		var b strings.Builder
-		for i := 0; i < len(s); i++ {
-			if strings.IndexByte(unreserved, s[i]) >= 0 {
-				b.WriteByte(s[i])
-			} else {
-				b.WriteString(percent.Encode(s[i : i+1]))
-			}
+		s = percent.Encode(s)
+		for i := 0; i < len(unreserved); i++ {
+			c := unreserved[i : i+1]
+			s = strings.ReplaceAll(s, percent.Encode(c), c)
 		}
-		return b.String()
+		return s
 	}
 }
 
