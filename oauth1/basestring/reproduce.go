@@ -45,9 +45,8 @@ const (
 // scheme, the host as sent, realm or oauth_signature signed, UTF-8 read as
 // Latin-1, one value kept of a repeated name, the parameters sorted before
 // encoding, empty values dropped, values cut at ";", "#", "=", "?" or a NUL
-// byte, and the sets of these that libraries such as PHP's PECL oauth,
-// Perl's Net::OAuth, npm oauth-1.0a, dghubble/oauth1 and mrjones/oauth make
-// together), signs each with the right key (key's secrets, joined as
+// byte, the query or the form body left out, and sets of these, the
+// likeliest first, as real client libraries make them), signs each with the right key (key's secrets, joined as
 // §3.4.2 says), and returns the first whose HMAC is the signature, with the
 // base string the client signed. Diff(base, signed) lists the differences.
 //
