@@ -3,15 +3,19 @@ package basestring
 import (
 	"compress/gzip"
 	"crypto"
+	"crypto/sha1"
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
-// This file measures Reproduce on the shared corpus of real libraries'
-// wrong base strings (COUNTERSIGN_SHARED_CORPUS names its file).
+// This file measures Reproduce and ReproduceWide on the shared corpus of
+// real libraries' wrong base strings (COUNTERSIGN_SHARED_CORPUS names its
+// file), and derives bugWeights from it.
 
 type corpusEntry struct {
 	Library string `json:"library"`
@@ -57,7 +61,7 @@ func entryRequest(e corpusEntry) Request {
 		host, _, _ = strings.Cut(host, "?")
 	}
 	if _, q, ok := strings.Cut(raw, "?"); ok {
-		query = q
+		query, _, _ = strings.Cut(q, "#") // a fragment is never sent
 	}
 	sent := Request{Query: query, Host: host}
 	if strings.HasPrefix(strings.ToLower(e.Request.ContentType), "application/x-www-form-urlencoded") {
@@ -146,4 +150,54 @@ func TestSharedCorpusWeights(t *testing.T) {
 		fmt.Fprintf(&b, "%d, ", max(1, int(w[i]*1000+0.5)))
 	}
 	t.Logf("no set of at most 3 bugs for %d of %d; weights:\n%s", missed, len(es), b.String())
+}
+
+// TestSharedCorpusBudgets prints, per library and in all, how much of the
+// shared corpus Reproduce and ReproduceWide reproduce from each request as
+// sent (its query, form body and Host), with the HMACs and the time per
+// request; cmd/oauth1's TestSharedCorpus measures the same through the
+// Verifier and oauth1 verify, and holds the targets.
+func TestSharedCorpusBudgets(t *testing.T) {
+	es := loadSharedCorpus(t)
+	for _, b := range []struct {
+		name string
+		b    budget
+	}{{"Reproduce", liveBudget}, {"ReproduceWide", wideBudget}} {
+		type fig struct{ n, ok, wrong, hmacs int }
+		figs := map[string]*fig{}
+		var libs []string
+		start := time.Now()
+		for _, e := range es {
+			f := figs[e.Library]
+			if f == nil {
+				f = &fig{}
+				figs[e.Library] = f
+				libs = append(libs, e.Library)
+			}
+			key := corpusKey
+			if !strings.Contains(e.Want, "oauth_token%3D") {
+				key.TokenSecret = ""
+			}
+			sig := b64(rsign(sha1.New, key, e.Got))
+			_, signed, ok, n := reproduceWithin(b.b, e.Want, sig, "HMAC-SHA1", key, entryRequest(e))
+			f.n++
+			f.hmacs += n
+			switch {
+			case ok && signed == e.Got:
+				f.ok++
+			case ok:
+				f.wrong++
+				t.Errorf("%s: %s claims %q; the library hashed %q", e.Library, b.name, signed, e.Got)
+			}
+		}
+		elapsed := time.Since(start)
+		var all fig
+		slices.Sort(libs)
+		for _, l := range libs {
+			f := figs[l]
+			t.Logf("%s %-11s %4d/%4d %5.1f%%, %d false claims, %.0f HMACs/request", b.name, l, f.ok, f.n, 100*float64(f.ok)/float64(f.n), f.wrong, float64(f.hmacs)/float64(f.n))
+			all.n, all.ok, all.wrong, all.hmacs = all.n+f.n, all.ok+f.ok, all.wrong+f.wrong, all.hmacs+f.hmacs
+		}
+		t.Logf("%s %-11s %4d/%4d %5.1f%%, %d false claims, %.0f HMACs/request, %v/request", b.name, "all", all.ok, all.n, 100*float64(all.ok)/float64(all.n), all.wrong, float64(all.hmacs)/float64(all.n), elapsed/time.Duration(all.n))
+	}
 }
