@@ -359,6 +359,12 @@ func (r *rebuild) uri(bs bug) string {
 	case bs&bugDefaultPort != 0 && port == "":
 		host += map[string]string{"http": ":80", "https": ":443"}[r.scheme]
 	}
+	switch {
+	case bs&bugSchemeUpper != 0:
+		scheme = strings.ToUpper(scheme)
+	case bs&bugSchemeTitle != 0 && scheme != "":
+		scheme = strings.ToUpper(scheme[:1]) + scheme[1:]
+	}
 	if bs&bugNoRootSlash != 0 && path == "/" {
 		path = ""
 	}

@@ -162,6 +162,8 @@ const (
 	bugNoRootSlash                     // the path "/" left out of the base string URI
 	bugUnencodedValues                 // values not encoded
 	bugSpacePlus                       // a space in the query or body signed as a literal "+"
+	bugSchemeUpper                     // the scheme in uppercase, as typed: "HTTPS"
+	bugSchemeTitle                     // the scheme capitalized, as typed: "Https"
 	bugCount           = iota
 )
 
@@ -214,4 +216,6 @@ var bugCauses = [bugCount]string{
 	`leaves the path "/" out of the base string URI of a URL that has no path; the base string URI of "https://example.com" is "https://example.com/" (§3.4.1.2, RFC 3986 §6.2.3)`,
 	`does not percent-encode the parameter values before joining them; encode each (§3.4.1.3.2)`,
 	`signs a literal "+" for a space in the query or form body: the URL it signed had "+" where the request sent "%20", or it did not decode "+"; decode "+" as a space, and sign the request as it is sent (§3.4.1.3.1)`,
+	`signs the scheme in uppercase, as the URL it was given has it ("HTTPS"); the base string URI has the scheme in lowercase (§3.4.1.2)`,
+	`signs the scheme capitalized, as the URL it was given has it ("Https"); the base string URI has the scheme in lowercase (§3.4.1.2)`,
 }
