@@ -17,12 +17,13 @@ import (
 
 // ReproduceWide is [Reproduce] for an operator who asked for it: it tries
 // the same bugs, and then far more sets of them (up to five at once, the
-// likeliest first), for at most 4,096 HMACs and about 100 ms of CPU on
-// the largest request it takes. Like Reproduce it names a bug only when a
-// variant's HMAC is the signature, and tries nothing for a base string,
-// or a query and form body, over 8 KiB. Its cost is many times the
-// Reproduce's: run it when a person debugs a refusal (as "oauth1 verify"
-// does), never on every refusal, nor on one a client can repeat at will.
+// likeliest first), for at most 2,048 HMACs and about 100 ms of CPU on
+// the largest request it takes (BenchmarkReproduceBudgets). Like
+// Reproduce it names a bug only when a variant's HMAC is the signature,
+// and tries nothing for a base string, or a query and form body, over 8
+// KiB. It costs up to 40 times what Reproduce does: run it when a person
+// debugs a refusal (as "oauth1 verify" does), never on every refusal, nor
+// on one a client can repeat at will.
 func ReproduceWide(base, signature, method string, key Key, sent Request) (m Mistake, signed string, ok bool) {
 	m, signed, ok, _ = reproduceWithin(wideBudget, base, signature, method, key, sent)
 	return m, signed, ok
