@@ -21,8 +21,10 @@ func (c *cmd) printKeyCheck(m basestring.Mistake, compared bool) {
 	case m.Kind == basestring.BaseStringDiffers:
 		c.printReproduced(m)
 	case m.Kind == basestring.KeyUnknown && !compared:
-		fmt.Fprintln(w, "Key check: none of the common key mistakes reproduces the signature with the base string above. Either the client signed another base string "+
-			"(give it with --base-string, or compare it with oauth1 diff), or the key differs in a way the check does not know.")
+		fmt.Fprintln(w, "Nothing reproduced the signature: with the secrets given, none of the common key mistakes gives it, and no base string that "+
+			"client libraries' bugs make of this request (each bug alone, and up to five together) does. What to try next: get the base string your "+
+			"client signed (most libraries can log it) and compare both: oauth1 diff EXPECTED SIGNED, or run again with --base-string SIGNED. "+
+			"If they are the same, the secrets differ.")
 	default:
 		kinds := string(m.Kind)
 		for _, k := range m.Also {

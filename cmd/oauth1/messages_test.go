@@ -273,7 +273,7 @@ func TestVerifyKeyMistakes(t *testing.T) {
 		{"consumer secret read with its newline", with("OAUTH1_CONSUMER_SECRET", right["OAUTH1_CONSUMER_SECRET"]+"\n"), nil, "secret-whitespace", ""},
 		{"secrets swapped", with("OAUTH1_CONSUMER_SECRET", right["OAUTH1_TOKEN_SECRET"], "OAUTH1_TOKEN_SECRET", right["OAUTH1_CONSUMER_SECRET"]), nil, "swapped-secrets", ""},
 		{"token as secret", with("OAUTH1_TOKEN_SECRET", right["OAUTH1_TOKEN"]), nil, "token-as-secret", ""},
-		{"another key", with("OAUTH1_CONSUMER_SECRET", "other"), nil, "none of the common key mistakes", ""},
+		{"another key", with("OAUTH1_CONSUMER_SECRET", "other"), nil, "Nothing reproduced the signature", ""},
 		{"another key, base strings compared", with("OAUTH1_CONSUMER_SECRET", "other"), []string{"--base-string", httpsBase}, "unknown\nThe key differs", ""},
 		{"empty token secret, base strings compared", with("OAUTH1_TOKEN_SECRET", ""), []string{"--base-string", httpsBase}, "empty-token-secret", ""},
 		{"http signed, scheme assumed, another key", nil, []string{"--base-string", httpBase}, "", signedFor(with("OAUTH1_CONSUMER_SECRET", "other"), "http"+strings.TrimPrefix(url, "https"))},
@@ -285,6 +285,9 @@ func TestVerifyKeyMistakes(t *testing.T) {
 		args := append([]string{"verify", "--any-time"}, tt.args...)
 		r := runCmd(t, right, req, args...)
 		want := "Key check: " + tt.kind
+		if strings.HasPrefix(tt.kind, "Nothing reproduced") {
+			want = "\n" + tt.kind
+		}
 		if tt.kind == "" {
 			want = "The only difference is the scheme, and it was taken as https because the request line does not name one: the client signed an http URL. Run again with --scheme http."
 			if strings.Contains(r.stdout, "Key check") {

@@ -2,10 +2,15 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"net/http"
 	"strconv"
 	"strings"
 
+	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/basestring"
+	"github.com/countersign/countersign/oauth1/server"
+	"github.com/countersign/countersign/percent"
 )
 
 // signedMarker ends the cause of a BaseStringDiffers mistake of the
@@ -32,5 +37,73 @@ func (c *cmd) printReproduced(m basestring.Mistake) {
 	fmt.Fprintln(w, "Base string check: "+kinds+"\n"+terminalSafe(sentence(cause)))
 	if signed != "" {
 		fmt.Fprintln(w, "\nThe base string your client signed (reproduced: its HMAC with the secrets given is the signature):\n"+terminalSafe(signed))
+	}
+}
+
+// sentRequest returns what the base-string check needs of r as it was
+// sent: the query, the body if it is a form, the Host, and the realm of
+// the Authorization header; the Verifier's own check takes the same.
+func sentRequest(r *http.Request, body string) basestring.Request {
+	sent := basestring.Request{Query: r.URL.RawQuery, Host: r.Host}
+	if form, _ := isFormType(r.Header.Get("Content-Type")); form {
+		sent.Form = body
+	}
+	if ps, err := oauth1.ParseAuthHeader(r.Header.Get("Authorization")); err == nil {
+		for _, p := range ps {
+			if p.Name == "realm" {
+				sent.Realm = p.Value
+			}
+		}
+	}
+	return sent
+}
+
+// protocolParam returns the first value of the protocol parameter name
+// the request sends: in the Authorization header, else in the query, else
+// in a form body.
+func protocolParam(r *http.Request, sent basestring.Request, name string) string {
+	if ps, err := oauth1.ParseAuthHeader(r.Header.Get("Authorization")); err == nil {
+		for _, p := range ps {
+			if p.Name == name {
+				return p.Value
+			}
+		}
+	}
+	for _, raw := range []string{sent.Query, sent.Form} {
+		for kv := range strings.SplitSeq(raw, "&") {
+			n, v, _ := strings.Cut(kv, "=")
+			if dn, err := percent.DecodeForm(n); err == nil && dn == name {
+				if dv, err := percent.DecodeForm(v); err == nil {
+					return dv
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// reproduceWide runs, when the Verifier's checks explained nothing (a key
+// mistake, or a base-string bug within its 48 HMACs), the operator's
+// wider search, basestring.ReproduceWide, on the request in raw, and on a
+// match puts it in pe.KeyMistake as the Verifier does.
+func (f *verifyOptions) reproduceWide(pe *server.ProblemError, raw []byte) {
+	if pe.KeyMistake.Kind != basestring.KeyUnknown || pe.BaseString == "" || f.clientBase != "" {
+		return
+	}
+	r, _, err := parseRawRequest(raw, f.data)
+	if err != nil {
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	sent := sentRequest(r, string(body))
+	key := basestring.Key{ConsumerKey: protocolParam(r, sent, "oauth_consumer_key"), ConsumerSecret: f.store.secret}
+	if key.Token = protocolParam(r, sent, "oauth_token"); key.Token != "" {
+		key.TokenSecret = f.store.tokenSecret
+	}
+	m, signed, ok := basestring.ReproduceWide(pe.BaseString, protocolParam(r, sent, "oauth_signature"),
+		protocolParam(r, sent, "oauth_signature_method"), key, sent)
+	if ok {
+		m.Cause += signedMarker + strconv.Quote(signed)
+		pe.KeyMistake = m
 	}
 }

@@ -85,6 +85,7 @@ func (c *cmd) verify(args []string) int {
 		same = c.printClientDiff(pe.BaseString, f.clientBase, sc.scheme, sc.guessed)
 	}
 	if badSignature(pe) && !httpValid && (f.clientBase == "" || same) {
+		f.reproduceWide(pe, raw) // the operator's search, far wider than the Verifier's
 		c.printKeyCheck(pe.KeyMistake, same)
 	}
 	return exitFailure

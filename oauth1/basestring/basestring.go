@@ -16,8 +16,9 @@
 // When the client's base string is not at hand and the key is right,
 // [Reproduce] names the client's bug from its signature alone: it signs
 // the variants of the provider's base string that real client libraries
-// make, within a fixed budget of HMACs, and returns the one that gives the
-// signature.
+// make, each bug alone and then sets of them in the order real clients
+// make them, within a fixed budget of HMACs, and returns the one that
+// gives the signature; [ReproduceWide] tries far more, for an operator.
 //
 // [Parse] is strict: the parameter string must be encoded as a whole, so a
 // base string has exactly two unencoded "&", and every escape must be

@@ -213,10 +213,11 @@ func candidates(k Key) []candidate {
 		name string
 		s    string
 		with func(string) string // the key with this secret replaced
+		raw  func(string) string // the same, the replacement not percent-encoded
 	}
-	secrets := []secret{{"consumer secret", cs, func(v string) string { return signingKey(v, ts) }}}
+	secrets := []secret{{"consumer secret", cs, func(v string) string { return signingKey(v, ts) }, func(v string) string { return v + "&" + percent.Encode(ts) }}}
 	if hasToken {
-		secrets = append(secrets, secret{"token secret", ts, func(v string) string { return signingKey(cs, v) }})
+		secrets = append(secrets, secret{"token secret", ts, func(v string) string { return signingKey(cs, v) }, func(v string) string { return percent.Encode(cs) + "&" + v }})
 	}
 	newline := func(name string) string {
 		return "the client's " + name + " ends with a newline that the provider's does not: it was read from a file or an env file with its line end, or pasted with it; trim it"
@@ -244,6 +245,7 @@ func candidates(k Key) []candidate {
 		}
 		if d, ok := base64Decode(s.s); ok {
 			add(Base64Secret, "the client used the "+s.name+" base64-decoded: the secret is the text as issued, used as it is, not the bytes it decodes to", s.with(string(d)))
+			add(Base64Secret, "the client used the "+s.name+" base64-decoded, and its bytes in the key without percent-encoding them: the secret is the text as issued, used as it is, not the bytes it decodes to", s.raw(string(d)))
 		}
 		add(Base64Secret, "the client used the "+s.name+" base64-encoded: the secret is the text as issued, used as it is", s.with(base64.StdEncoding.EncodeToString([]byte(s.s))))
 	}

@@ -14,7 +14,7 @@ import (
 // none matches: both secrets set, with whitespace and valid base64, and a
 // token.
 func TestKeyMistakeBound(t *testing.T) {
-	k := Key{ConsumerKey: "ck", ConsumerSecret: "Y3M=\r\n", Token: "tk", TokenSecret: "dHM=\n"}
+	k := Key{ConsumerKey: "ck", ConsumerSecret: "Y3M/\r\n", Token: "tk", TokenSecret: "dHM+\n"}
 	base := "GET&https%3A%2F%2Fa.example%2F&oauth_consumer_key%3Dck"
 	for _, method := range []string{"HMAC-SHA1", "HMAC-SHA256", "HMAC-SHA512"} {
 		m, ok, n := keyMistake(base, "AAAAAAAAAAAAAAAAAAAAAAAAAAA=", method, k)
@@ -31,7 +31,7 @@ func TestKeyMistakeBound(t *testing.T) {
 // each HMAC length in each encoding clients send: each decodes to one
 // length, so the keys are tried with one hash only.
 func TestKeyMistakeBoundAnyEncoding(t *testing.T) {
-	k := Key{ConsumerKey: "ck", ConsumerSecret: "Y3M=\r\n", Token: "tk", TokenSecret: "dHM=\n"}
+	k := Key{ConsumerKey: "ck", ConsumerSecret: "Y3M/\r\n", Token: "tk", TokenSecret: "dHM+\n"}
 	base := "GET&https%3A%2F%2Fa.example%2F&oauth_consumer_key%3Dck"
 	for _, size := range []int{20, 32, 64} {
 		sum := make([]byte, size)

@@ -104,6 +104,7 @@ func TestKeyMistakeKinds(t *testing.T) {
 		{"SHA-512 for HMAC-SHA1", kKey, "HMAC-SHA1", b64(mac(sha512.New, right, kBase)), basestring.WrongHMACHash, "HMAC-SHA512"},
 		{"SHA-1 for HMAC-SHA256", kKey, "HMAC-SHA256", sha1Sig(right, kBase), basestring.WrongHMACHash, "HMAC-SHA1 and declared HMAC-SHA256"},
 		{"base64-decoded secret", b64Key, "HMAC-SHA1", sha1Sig(enc(raw)+"&"+enc(kTS), kBase), basestring.Base64Secret, "consumer secret base64-decoded"},
+		{"base64-decoded secret, bytes not encoded", b64Key, "HMAC-SHA1", sha1Sig(raw+"&"+enc(kTS), kBase), basestring.Base64Secret, "without percent-encoding them"},
 		{"base64-encoded secret", kKey, "HMAC-SHA1", sha1Sig(enc(kCS)+"&"+enc(base64.StdEncoding.EncodeToString([]byte(kTS))), kBase), basestring.Base64Secret, "token secret base64-encoded"},
 		{"signature encoded twice", kKey, "HMAC-SHA1", enc(b64(rightMAC)), basestring.SignatureEncoding, "percent-encoded twice"},
 		{"URL-safe signature", kKey, "HMAC-SHA1", base64.URLEncoding.EncodeToString(urlMAC), basestring.SignatureEncoding, "URL-safe"},

@@ -28,6 +28,7 @@ type rebuild struct {
 	other              []piece            // the parameters from neither the query nor the body
 	fromRequest        bool               // query and form are the sources of the rest
 	read               map[bug]readResult // pieces' results, by the bugs of reading
+	bodyHash           string             // the oauth_body_hash of the form body; "" when not known
 }
 
 // newRebuild splits b, parsed from base, into its parts, and checks that
@@ -95,7 +96,7 @@ func (r *rebuild) account(b *BaseString) bool {
 // readBugs are the bugs that change how the query and the body are read.
 const readBugs = bugPlusLiteral | bugRawQuery | bugRawForm | bugNoForm | bugQueryOnlyInURI | bugQCut | bugHashCut |
 	bugSemicolonDrop | bugSemicolonSplit | bugSemicolonCut | bugEqCut | bugRawNames | bugNulCut | bugLatin1 | bugPHPNames |
-	bugQueryWins | bugKeepFirst | bugKeepLast
+	bugQueryWins | bugKeepFirst | bugKeepLast | bugNoQuery | bugSpacePlus
 
 // pieces reads the query and the form body as a client with bugs bs does,
 // once for each set of the bugs of reading: most variants share one. The
@@ -123,7 +124,7 @@ func (r *rebuild) readPieces(bs bug) ([]piece, bool) {
 	var ps []piece
 	for i, raw := range [2]string{r.query, r.form} {
 		query := i == 0
-		if query && bs&bugQueryOnlyInURI != 0 || !query && bs&bugNoForm != 0 {
+		if query && bs&(bugQueryOnlyInURI|bugNoQuery) != 0 || !query && bs&bugNoForm != 0 {
 			continue
 		}
 		if query && bs&bugQCut != 0 {
@@ -221,7 +222,11 @@ func readPair(kv string, bs bug, rawValues bool) (piece, bool) {
 		value = v
 	}
 	if bs&bugNulCut != 0 {
+		name, _, _ = strings.Cut(name, "\x00")
 		value, _, _ = strings.Cut(value, "\x00")
+	}
+	if bs&bugSpacePlus != 0 {
+		name, value = strings.ReplaceAll(name, " ", "+"), strings.ReplaceAll(value, " ", "+")
 	}
 	if bs&bugSemicolonCut != 0 {
 		value, _, _ = strings.Cut(value, ";")
@@ -252,6 +257,12 @@ func (r *rebuild) build(bs bug) (string, bool) {
 	if bs&bugSignature != 0 {
 		ps = append(ps, piece{name: "oauth_signature"})
 	}
+	if bs&bugEmptyToken != 0 && !r.has("oauth_token") {
+		ps = append(ps, piece{name: "oauth_token"})
+	}
+	if bs&bugBodyHash != 0 && r.bodyHash != "" && !r.has("oauth_body_hash") {
+		ps = append(ps, piece{name: "oauth_body_hash", value: r.bodyHash})
+	}
 	if bs&bugDropEmpty != 0 {
 		ps = slices.DeleteFunc(ps, func(p piece) bool { return p.value == "" })
 	}
@@ -263,8 +274,12 @@ func (r *rebuild) build(bs bug) (string, bool) {
 		switch {
 		case bs&bugNoEncoding != 0:
 			name, value = p.name, p.value
+		case bs&bugUnencodedNames != 0 && bs&bugUnencodedValues != 0:
+			name, value = p.name, p.value
 		case bs&bugUnencodedNames != 0:
 			name = p.name
+		case bs&bugUnencodedValues != 0:
+			value = p.value
 		}
 		if bs&bugTwice != 0 {
 			value = enc(value)
@@ -302,6 +317,17 @@ func (r *rebuild) build(bs bug) (string, bool) {
 	return outer(strings.ToUpper(r.method)) + "&" + outer(uri) + "&" + params, true
 }
 
+// has reports whether the parameters from neither the query nor the body
+// have one named name.
+func (r *rebuild) has(name string) bool {
+	for _, p := range r.other {
+		if p.name == name {
+			return true
+		}
+	}
+	return false
+}
+
 func cmpPair(an, av, bn, bv string) int {
 	if c := strings.Compare(an, bn); c != 0 {
 		return c
@@ -325,10 +351,22 @@ func (r *rebuild) uri(bs bug) string {
 	switch {
 	case bs&bugHostAsSent != 0 && r.sentHost != "":
 		host = r.sentHost
+		if _, p := splitPort(host); p == "" && bs&bugDefaultPort != 0 {
+			host += map[string]string{"http": ":80", "https": ":443"}[r.scheme] // the host as typed, and the port added
+		}
 	case bs&bugAnyPort != 0 && (port == "80" || port == "443"):
 		host = hostname
 	case bs&bugDefaultPort != 0 && port == "":
 		host += map[string]string{"http": ":80", "https": ":443"}[r.scheme]
+	}
+	switch {
+	case bs&bugSchemeUpper != 0:
+		scheme = strings.ToUpper(scheme)
+	case bs&bugSchemeTitle != 0 && scheme != "":
+		scheme = strings.ToUpper(scheme[:1]) + scheme[1:]
+	}
+	if bs&bugNoRootSlash != 0 && path == "/" {
+		path = ""
 	}
 	if bs&bugDecodedPath != 0 {
 		if d, err := percent.Decode(path); err == nil {
@@ -367,7 +405,8 @@ func encoder(bs bug) func(string) string {
 		return keep("/")
 	case bs&bugJava != 0:
 		return func(s string) string {
-			return strings.NewReplacer("%20", "+", "%2A", "*", "~", "%7E").Replace(percent.Encode(s))
+			// In turn: none of the three makes what another replaces.
+			return strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(percent.Encode(s), "%20", "+"), "%2A", "*"), "~", "%7E")
 		}
 	case bs&bugTilde != 0:
 		return func(s string) string { return strings.ReplaceAll(percent.Encode(s), "~", "%7E") }
@@ -375,18 +414,17 @@ func encoder(bs bug) func(string) string {
 	return percent.Encode
 }
 
-// keep returns an encoding that leaves the bytes of unreserved unencoded.
+// keep returns an encoding that leaves the bytes of unreserved unencoded:
+// it encodes, then turns their escapes back, one after another (an escape
+// is never made of what another turns back).
 func keep(unreserved string) func(string) string {
 	return func(s string) string {
-		var b strings.Builder
-		for i := 0; i < len(s); i++ {
-			if strings.IndexByte(unreserved, s[i]) >= 0 {
-				b.WriteByte(s[i])
-			} else {
-				b.WriteString(percent.Encode(s[i : i+1]))
-			}
+		s = percent.Encode(s)
+		for i := 0; i < len(unreserved); i++ {
+			c := unreserved[i : i+1]
+			s = strings.ReplaceAll(s, percent.Encode(c), c)
 		}
-		return b.String()
+		return s
 	}
 }
 

@@ -45,9 +45,8 @@ const (
 // scheme, the host as sent, realm or oauth_signature signed, UTF-8 read as
 // Latin-1, one value kept of a repeated name, the parameters sorted before
 // encoding, empty values dropped, values cut at ";", "#", "=", "?" or a NUL
-// byte, and the sets of these that libraries such as PHP's PECL oauth,
-// Perl's Net::OAuth, npm oauth-1.0a, dghubble/oauth1 and mrjones/oauth make
-// together), signs each with the right key (key's secrets, joined as
+// byte, the query or the form body left out, and sets of these, the
+// likeliest first, as real client libraries make them), signs each with the right key (key's secrets, joined as
 // §3.4.2 says), and returns the first whose HMAC is the signature, with the
 // base string the client signed. Diff(base, signed) lists the differences.
 //
@@ -78,6 +77,11 @@ func Reproduce(base, signature, method string, key Key, sent Request) (m Mistake
 
 // reproduce is Reproduce, and also returns how many HMACs it computed.
 func reproduce(base, signature, method string, key Key, sent Request) (Mistake, string, bool, int) {
+	return reproduceWithin(liveBudget, base, signature, method, key, sent)
+}
+
+// reproduceWithin is reproduce within budget b.
+func reproduceWithin(b budget, base, signature, method string, key Key, sent Request) (Mistake, string, bool, int) {
 	if len(base) > maxReproduceBytes || len(sent.Query)+len(sent.Form)+len(sent.Host)+len(sent.Realm) > maxReproduceBytes ||
 		len(signature) > 1024 {
 		return Mistake{}, "", false, 0
@@ -90,11 +94,11 @@ func reproduce(base, signature, method string, key Key, sent Request) (Mistake, 
 	if !known || isRSA {
 		return Mistake{}, "", false, 0
 	}
-	b, err := Parse(base)
+	p, err := Parse(base)
 	if err != nil {
 		return Mistake{}, "", false, 0
 	}
-	r, ok := newRebuild(b, base, sent)
+	r, ok := newRebuild(p, base, sent)
 	if !ok {
 		return Mistake{}, "", false, 0
 	}
@@ -104,29 +108,15 @@ func reproduce(base, signature, method string, key Key, sent Request) (Mistake, 
 		return Mistake{}, "", false, 0
 	}
 	h = hashes[0]
-	k := signingKey(key.ConsumerSecret, key.TokenSecret)
-	tried := map[string]bool{base: true}
-	for _, bs := range variants {
-		if t.n == maxReproduceTries {
-			break
-		}
-		s, ok := r.build(bs)
-		if !ok || tried[s] || len(s) > maxVariantBytes {
-			continue
-		}
-		tried[s] = true
-		t.base = []byte(s)
-		sum := t.mac(h, k)
-		if sum == nil {
-			return Mistake{}, "", false, t.n // FIPS 140-only mode refuses the hash or key
-		}
-		f, ok := t.match(sum)
-		if !ok {
-			continue
-		}
-		return r.mistake(bs, s, f, h != t.hash, method, h), s, true, t.n
+	if r.fromRequest {
+		r.bodyHash = bodyHash(h, r.form)
 	}
-	return Mistake{}, "", false, t.n
+	s := &search{r: r, base: base, t: t, h: h, key: signingKey(key.ConsumerSecret, key.TokenSecret), b: b, tried: map[string]bool{}}
+	f := s.run()
+	if f == nil {
+		return Mistake{}, "", false, t.n
+	}
+	return r.mistake(f.bs, f.signed, f.form, h != t.hash, method, h), f.signed, true, t.n
 }
 
 // bug is one way a client library builds the base string wrongly; a
@@ -134,47 +124,55 @@ func reproduce(base, signature, method string, key Key, sent Request) (Mistake, 
 type bug uint64
 
 const (
-	bugPlus           bug = 1 << iota // names and values encoded with "+" for a space
-	bugPlusLiteral                    // "+" in the query or body not decoded as a space
-	bugTwice                          // values percent-encoded twice
-	bugRawQuery                       // query values signed as sent, not decoded
-	bugRawForm                        // form values signed as sent, not decoded
-	bugNoEncoding                     // names and values not encoded
-	bugUnencodedNames                 // names not encoded
-	bugLowerHex                       // lowercase hex in escapes
-	bugJSComponent                    // "!'()*" left unencoded (encodeURIComponent)
-	bugKeepSlash                      // "/" left unencoded (Python's quote)
-	bugJava                           // java.net.URLEncoder: "+", "*" unencoded, "~" encoded
-	bugTilde                          // "~" encoded as "%7E"
-	bugNoForm                         // the form body left out
-	bugQueryInURI                     // the query kept in the base string URI, and signed
-	bugQueryOnlyInURI                 // the query kept in the base string URI, not signed
-	bugDefaultPort                    // :80 or :443 kept
-	bugScheme                         // http for https, or https for http
-	bugHostAsSent                     // the Host as sent: its case, any port
-	bugAnyPort                        // :80 and :443 dropped whatever the scheme
-	bugDecodedPath                    // the path decoded
-	bugRealm                          // realm signed
-	bugSignature                      // an empty oauth_signature signed
-	bugLatin1                         // UTF-8 bytes read as Latin-1
-	bugKeepFirst                      // the first value of a repeated name kept
-	bugKeepLast                       // the last value of a repeated name kept
-	bugQueryWins                      // a query value replaces a body value of the same name
-	bugSortDecoded                    // sorted before encoding
-	bugSortJoined                     // sorted by the joined "name=value"
-	bugDropEmpty                      // empty values dropped
-	bugSemicolonDrop                  // pairs holding ";" dropped (Go's url.ParseQuery)
-	bugSemicolonSplit                 // ";" separating pairs as "&" does
-	bugSemicolonCut                   // values cut at a ";"
-	bugHashCut                        // the query decoded, then cut at a "#"
-	bugNulCut                         // values cut at a NUL byte
-	bugEqCut                          // values cut at an "=" inside them
-	bugQCut                           // the query cut at a "?" inside it
-	bugRawNames                       // names not decoded before being encoded
-	bugPHPNames                       // " " and "." in names turned into "_"
-	bugNoEquals                       // empty values signed as "name", without "="
-	bugNotReencoded                   // the parameter string not encoded as a whole
-	bugCount          = iota
+	bugPlus            bug = 1 << iota // names and values encoded with "+" for a space
+	bugPlusLiteral                     // "+" in the query or body not decoded as a space
+	bugTwice                           // values percent-encoded twice
+	bugRawQuery                        // query values signed as sent, not decoded
+	bugRawForm                         // form values signed as sent, not decoded
+	bugNoEncoding                      // names and values not encoded
+	bugUnencodedNames                  // names not encoded
+	bugLowerHex                        // lowercase hex in escapes
+	bugJSComponent                     // "!'()*" left unencoded (encodeURIComponent)
+	bugKeepSlash                       // "/" left unencoded (Python's quote)
+	bugJava                            // java.net.URLEncoder: "+", "*" unencoded, "~" encoded
+	bugTilde                           // "~" encoded as "%7E"
+	bugNoForm                          // the form body left out
+	bugQueryInURI                      // the query kept in the base string URI, and signed
+	bugQueryOnlyInURI                  // the query kept in the base string URI, not signed
+	bugDefaultPort                     // :80 or :443 kept
+	bugScheme                          // http for https, or https for http
+	bugHostAsSent                      // the Host as sent: its case, any port
+	bugAnyPort                         // :80 and :443 dropped whatever the scheme
+	bugDecodedPath                     // the path decoded
+	bugRealm                           // realm signed
+	bugSignature                       // an empty oauth_signature signed
+	bugLatin1                          // UTF-8 bytes read as Latin-1
+	bugKeepFirst                       // the first value of a repeated name kept
+	bugKeepLast                        // the last value of a repeated name kept
+	bugQueryWins                       // a query value replaces a body value of the same name
+	bugSortDecoded                     // sorted before encoding
+	bugSortJoined                      // sorted by the joined "name=value"
+	bugDropEmpty                       // empty values dropped
+	bugSemicolonDrop                   // pairs holding ";" dropped (Go's url.ParseQuery)
+	bugSemicolonSplit                  // ";" separating pairs as "&" does
+	bugSemicolonCut                    // values cut at a ";"
+	bugHashCut                         // the query decoded, then cut at a "#"
+	bugNulCut                          // values cut at a NUL byte
+	bugEqCut                           // values cut at an "=" inside them
+	bugQCut                            // the query cut at a "?" inside it
+	bugRawNames                        // names not decoded before being encoded
+	bugPHPNames                        // " " and "." in names turned into "_"
+	bugNoEquals                        // empty values signed as "name", without "="
+	bugNotReencoded                    // the parameter string not encoded as a whole
+	bugNoQuery                         // the query left out entirely
+	bugEmptyToken                      // an empty oauth_token signed, and not sent
+	bugBodyHash                        // an oauth_body_hash of the form body signed, and not sent
+	bugNoRootSlash                     // the path "/" left out of the base string URI
+	bugUnencodedValues                 // values not encoded
+	bugSpacePlus                       // a space in the query or body signed as a literal "+"
+	bugSchemeUpper                     // the scheme in uppercase, as typed: "HTTPS"
+	bugSchemeTitle                     // the scheme capitalized, as typed: "Https"
+	bugCount           = iota
 )
 
 // The bugs' causes, in the bugs' order: each completes "the client ...",
@@ -220,40 +218,12 @@ var bugCauses = [bugCount]string{
 	`turns " " and "." in names into "_", as PHP's parser does ($_GET, parse_str); sign the names as they are sent`,
 	`signs an empty value as "name" without "="; it is "name=" (§3.4.1.3.2)`,
 	`does not encode the parameter string as a whole after joining the pairs with "&" (§3.4.1.1)`,
-}
-
-// variants are the sets of bugs Reproduce tries, in order: one bug at a
-// time, then the sets that libraries make together, then pairs seen
-// together. Variants that change nothing for a request cost nothing.
-var variants = []bug{
-	bugPlus, bugPlusLiteral, bugNoForm, bugQueryInURI, bugQueryOnlyInURI, bugDefaultPort, bugScheme, bugHostAsSent,
-	bugLowerHex, bugTwice, bugRawQuery, bugRawForm, bugUnencodedNames, bugNoEncoding, bugJSComponent, bugKeepSlash,
-	bugJava, bugTilde, bugRealm, bugSignature, bugLatin1, bugKeepFirst, bugKeepLast, bugQueryWins,
-	bugSortDecoded, bugSortJoined, bugDropEmpty, bugSemicolonDrop, bugSemicolonSplit, bugSemicolonCut, bugHashCut,
-	bugNulCut, bugEqCut, bugQCut, bugRawNames, bugPHPNames, bugAnyPort, bugDecodedPath, bugNoEquals, bugNotReencoded,
-
-	// Libraries' sets, as their source shows them.
-	bugKeepLast | bugNulCut | bugPHPNames,                                             // PHP's PECL oauth
-	bugKeepFirst | bugLatin1 | bugSortJoined,                                          // Perl's Net::OAuth
-	bugEqCut | bugQCut | bugPlusLiteral | bugRawNames | bugQueryWins | bugHostAsSent,  // npm oauth-1.0a
-	bugKeepFirst | bugAnyPort | bugSemicolonDrop,                                      // dghubble/oauth1
-	bugHostAsSent | bugDecodedPath | bugSemicolonDrop,                                 // mrjones/oauth
-	bugPlus | bugLowerHex,                                                             // a form encoder with lowercase hex
-	bugScheme | bugDefaultPort,                                                        // the URL the client was configured with
-	bugScheme | bugHostAsSent,                                                         // the same, with the host as typed
-	bugPlus | bugSortDecoded,                                                          // hand-rolled: QueryEscape, then sort
-	bugQueryInURI | bugPlus,                                                           // the URL as a string, form-encoded
-	bugNoForm | bugQueryInURI,                                                         // the URL as a string, no body
-	bugKeepFirst | bugSortDecoded,                                                     // a map of names, sorted
-	bugKeepLast | bugSortDecoded,                                                      // the same, the last value kept
-	bugNoEncoding | bugSortDecoded,                                                    // nothing encoded at all
-	bugPlusLiteral | bugRawNames,                                                      // the query split, never decoded
-	bugSemicolonDrop | bugKeepFirst,                                                   // Go's url.Values, first value
-	bugHostAsSent | bugPlusLiteral,                                                    // npm oauth-1.0a in part
-	bugEqCut | bugPlusLiteral | bugRawNames | bugQueryWins | bugHostAsSent,            // the same, no "?" in the query
-	bugQCut | bugPlusLiteral | bugRawNames | bugQueryWins | bugHostAsSent,             // the same, no "=" in a value
-	bugKeepFirst | bugLatin1, bugKeepFirst | bugSortJoined, bugLatin1 | bugSortJoined, // Net::OAuth in part
-	bugKeepLast | bugNulCut, bugKeepLast | bugPHPNames, bugNulCut | bugPHPNames, // PECL oauth in part
-	bugKeepFirst | bugAnyPort, bugAnyPort | bugSemicolonDrop, bugHostAsSent | bugDecodedPath, // dghubble/oauth1, mrjones/oauth in part
-	bugHostAsSent | bugSemicolonDrop, bugDecodedPath | bugSemicolonDrop,
+	`leaves the query's parameters out of the base string, and the query out of its URI; the query's parameters are signed (§3.4.1.3.1)`,
+	`signs an empty oauth_token that the request does not carry; sign the parameters sent, and send those signed`,
+	`signs an oauth_body_hash that the request does not carry; send it, or do not sign it (a form-encoded body has none)`,
+	`leaves the path "/" out of the base string URI of a URL that has no path; the base string URI of "https://example.com" is "https://example.com/" (§3.4.1.2, RFC 3986 §6.2.3)`,
+	`does not percent-encode the parameter values before joining them; encode each (§3.4.1.3.2)`,
+	`signs a literal "+" for a space in the query or form body: the URL it signed had "+" where the request sent "%20", or it did not decode "+"; decode "+" as a space, and sign the request as it is sent (§3.4.1.3.1)`,
+	`signs the scheme in uppercase, as the URL it was given has it ("HTTPS"); the base string URI has the scheme in lowercase (§3.4.1.2)`,
+	`signs the scheme capitalized, as the URL it was given has it ("Https"); the base string URI has the scheme in lowercase (§3.4.1.2)`,
 }

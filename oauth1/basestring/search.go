@@ -1,0 +1,246 @@
+package basestring
+
+import (
+	"container/heap"
+	"crypto"
+	"encoding/base64"
+	"hash"
+	"slices"
+
+	"github.com/countersign/countersign/oauth1/internal/mac"
+)
+
+// This file orders the sets of bugs that Reproduce and ReproduceWide try:
+// each bug alone, likeliest first, then the sets of the bugs that change
+// the request, in the order of how often real clients make them together,
+// taking the bugs as independent.
+
+// ReproduceWide is [Reproduce] for an operator who asked for it: it tries
+// the same bugs, and then far more sets of them (up to five at once, the
+// likeliest first), for at most 2,048 HMACs and about 100 ms of CPU on
+// the largest request it takes (BenchmarkReproduceBudgets). Like
+// Reproduce it names a bug only when a variant's HMAC is the signature,
+// and tries nothing for a base string, or a query and form body, over 8
+// KiB. It costs up to 40 times what Reproduce does: run it when a person
+// debugs a refusal (as "oauth1 verify" does), never on every refusal, nor
+// on one a client can repeat at will.
+func ReproduceWide(base, signature, method string, key Key, sent Request) (m Mistake, signed string, ok bool) {
+	m, signed, ok, _ = reproduceWithin(wideBudget, base, signature, method, key, sent)
+	return m, signed, ok
+}
+
+// A budget bounds one search.
+type budget struct {
+	hmacs  int // HMACs, each over a distinct variant
+	builds int // variants built, distinct or not
+	bytes  int // bytes of the variants built, all together; 0 for no bound
+	size   int // the most bugs in a set
+}
+
+// The two budgets: the Verifier's on a live refusal, within its diagnosis
+// budget (server charges 48 HMACs of four times the base string), and an
+// operator's, who asked for it, at about 100 ms of CPU at most. Building
+// a variant costs more than its HMAC: the bytes built bound both.
+var (
+	liveBudget = budget{hmacs: maxReproduceTries, builds: 160, bytes: 640 << 10, size: 3}
+	wideBudget = budget{hmacs: 2048, builds: 6144, bytes: 6 << 20, size: 5}
+)
+
+// bugWeights is, per mille, how often real clients make each bug: the
+// share of the wrong base strings of the shared corpus of six client
+// libraries (shared/corpora/six-libraries.json.gz) whose smallest set of
+// bugs that reproduces them holds the bug, averaged over the libraries so
+// that each counts alike, and at least 1 for a bug none of them makes.
+// TestSharedCorpusWeights (COUNTERSIGN_SHARED_CORPUS) prints it again.
+var bugWeights = [bugCount]uint16{
+	1, 85, 1, 1, 1, 5, 134, 1, 1, 1, 1, 1, 22, 1, 1, 41, 1, 77, 53, 77, 1, 1, 130, 148, 80, 2, 237, 10, 1, 12, 18, 1, 1, 26, 1, 2, 111, 1, 1, 1, 16, 26, 27, 34, 1, 1, 9, 10,
+}
+
+// minWeight is the weight, per mille, of a bug that the six libraries make
+// rarely or never: clients nobody here has run make them too.
+const minWeight = 20
+
+// schemeWeight is bugScheme's weight, per mille, which the corpus cannot
+// show: its requests went to the URL each library was given. Signing the
+// other scheme is a mistake of deployment (a proxy that terminates TLS, a
+// URL configured with http); 60 is the least weight with which the
+// Verifier names Python oauthlib signing the other scheme's URL with its
+// port (TestInteropReproduce), and costs the corpus 1 point of 75.
+const schemeWeight = 60
+
+func weight(b bug) float64 {
+	if b == bugScheme {
+		return schemeWeight / 1000.0
+	}
+	for i := range bugCount {
+		if b == bug(1)<<i {
+			return float64(max(bugWeights[i], minWeight)) / 1000
+		}
+	}
+	return minWeight / 1000
+}
+
+// byWeight returns every bug, the likeliest first.
+func byWeight() []bug {
+	bs := make([]bug, bugCount)
+	for i := range bs {
+		bs[i] = bug(1) << i
+	}
+	slices.SortStableFunc(bs, func(a, b bug) int {
+		wa, wb := weight(a), weight(b)
+		switch {
+		case wa > wb:
+			return -1
+		case wa < wb:
+			return 1
+		}
+		return 0
+	})
+	return bs
+}
+
+// bugsByWeight is byWeight, computed once; it is small, so building it at
+// first use costs nothing at start-up.
+var bugsByWeight []bug
+
+// A search signs the variants of one refused request in order, within a
+// budget, until one signs to the signature.
+type search struct {
+	r      *rebuild
+	base   string
+	t      *hmacTry
+	h      crypto.Hash
+	key    string
+	b      budget
+	tried  map[string]bool
+	builds int
+	bytes  int
+	mac    hash.Hash // keyed once, and reset for each variant
+}
+
+// found is what a search returns on a match.
+type found struct {
+	bs     bug
+	signed string
+	form   sentForm
+}
+
+// try builds and signs the variant of bugs bs, and reports whether the
+// budget is spent (stop), whether it changes the base string (changes),
+// and a match.
+func (s *search) try(bs bug) (stop, changes bool, f *found) {
+	if s.t.n >= s.b.hmacs || s.builds >= s.b.builds || s.b.bytes > 0 && s.bytes >= s.b.bytes {
+		return true, false, nil
+	}
+	s.builds++
+	v, ok := s.r.build(bs)
+	s.bytes += len(v)
+	if !ok || v == s.base || len(v) > maxVariantBytes {
+		return false, false, nil
+	}
+	if s.tried[v] {
+		return false, true, nil
+	}
+	s.tried[v] = true
+	if s.mac == nil {
+		m, err := mac.New(s.h, []byte(s.key))
+		if err != nil {
+			return true, true, nil // FIPS 140-only mode refuses the hash or key
+		}
+		s.mac = m
+	}
+	s.mac.Reset()
+	s.mac.Write([]byte(v))
+	sum := s.mac.Sum(nil)
+	s.t.n++
+	if form, ok := s.t.match(sum); ok {
+		return true, true, &found{bs, v, form}
+	}
+	return false, true, nil
+}
+
+// run tries each bug alone, likeliest first, and then the sets of two or
+// more of those that change the base string, likeliest first.
+func (s *search) run() *found {
+	if bugsByWeight == nil {
+		bugsByWeight = byWeight()
+	}
+	var active []bug
+	for _, b := range bugsByWeight {
+		stop, changes, f := s.try(b)
+		if f != nil || stop {
+			return f
+		}
+		if changes {
+			active = append(active, b)
+		}
+	}
+	// Best first: from a set whose likeliest-last member is active[i], the
+	// next ones add active[i+1] or put it in active[i]'s place. With every
+	// weight under 1, this lists each set once, none before a likelier one.
+	q := &setQueue{}
+	if len(active) > 1 {
+		heap.Push(q, set{bs: active[0], last: 0, w: weight(active[0])})
+	}
+	for q.Len() > 0 {
+		c := heap.Pop(q).(set)
+		if n := bitCount(c.bs); n > 1 {
+			stop, _, f := s.try(c.bs)
+			if f != nil || stop {
+				return f
+			}
+		}
+		if i := c.last + 1; i < len(active) {
+			if bitCount(c.bs) < s.b.size {
+				heap.Push(q, set{bs: c.bs | active[i], last: i, w: c.w * weight(active[i])})
+			}
+			heap.Push(q, set{bs: c.bs&^active[c.last] | active[i], last: i, w: c.w / weight(active[c.last]) * weight(active[i])})
+		}
+	}
+	return nil
+}
+
+func bitCount(b bug) int {
+	n := 0
+	for ; b != 0; b &= b - 1 {
+		n++
+	}
+	return n
+}
+
+// A set of bugs in the queue, with its weight and the index in the active
+// bugs of its last one.
+type set struct {
+	bs   bug
+	last int
+	w    float64
+}
+
+type setQueue []set
+
+func (q setQueue) Len() int { return len(q) }
+func (q setQueue) Less(i, j int) bool {
+	if q[i].w != q[j].w {
+		return q[i].w > q[j].w
+	}
+	return q[i].bs < q[j].bs
+}
+func (q setQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *setQueue) Push(x any)   { *q = append(*q, x.(set)) }
+func (q *setQueue) Pop() any {
+	old := *q
+	x := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return x
+}
+
+// bodyHash is the oauth_body_hash of form with hash h (§3.1 of the body
+// hash extension), or "" when FIPS 140-only mode refuses h.
+func bodyHash(h crypto.Hash, form string) string {
+	if mac.CheckHash(h) != nil || !h.Available() {
+		return ""
+	}
+	d := h.New()
+	d.Write([]byte(form))
+	return base64.StdEncoding.EncodeToString(d.Sum(nil))
+}
