@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -138,7 +136,7 @@ func TestUsageRecordExchange(t *testing.T) {
 func TestNoServerImport(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+		t.Skip("no go command in PATH to list the package's imports with")
 	}
 	out, err := exec.Command(goTool, "list", "-deps", "github.com/countersign/countersign/oauth1/sunset").CombinedOutput()
 	require.NoError(t, err, "%s", out)
