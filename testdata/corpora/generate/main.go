@@ -16,6 +16,9 @@ package main
 import (
 	"bufio"
 	"compress/gzip"
+	"crypto/hmac"
+	"crypto/sha1"
+	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -25,6 +28,8 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+
+	"github.com/countersign/countersign/internal/vectors"
 )
 
 // A result is what a driver reports for one request.
@@ -133,13 +138,16 @@ func main() {
 		if len(res) != len(rs) {
 			log.Fatalf("%s: %d results for %d requests", lib, len(res), len(rs))
 		}
-		var n, failed int
+		var n, failed, unsigned int
 		for i, r := range rs {
 			g := res[i]
 			if g.ID != r.ID {
 				log.Fatalf("%s: result %d for request %d", lib, g.ID, r.ID)
 			}
 			if g.Error != "" || g.Got == "" {
+				if failed < 2 {
+					log.Printf("%s: request %d (%s %q) not signed: %s", lib, r.ID, r.Method, r.URL, g.Error)
+				}
 				failed++
 				continue
 			}
@@ -159,6 +167,10 @@ func main() {
 			if err != nil {
 				log.Fatalf("%s: request %d: %v", lib, r.ID, err)
 			}
+			if !signed(g.Authorization, g.Got, r) {
+				unsigned++
+				continue
+			}
 			if w == g.Got {
 				continue
 			}
@@ -169,12 +181,26 @@ func main() {
 			es = append(es, e)
 			n++
 		}
-		log.Printf("%s: %d of %d requests signed wrongly, %d not signed (the library refused them)", lib, n, len(rs), failed)
+		log.Printf("%s: %d of %d requests signed wrongly, %d not signed (the library refused them), %d whose signature is not over the captured base string (left out)", lib, n, len(rs), failed, unsigned)
 	}
 	slices.SortStableFunc(es, func(a, b entry) int { return strings.Compare(a.Library, b.Library) })
 	if err := write(*out, es); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// signed reports whether the signature of the Authorization header h is
+// the HMAC-SHA1 of base with the secrets of r, as the library's key should
+// be: the proof that the driver captured what the library hashed. A
+// header without a signature proves nothing and passes.
+func signed(h, base string, r request) bool {
+	ps := headerParams(h)
+	if ps == nil || ps["oauth_signature"] == "" {
+		return true
+	}
+	m := hmac.New(sha1.New, []byte(vectors.Encode(r.ConsumerSecret)+"&"+vectors.Encode(r.TokenSecret)))
+	m.Write([]byte(base))
+	return base64.StdEncoding.EncodeToString(m.Sum(nil)) == ps["oauth_signature"]
 }
 
 func write(path string, es []entry) error {
