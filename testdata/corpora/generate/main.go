@@ -34,14 +34,15 @@ import (
 
 // A result is what a driver reports for one request.
 type result struct {
-	ID            int    `json:"id"`
-	Got           string `json:"got"`           // the base string the library hashed
-	Authorization string `json:"authorization"` // the header it would send, if any
-	URL           string `json:"url"`           // the URL it would send, if it differs from the request's
-	Nonce         string `json:"nonce"`         // the nonce and timestamp it signed with,
-	Timestamp     string `json:"timestamp"`     // if not the request's
-	Version       string `json:"version"`
-	Error         string `json:"error"`
+	ID            int     `json:"id"`
+	Got           string  `json:"got"`           // the base string the library hashed
+	Authorization string  `json:"authorization"` // the header it would send, if any
+	URL           string  `json:"url"`           // the URL it would send, if it differs from the request's
+	Body          *string `json:"body"`          // the body it would send, if it differs from the request's
+	Nonce         string  `json:"nonce"`         // the nonce and timestamp it signed with,
+	Timestamp     string  `json:"timestamp"`     // if not the request's
+	Version       string  `json:"version"`
+	Error         string  `json:"error"`
 }
 
 type entry struct {
@@ -155,6 +156,10 @@ func main() {
 			if g.URL != "" {
 				u = g.URL
 			}
+			body := r.Body
+			if g.Body != nil {
+				body = *g.Body
+			}
 			nonce, ts := r.Nonce, r.Timestamp
 			if g.Nonce != "" {
 				nonce, ts = g.Nonce, g.Timestamp
@@ -163,7 +168,7 @@ func main() {
 			if oauth == nil {
 				oauth = protocol(r, nonce, ts)
 			}
-			w, err := want(r.Method, u, r.Body, r.ContentType, oauth)
+			w, err := want(r.Method, u, body, r.ContentType, oauth)
 			if err != nil {
 				log.Fatalf("%s: request %d: %v", lib, r.ID, err)
 			}
@@ -176,7 +181,7 @@ func main() {
 			}
 			var e entry
 			e.Library, e.Version, e.Suite = lib, g.Version, r.Suite
-			e.Request.Method, e.Request.URL, e.Request.Body, e.Request.ContentType = r.Method, u, r.Body, r.ContentType
+			e.Request.Method, e.Request.URL, e.Request.Body, e.Request.ContentType = r.Method, u, body, r.ContentType
 			e.Want, e.Got, e.Labels = w, g.Got, []string{}
 			es = append(es, e)
 			n++

@@ -1,7 +1,8 @@
 # Signs each request of stdin (JSON lines) with Perl's Net::OAuth, as its
 # documentation shows: a "protected resource" request ("consumer" without
 # a token) with the URL as sent and the form body's parameters, decoded to
-# characters as the library asks, in extra_params; and writes the base
+# characters as the library asks, in extra_params (the body reported is
+# that hash's, as a client would send it); and writes the base
 # string it signs ($request->signature_base_string) and its Authorization
 # header as JSON lines.
 use strict;
@@ -9,6 +10,7 @@ use warnings;
 use JSON::PP;
 use Encode qw(decode_utf8);
 use URI;
+use URI::Escape qw(uri_escape_utf8);
 use Net::OAuth;
 
 $Net::OAuth::SKIP_UTF8_DOUBLE_ENCODE_CHECK = 1;
@@ -46,6 +48,10 @@ while (my $line = <STDIN>) {
         $req->sign;
         $out{got} = $req->signature_base_string;
         $out{authorization} = $req->to_authorization_header;
+        if (%extra) {
+            # The body a client sends from the same hash: repeated names gone.
+            $out{body} = join '&', map { uri_escape_utf8($_) . '=' . uri_escape_utf8($extra{$_}) } sort keys %extra;
+        }
         1;
     } or do {
         my $e = $@ || 'unknown error';

@@ -1,7 +1,8 @@
 <?php
 // Signs each request of stdin (JSON lines) with PHP's PECL oauth: an OAuth
 // object (HMAC-SHA1, Authorization header) given the URL as sent and the
-// form body's parameters as an array, as fetch() takes them. The object
+// form body's parameters as an array, as fetch() takes them (the body
+// reported is that array's, as fetch() would send it). The object
 // keeps its base string only after a fetch, which would go on the network:
 // getRequestHeader() signs without sending, and the base string is the
 // library's own oauth_get_sbs() of the same URL and parameters with the
@@ -41,6 +42,14 @@ while (($line = fgets(STDIN)) !== false) {
             }
         }
         $out['got'] = oauth_get_sbs($r['method'], $url, $all);
+        if ($params) {
+            // The body fetch() would send: the array, repeated names gone.
+            $kvs = [];
+            foreach ($params as $k => $v) {
+                $kvs[] = rawurlencode($k) . '=' . rawurlencode($v);
+            }
+            $out['body'] = implode('&', $kvs);
+        }
         $out['authorization'] = $h;
     } catch (Throwable $e) {
         $out['error'] = get_class($e) . ': ' . $e->getMessage();
