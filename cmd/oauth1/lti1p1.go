@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -153,15 +152,11 @@ func (c *cmd) lti1p1Verify(args []string) int {
 // readPayload reads FILE or stdin, at most lti1p1.MaxPayload bytes and a
 // JWT's worth more, and takes the payload out of a whole JWT.
 func (c *cmd) readPayload(pos []string) ([]byte, error) {
-	var in io.Reader = c.stdin
-	if len(pos) == 1 && pos[0] != "-" {
-		f, err := os.Open(pos[0])
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		in = f
+	in, err := c.openInput(pos)
+	if err != nil {
+		return nil, err
 	}
+	defer in.Close()
 	limit := int64(lti1p1.MaxPayload)*4/3 + 4096 // a JWT: base64url of the payload, header and signature
 	raw, err := io.ReadAll(io.LimitReader(in, limit+1))
 	if err != nil {

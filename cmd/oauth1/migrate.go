@@ -89,15 +89,11 @@ func (c *cmd) migrate(args []string) int {
 	if err != nil {
 		return fs.usageError("%s", err)
 	}
-	in := c.stdin
-	if len(pos) == 1 && pos[0] != "-" {
-		f, err := os.Open(pos[0])
-		if err != nil {
-			return c.errorf(exitUsage, "migrate: %v", err)
-		}
-		defer f.Close()
-		in = f
+	in, err := c.openInput(pos)
+	if err != nil {
+		return c.errorf(exitUsage, "migrate: %v", err)
 	}
+	defer in.Close()
 	lines, failed := c.readMigrateLines(in)
 	if o.dryRun {
 		return c.migrateDryRun(&o, lines, secrets)

@@ -175,18 +175,23 @@ func (f *verifyOptions) loadKey() error {
 	return nil
 }
 
+// openInput opens FILE, or stdin when there is none or it is "-"; the
+// caller closes what it returns.
+func (c *cmd) openInput(pos []string) (io.ReadCloser, error) {
+	if len(pos) == 1 && pos[0] != "-" {
+		return os.Open(pos[0])
+	}
+	return io.NopCloser(c.stdin), nil
+}
+
 // readInput reads the raw request from FILE, or from stdin when there is
 // none or it is "-".
 func (c *cmd) readInput(pos []string) ([]byte, error) {
-	var in io.Reader = c.stdin
-	if len(pos) == 1 && pos[0] != "-" {
-		f, err := os.Open(pos[0])
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		in = f
+	in, err := c.openInput(pos)
+	if err != nil {
+		return nil, err
 	}
+	defer in.Close()
 	raw, err := io.ReadAll(in)
 	if err != nil {
 		return nil, fmt.Errorf("reading the request: %w", err)
