@@ -13,6 +13,7 @@ import (
 
 	"github.com/countersign/countersign/internal/ascii"
 	"github.com/countersign/countersign/oauth1/internal/redact"
+	"github.com/countersign/countersign/percent"
 )
 
 // Scrub returns text with the value of every oauth_signature and
@@ -25,6 +26,7 @@ import (
 // HTML's &amp;-style entities undone. A secret is also looked for in
 // base64, as a Basic or debugging header would carry it, and in hex.
 func Scrub(text []byte, secrets ...string) []byte {
+	forms := secretForms(secrets)
 	var spans []span
 	for _, v := range echoViews(text) {
 		for _, name := range []string{"oauth_signature", "oauth_token_secret"} {
@@ -32,12 +34,9 @@ func Scrub(text []byte, secrets ...string) []byte {
 				spans = append(spans, v.orig(sp))
 			}
 		}
-		for _, s := range secrets {
-			if s == "" {
-				continue
-			}
+		for _, form := range forms {
 			n := len(spans)
-			spans = appendIndexes(spans, v.b, s, true)
+			spans = appendIndexes(spans, v.b, form, true)
 			for i := n; i < len(spans); i++ {
 				spans[i] = v.orig(spans[i])
 			}
@@ -49,6 +48,25 @@ func Scrub(text []byte, secrets ...string) []byte {
 		}
 	}
 	return redactSpans(text, spans)
+}
+
+// secretForms returns each non-empty secret as it is, percent-encoded
+// (RFC 3986) and form-encoded ("+" for a space). Each is looked for in every
+// view, and not only the secret in the views that decode it: the bytes
+// before an encoded secret may join its first characters into another
+// escape ("%0" and "0%201" decode as NUL, " " and "1"), so no decoding of
+// the text holds the secret.
+func secretForms(secrets []string) []string {
+	var forms []string
+	for _, s := range secrets {
+		if s == "" {
+			continue
+		}
+		p := percent.Encode(s)
+		forms = append(forms, s, p, strings.ReplaceAll(p, "%20", "+"))
+	}
+	slices.Sort(forms)
+	return slices.Compact(forms)
 }
 
 // A span is the bytes [start, end) of a text.
@@ -280,15 +298,16 @@ func skipSpaces(b []byte, i int) int {
 
 // ScrubCut returns text, whose end a limit on reading cut off, with its
 // end redacted where it may be the start of a secret cut there: the
-// longest end that is the start of a secret, in the text as it is or in
-// any of its decodings (see echoViews), followed by an escape cut short,
-// if any. (A secret in base64 or hex cut short is not looked for.)
+// longest end that is the start of a secret or of its encodings (see
+// secretForms), in the text as it is or in any of its decodings (see
+// echoViews), followed by an escape cut short, if any. (A secret in base64 or hex cut short is not looked for.)
 func ScrubCut(text []byte, secrets ...string) []byte {
+	forms := secretForms(secrets)
 	var spans []span
 	for _, v := range echoViews(text) {
 		end := len(v.b) - cutEscape(v.b)
 		start := end
-		for _, s := range secrets {
+		for _, s := range forms {
 			for n := min(len(s), end); n > 0; n-- {
 				if ascii.HasPrefixFold(v.b[end-n:end], s[:n]) {
 					start = min(start, end-n)
