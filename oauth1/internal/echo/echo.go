@@ -50,12 +50,12 @@ func Scrub(text []byte, secrets ...string) []byte {
 	return redactSpans(text, spans)
 }
 
-// secretForms returns each non-empty secret as it is, percent-encoded
-// (RFC 3986) and form-encoded ("+" for a space). Each is looked for in every
-// view, and not only the secret in the views that decode it: the bytes
-// before an encoded secret may join its first characters into another
-// escape ("%0" and "0%201" decode as NUL, " " and "1"), so no decoding of
-// the text holds the secret.
+// secretForms returns each non-empty secret as it is, and percent-encoded
+// (RFC 3986) or form-encoded ("+" for a space) then percent-encoded again
+// up to maxEchoDepth layers in all. Each is looked for in every view, not
+// only the secret in the views that decode it: the bytes before an encoded
+// secret may join its first characters into another escape ("%0" and
+// "0%201" decode as NUL, " " and "1"), so that no decoding holds the secret.
 func secretForms(secrets []string) []string {
 	var forms []string
 	for _, s := range secrets {
@@ -63,7 +63,13 @@ func secretForms(secrets []string) []string {
 			continue
 		}
 		p := percent.Encode(s)
-		forms = append(forms, s, p, strings.ReplaceAll(p, "%20", "+"))
+		forms = append(forms, s)
+		for _, e := range []string{p, strings.ReplaceAll(p, "%20", "+")} {
+			for range maxEchoDepth {
+				forms = append(forms, e)
+				e = percent.Encode(e)
+			}
+		}
 	}
 	slices.Sort(forms)
 	return slices.Compact(forms)
