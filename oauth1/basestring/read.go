@@ -13,7 +13,12 @@ import (
 // readBugs are the bugs that change how the query and the body are read.
 const readBugs = bugPlusLiteral | bugRawQuery | bugRawForm | bugNoForm | bugQueryOnlyInURI | bugQCut | bugHashCut |
 	bugSemicolonDrop | bugSemicolonSplit | bugSemicolonCut | bugEqCut | bugRawNames | bugNulCut | bugLatin1 | bugPHPNames |
-	bugQueryWins | bugKeepFirst | bugKeepLast | bugNoQuery | bugSpacePlus
+	bugQueryWins | bugKeepFirst | bugKeepLast | bugNoQuery | bugSpacePlus | bugFormWins | bugEmptyReplaced | bugQueryOnly
+
+// sourceBugs are the bugs of reading one query or body, which a client
+// with bugQueryOnly makes in the query only.
+const sourceBugs = bugPlusLiteral | bugSemicolonDrop | bugSemicolonSplit | bugSemicolonCut | bugEqCut | bugRawNames |
+	bugNulCut | bugLatin1 | bugPHPNames | bugSpacePlus | bugEmptyReplaced
 
 // pieces reads the query and the form body as a client with bugs bs does,
 // once for each set of the bugs of reading: most variants share one. The
@@ -39,8 +44,14 @@ type readResult struct {
 // readPieces is pieces, uncached.
 func (r *rebuild) readPieces(bs bug) ([]piece, bool) {
 	var ps []piece
+	all := bs
 	for i, raw := range [2]string{r.query, r.form} {
 		query := i == 0
+		bs := all
+		if !query && bs&bugQueryOnly != 0 {
+			bs &^= sourceBugs
+		}
+		var src []piece
 		if query && bs&(bugQueryOnlyInURI|bugNoQuery) != 0 || !query && bs&bugNoForm != 0 {
 			continue
 		}
@@ -71,11 +82,16 @@ func (r *rebuild) readPieces(bs bug) ([]piece, bool) {
 					continue // never signed, wherever it is sent (§3.4.1.3.1)
 				}
 				p.query = query
-				ps = append(ps, p)
+				src = append(src, p)
 			}
 		}
+		if bs&bugEmptyReplaced != 0 {
+			src = replaceEmpty(src)
+		}
+		ps = append(ps, src...)
 	}
-	if bs&bugQueryWins != 0 {
+	switch {
+	case bs&bugQueryWins != 0:
 		inQuery := map[string]bool{}
 		for _, p := range ps {
 			if p.query {
@@ -83,6 +99,14 @@ func (r *rebuild) readPieces(bs bug) ([]piece, bool) {
 			}
 		}
 		ps = slices.DeleteFunc(ps, func(p piece) bool { return !p.query && inQuery[p.name] })
+	case bs&bugFormWins != 0:
+		inForm := map[string]bool{}
+		for _, p := range ps {
+			if !p.query {
+				inForm[p.name] = true
+			}
+		}
+		ps = slices.DeleteFunc(ps, func(p piece) bool { return p.query && inForm[p.name] })
 	}
 	if bs&(bugKeepFirst|bugKeepLast) != 0 {
 		seen := map[string]int{}
@@ -100,6 +124,35 @@ func (r *rebuild) readPieces(bs bug) ([]piece, bool) {
 		ps = kept
 	}
 	return ps, true
+}
+
+// replaceEmpty drops the empty values of each name that come before its
+// first other value, as a client does that stores one value per name and
+// takes "" for none ("if (data[name])" in JavaScript): "a=&a=1&a=" keeps
+// "a=1" and the last "a=", "a=&a=" keeps one "a=".
+func replaceEmpty(ps []piece) []piece {
+	set := map[string]bool{}  // the names with a value other than ""
+	empty := map[string]int{} // the index in out of a name's empty value
+	out := make([]piece, 0, len(ps))
+	for _, p := range ps {
+		switch i, ok := empty[p.name]; {
+		case set[p.name]:
+			out = append(out, p)
+		case ok:
+			out[i] = p
+			if p.value != "" {
+				set[p.name] = true
+				delete(empty, p.name)
+			}
+		case p.value == "":
+			empty[p.name] = len(out)
+			out = append(out, p)
+		default:
+			set[p.name] = true
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // hashAt returns the offset in raw of the first "#" or "%23": where a

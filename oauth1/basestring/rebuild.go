@@ -218,6 +218,14 @@ func (r *rebuild) uri(bs bug) string {
 	case bs&bugSchemeTitle != 0 && scheme != "":
 		scheme = strings.ToUpper(scheme[:1]) + scheme[1:]
 	}
+	if bs&bugNetworkPath != 0 && strings.HasPrefix(path, "//") {
+		// "//host/path": the path is what follows the host, "/" for none.
+		rest := path[2:]
+		path = "/"
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			path = rest[i:]
+		}
+	}
 	if bs&bugNoRootSlash != 0 && path == "/" {
 		path = ""
 	}
