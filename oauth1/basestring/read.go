@@ -41,55 +41,26 @@ type readResult struct {
 	ok bool
 }
 
-// readPieces is pieces, uncached.
+// queryBugs and formBugs are the bugs that change how the query, and the
+// form body, are read each on its own.
+const (
+	queryBugs = sourceBugs | bugQueryOnlyInURI | bugNoQuery | bugQCut | bugRawQuery | bugHashCut
+	formBugs  = sourceBugs | bugNoForm | bugRawForm
+)
+
+// readPieces is pieces, uncached: it joins the query's and the form
+// body's, each read once for each set of the bugs that change it.
 func (r *rebuild) readPieces(bs bug) ([]piece, bool) {
-	var ps []piece
-	all := bs
-	for i, raw := range [2]string{r.query, r.form} {
-		query := i == 0
-		bs := all
-		if !query && bs&bugQueryOnly != 0 {
-			bs &^= sourceBugs
-		}
-		var src []piece
-		if query && bs&(bugQueryOnlyInURI|bugNoQuery) != 0 || !query && bs&bugNoForm != 0 {
-			continue
-		}
-		if query && bs&bugQCut != 0 {
-			raw, _, _ = strings.Cut(raw, "?")
-		}
-		rawValues := query && bs&bugRawQuery != 0 || !query && bs&bugRawForm != 0
-		if query && bs&bugHashCut != 0 {
-			raw = raw[:hashAt(raw)]
-		}
-		for kv := range strings.SplitSeq(raw, "&") {
-			if kv == "" {
-				continue // "a=1&&b=2" has no third pair
-			}
-			if bs&bugSemicolonDrop != 0 && strings.Contains(kv, ";") {
-				continue
-			}
-			kvs := []string{kv}
-			if bs&bugSemicolonSplit != 0 {
-				kvs = strings.Split(kv, ";")
-			}
-			for _, kv := range kvs {
-				p, ok := readPair(kv, bs, rawValues)
-				if !ok {
-					return nil, false
-				}
-				if p.name == "oauth_signature" {
-					continue // never signed, wherever it is sent (§3.4.1.3.1)
-				}
-				p.query = query
-				src = append(src, p)
-			}
-		}
-		if bs&bugEmptyReplaced != 0 {
-			src = replaceEmpty(src)
-		}
-		ps = append(ps, src...)
+	q, ok1 := r.source(true, bs&queryBugs)
+	fb := bs & formBugs
+	if bs&bugQueryOnly != 0 {
+		fb &^= sourceBugs
 	}
+	f, ok2 := r.source(false, fb)
+	if !ok1 || !ok2 {
+		return nil, false
+	}
+	ps := slices.Concat(q, f)
 	switch {
 	case bs&bugQueryWins != 0:
 		inQuery := map[string]bool{}
@@ -122,6 +93,69 @@ func (r *rebuild) readPieces(bs bug) ([]piece, bool) {
 			kept = append(kept, p)
 		}
 		ps = kept
+	}
+	return ps, true
+}
+
+// formKey marks the form body's reads in rebuild.src.
+const formKey bug = 1 << 63
+
+// source reads the query (or the form body) as a client with bugs bs
+// does, cached in r.src. The result is shared.
+func (r *rebuild) source(query bool, bs bug) ([]piece, bool) {
+	key, raw := bs, r.query
+	if !query {
+		key, raw = bs|formKey, r.form
+	}
+	if c, ok := r.src[key]; ok {
+		return c.ps, c.ok
+	}
+	ps, ok := readSource(query, raw, bs)
+	if r.src == nil {
+		r.src = map[bug]readResult{}
+	}
+	r.src[key] = readResult{ps, ok}
+	return ps, ok
+}
+
+// readSource is source, uncached.
+func readSource(query bool, raw string, bs bug) ([]piece, bool) {
+	if query && bs&(bugQueryOnlyInURI|bugNoQuery) != 0 || !query && bs&bugNoForm != 0 {
+		return nil, true
+	}
+	if query && bs&bugQCut != 0 {
+		raw, _, _ = strings.Cut(raw, "?")
+	}
+	rawValues := query && bs&bugRawQuery != 0 || !query && bs&bugRawForm != 0
+	if query && bs&bugHashCut != 0 {
+		raw = raw[:hashAt(raw)]
+	}
+	var ps []piece
+	for kv := range strings.SplitSeq(raw, "&") {
+		if kv == "" {
+			continue // "a=1&&b=2" has no third pair
+		}
+		if bs&bugSemicolonDrop != 0 && strings.Contains(kv, ";") {
+			continue
+		}
+		kvs := []string{kv}
+		if bs&bugSemicolonSplit != 0 {
+			kvs = strings.Split(kv, ";")
+		}
+		for _, kv := range kvs {
+			p, ok := readPair(kv, bs, rawValues)
+			if !ok {
+				return nil, false
+			}
+			if p.name == "oauth_signature" {
+				continue // never signed, wherever it is sent (§3.4.1.3.1)
+			}
+			p.query = query
+			ps = append(ps, p)
+		}
+	}
+	if bs&bugEmptyReplaced != 0 {
+		ps = replaceEmpty(ps)
 	}
 	return ps, true
 }

@@ -28,6 +28,7 @@ type rebuild struct {
 	other              []piece            // the parameters from neither the query nor the body
 	fromRequest        bool               // query and form are the sources of the rest
 	read               map[bug]readResult // pieces' results, by the bugs of reading
+	src                map[bug]readResult // the query's and the form body's, by theirs (formKey for the body)
 	bodyHash           string             // the oauth_body_hash of the form body; "" when not known
 }
 
@@ -47,7 +48,7 @@ func newRebuild(b *BaseString, base string, sent Request) (*rebuild, bool) {
 	r := &rebuild{method: b.Method, scheme: scheme, host: host, path: path, sentHost: sent.Host, realm: sent.Realm,
 		query: sent.Query, form: sent.Form, fromRequest: true}
 	if !r.account(b) || !r.builds(base) {
-		r.query, r.form, r.fromRequest, r.other, r.read = "", "", false, nil, nil
+		r.query, r.form, r.fromRequest, r.other, r.read, r.src = "", "", false, nil, nil, nil
 		for _, p := range b.Params {
 			r.other = append(r.other, piece{name: p.Name, value: p.Value})
 		}

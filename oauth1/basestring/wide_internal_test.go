@@ -233,7 +233,8 @@ func FuzzReproduceWide(f *testing.F) {
 // operator's, the HMACs and the time per request on requests of the
 // negative suite whose signature no variant makes (the whole budget, or
 // every set of the bugs that change the request, is spent), and on the
-// largest request either takes.
+// largest request either takes, with a query only and with a query and a
+// form body.
 func BenchmarkReproduceBudgets(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	type req struct {
@@ -252,6 +253,12 @@ func BenchmarkReproduceBudgets(b *testing.B) {
 	r0 := &rebuild{method: "POST", scheme: "https", host: "example.com", path: "/p%20q", query: q,
 		other: []piece{{name: "oauth_consumer_key", value: "k"}}}
 	largest, _ := r0.build(0)
+	// The same bytes as a query and a form body, for the bugs of reading
+	// that need both (bugQueryOnly, bugFormWins).
+	half := q[:strings.LastIndexByte(q[:len(q)/2], '&')]
+	r1 := &rebuild{method: "POST", scheme: "https", host: "example.com", path: "/p%20q", query: half, form: q[len(half)+1:],
+		other: []piece{{name: "oauth_consumer_key", value: "k"}}}
+	largestForm, _ := r1.build(0)
 	sig := b64(rsign(sha1.New, rqKey, "no variant"))
 	for _, bb := range []struct {
 		name string
@@ -273,6 +280,14 @@ func BenchmarkReproduceBudgets(b *testing.B) {
 			}
 			b.ReportMetric(float64(n), "HMACs/request")
 			b.ReportMetric(float64(len(largest)), "base-bytes")
+		})
+		b.Run(bb.name+"/largest-form", func(b *testing.B) {
+			n := 0
+			for b.Loop() {
+				_, _, _, n = reproduceWithin(bb.b, largestForm, sig, "HMAC-SHA1", rqKey, Request{Query: r1.query, Form: r1.form, Host: "Example.COM:443", Realm: "r"})
+			}
+			b.ReportMetric(float64(n), "HMACs/request")
+			b.ReportMetric(float64(len(largestForm)), "base-bytes")
 		})
 	}
 }
