@@ -43,10 +43,13 @@ const (
 // unencoded, lowercase hex, the form body left out or signed as sent, the
 // query kept in the base string URI, the default port kept, the other
 // scheme, the host as sent, realm or oauth_signature signed, UTF-8 read as
-// Latin-1, one value kept of a repeated name, the parameters sorted before
-// encoding, empty values dropped, values cut at ";", "#", "=", "?" or a NUL
-// byte, the query or the form body left out, and sets of these, the
-// likeliest first, as real client libraries make them), signs each with the right key (key's secrets, joined as
+// Latin-1, one value kept of a repeated name or an empty one replaced by
+// the next, the body's values replacing the query's or the reverse, the
+// parameters sorted before encoding, empty values dropped, values cut at
+// ";", "#", "=", "?" or a NUL byte, the query or the form body left out, a
+// path "//x/y" read as host "x", the bugs of reading made in the query
+// only, and sets of these, the likeliest first, as real client libraries
+// make them), signs each with the right key (key's secrets, joined as
 // §3.4.2 says), and returns the first whose HMAC is the signature, with the
 // base string the client signed. Diff(base, signed) lists the differences.
 //
