@@ -179,9 +179,9 @@ var reproduceCases = []struct {
 
 // TestReproduce checks that Reproduce, and ReproduceWide, rebuild from the
 // signature alone the base string each bug makes (computed by hand from
-// the provider's) and name the bug, within their HMAC budgets. Two bugs
-// that none of the six libraries of the shared corpus makes are tried
-// together only by ReproduceWide.
+// the provider's) and name the bug, within their HMAC budgets. The sets of
+// bugs that the six libraries of the shared corpus make rarely or never
+// (wideOnly) are tried only by ReproduceWide.
 func TestReproduce(t *testing.T) {
 	wideOnly := map[string]bool{"spaces as + and lowercase hex": true, `"+" not decoded in the query only`: true,
 		"form value replaces the query's, first value kept": true}
