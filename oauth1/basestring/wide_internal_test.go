@@ -21,7 +21,8 @@ import (
 // randomRequest returns a small random request as sent, with the parts
 // that the bugs change (spaces, "+", ";", NUL bytes, "=" and "?" in
 // values, repeated names, names with "." and " ", non-ASCII text, a Host
-// in another case or with its port), of at most pairs pairs in its query
+// in another case or with its port, a path that starts with "//"), of at
+// most pairs pairs in its query
 // and as many in its form body, and the provider's base string of it;
 // nonce sets oauth_nonce.
 func randomWideRequest(rng *rand.Rand, nonce string, pairs int) (base string, sent Request) {
@@ -48,7 +49,7 @@ func randomWideRequest(rng *rand.Rand, nonce string, pairs int) (base string, se
 		sent.Realm = "r"
 	}
 	r0 := &rebuild{method: []string{"GET", "POST"}[rng.IntN(2)], scheme: scheme, host: host,
-		path: []string{"/", "/p", "/a%20b/c"}[rng.IntN(3)], query: sent.Query, form: sent.Form,
+		path: []string{"/", "/p", "/a%20b/c", "//p/q"}[rng.IntN(4)], query: sent.Query, form: sent.Form,
 		other: []piece{{name: "oauth_consumer_key", value: "ck"}, {name: "oauth_nonce", value: nonce},
 			{name: "oauth_signature_method", value: "HMAC-SHA1"}, {name: "oauth_timestamp", value: "1"}}}
 	if rng.IntN(2) == 0 {
