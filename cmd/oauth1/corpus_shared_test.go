@@ -138,7 +138,7 @@ func sharedRequest(e sharedEntry) (raw, scheme string, err error) {
 			method = p.Value
 		case "oauth_token":
 			// An empty token has no secret: the library signed with
-			// "consumer&", as dghubble does with oauth1.NewToken("", "").
+			// "consumer&", as dghubble/oauth1 does with an empty token.
 			hasToken = p.Value != ""
 		}
 		auth = append(auth, p.Name+`="`+percent.Encode(p.Value)+`"`)
