@@ -137,7 +137,9 @@ func sharedRequest(e sharedEntry) (raw, scheme string, err error) {
 		case "oauth_signature_method":
 			method = p.Value
 		case "oauth_token":
-			hasToken = true
+			// An empty token has no secret: the library signed with
+			// "consumer&", as dghubble/oauth1 does with an empty token.
+			hasToken = p.Value != ""
 		}
 		auth = append(auth, p.Name+`="`+percent.Encode(p.Value)+`"`)
 	}

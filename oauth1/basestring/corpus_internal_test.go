@@ -89,7 +89,7 @@ func minimalSet(base, got string, sent Request, maxK int) (bug, bool) {
 	var active []bug
 	for i := range bugCount {
 		bs := bug(1) << i
-		if s, ok := r.build(bs); ok && s != base {
+		if s, ok := r.build(bs); ok && s != base || r.modifies(bs) {
 			active = append(active, bs)
 		}
 	}

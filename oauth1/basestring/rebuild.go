@@ -28,6 +28,7 @@ type rebuild struct {
 	other              []piece            // the parameters from neither the query nor the body
 	fromRequest        bool               // query and form are the sources of the rest
 	read               map[bug]readResult // pieces' results, by the bugs of reading
+	src                map[bug]readResult // the query's and the form body's, by theirs (formKey for the body)
 	bodyHash           string             // the oauth_body_hash of the form body; "" when not known
 }
 
@@ -47,7 +48,7 @@ func newRebuild(b *BaseString, base string, sent Request) (*rebuild, bool) {
 	r := &rebuild{method: b.Method, scheme: scheme, host: host, path: path, sentHost: sent.Host, realm: sent.Realm,
 		query: sent.Query, form: sent.Form, fromRequest: true}
 	if !r.account(b) || !r.builds(base) {
-		r.query, r.form, r.fromRequest, r.other, r.read = "", "", false, nil, nil
+		r.query, r.form, r.fromRequest, r.other, r.read, r.src = "", "", false, nil, nil, nil
 		for _, p := range b.Params {
 			r.other = append(r.other, piece{name: p.Name, value: p.Value})
 		}
@@ -91,153 +92,6 @@ func (r *rebuild) account(b *BaseString) bool {
 		}
 	}
 	return true
-}
-
-// readBugs are the bugs that change how the query and the body are read.
-const readBugs = bugPlusLiteral | bugRawQuery | bugRawForm | bugNoForm | bugQueryOnlyInURI | bugQCut | bugHashCut |
-	bugSemicolonDrop | bugSemicolonSplit | bugSemicolonCut | bugEqCut | bugRawNames | bugNulCut | bugLatin1 | bugPHPNames |
-	bugQueryWins | bugKeepFirst | bugKeepLast | bugNoQuery | bugSpacePlus
-
-// pieces reads the query and the form body as a client with bugs bs does,
-// once for each set of the bugs of reading: most variants share one. The
-// result is shared: the caller must not modify it.
-func (r *rebuild) pieces(bs bug) ([]piece, bool) {
-	bs &= readBugs
-	if c, ok := r.read[bs]; ok {
-		return c.ps, c.ok
-	}
-	ps, ok := r.readPieces(bs)
-	if r.read == nil {
-		r.read = map[bug]readResult{}
-	}
-	r.read[bs] = readResult{ps, ok}
-	return ps, ok
-}
-
-type readResult struct {
-	ps []piece
-	ok bool
-}
-
-// readPieces is pieces, uncached.
-func (r *rebuild) readPieces(bs bug) ([]piece, bool) {
-	var ps []piece
-	for i, raw := range [2]string{r.query, r.form} {
-		query := i == 0
-		if query && bs&(bugQueryOnlyInURI|bugNoQuery) != 0 || !query && bs&bugNoForm != 0 {
-			continue
-		}
-		if query && bs&bugQCut != 0 {
-			raw, _, _ = strings.Cut(raw, "?")
-		}
-		rawValues := query && bs&bugRawQuery != 0 || !query && bs&bugRawForm != 0
-		if query && bs&bugHashCut != 0 {
-			raw = raw[:hashAt(raw)]
-		}
-		for kv := range strings.SplitSeq(raw, "&") {
-			if kv == "" {
-				continue // "a=1&&b=2" has no third pair
-			}
-			if bs&bugSemicolonDrop != 0 && strings.Contains(kv, ";") {
-				continue
-			}
-			kvs := []string{kv}
-			if bs&bugSemicolonSplit != 0 {
-				kvs = strings.Split(kv, ";")
-			}
-			for _, kv := range kvs {
-				p, ok := readPair(kv, bs, rawValues)
-				if !ok {
-					return nil, false
-				}
-				if p.name == "oauth_signature" {
-					continue // never signed, wherever it is sent (§3.4.1.3.1)
-				}
-				p.query = query
-				ps = append(ps, p)
-			}
-		}
-	}
-	if bs&bugQueryWins != 0 {
-		inQuery := map[string]bool{}
-		for _, p := range ps {
-			if p.query {
-				inQuery[p.name] = true
-			}
-		}
-		ps = slices.DeleteFunc(ps, func(p piece) bool { return !p.query && inQuery[p.name] })
-	}
-	if bs&(bugKeepFirst|bugKeepLast) != 0 {
-		seen := map[string]int{}
-		kept := ps[:0:0]
-		for _, p := range ps {
-			if i, ok := seen[p.name]; ok {
-				if bs&bugKeepLast != 0 {
-					kept[i] = p
-				}
-				continue
-			}
-			seen[p.name] = len(kept)
-			kept = append(kept, p)
-		}
-		ps = kept
-	}
-	return ps, true
-}
-
-// hashAt returns the offset in raw of the first "#" or "%23": where a
-// client that decodes the query before parsing it as a URL ends it.
-func hashAt(raw string) int {
-	for i := 0; i < len(raw); i++ {
-		if raw[i] == '#' {
-			return i
-		}
-		if raw[i] == '%' && i+2 < len(raw) && raw[i+1] == '2' && raw[i+2] == '3' {
-			return i
-		}
-	}
-	return len(raw)
-}
-
-// readPair reads one name=value pair of a query or form body as a client
-// with bugs bs does. rawValues keeps the value as sent.
-func readPair(kv string, bs bug, rawValues bool) (piece, bool) {
-	n, v, _ := strings.Cut(kv, "=")
-	if bs&bugEqCut != 0 {
-		v, _, _ = strings.Cut(v, "=")
-	}
-	decode := percent.DecodeForm
-	if bs&bugPlusLiteral != 0 {
-		decode = percent.Decode
-	}
-	name, err1 := decode(n)
-	value, err2 := decode(v)
-	if err1 != nil || err2 != nil {
-		return piece{}, false
-	}
-	if bs&bugRawNames != 0 {
-		name = n
-	}
-	if rawValues {
-		value = v
-	}
-	if bs&bugNulCut != 0 {
-		name, _, _ = strings.Cut(name, "\x00")
-		value, _, _ = strings.Cut(value, "\x00")
-	}
-	if bs&bugSpacePlus != 0 {
-		name, value = strings.ReplaceAll(name, " ", "+"), strings.ReplaceAll(value, " ", "+")
-	}
-	if bs&bugSemicolonCut != 0 {
-		value, _, _ = strings.Cut(value, ";")
-	}
-	if bs&bugLatin1 != 0 {
-		name, value = latin1ToUTF8(name), latin1ToUTF8(value)
-	}
-	if bs&bugPHPNames != 0 {
-		name = phpName(name)
-	}
-	return piece{name: name, value: value}, true
 }
 
 // build returns the base string as a client with bugs bs computes it. A
@@ -364,6 +218,14 @@ func (r *rebuild) uri(bs bug) string {
 		scheme = strings.ToUpper(scheme)
 	case bs&bugSchemeTitle != 0 && scheme != "":
 		scheme = strings.ToUpper(scheme[:1]) + scheme[1:]
+	}
+	if bs&bugNetworkPath != 0 && strings.HasPrefix(path, "//") {
+		// "//host/path": the path is what follows the host, "/" for none.
+		rest := path[2:]
+		path = "/"
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			path = rest[i:]
+		}
 	}
 	if bs&bugNoRootSlash != 0 && path == "/" {
 		path = ""

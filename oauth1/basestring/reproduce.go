@@ -43,10 +43,13 @@ const (
 // unencoded, lowercase hex, the form body left out or signed as sent, the
 // query kept in the base string URI, the default port kept, the other
 // scheme, the host as sent, realm or oauth_signature signed, UTF-8 read as
-// Latin-1, one value kept of a repeated name, the parameters sorted before
-// encoding, empty values dropped, values cut at ";", "#", "=", "?" or a NUL
-// byte, the query or the form body left out, and sets of these, the
-// likeliest first, as real client libraries make them), signs each with the right key (key's secrets, joined as
+// Latin-1, one value kept of a repeated name or an empty one replaced by
+// the next, the body's values replacing the query's or the reverse, the
+// parameters sorted before encoding, empty values dropped, values cut at
+// ";", "#", "=", "?" or a NUL byte, the query or the form body left out, a
+// path "//x/y" read as host "x", the bugs of reading made in the query
+// only, and sets of these, the likeliest first, as real client libraries
+// make them), signs each with the right key (key's secrets, joined as
 // §3.4.2 says), and returns the first whose HMAC is the signature, with the
 // base string the client signed. Diff(base, signed) lists the differences.
 //
@@ -172,6 +175,10 @@ const (
 	bugSpacePlus                       // a space in the query or body signed as a literal "+"
 	bugSchemeUpper                     // the scheme in uppercase, as typed: "HTTPS"
 	bugSchemeTitle                     // the scheme capitalized, as typed: "Https"
+	bugFormWins                        // a body value replaces the query's values of the same name
+	bugEmptyReplaced                   // an empty value replaced by the next value of its name
+	bugNetworkPath                     // a path that starts with "//" read as "//host/path"
+	bugQueryOnly                       // the bugs of reading the query and body made in the query only
 	bugCount           = iota
 )
 
@@ -226,4 +233,8 @@ var bugCauses = [bugCount]string{
 	`signs a literal "+" for a space in the query or form body: the URL it signed had "+" where the request sent "%20", or it did not decode "+"; decode "+" as a space, and sign the request as it is sent (§3.4.1.3.1)`,
 	`signs the scheme in uppercase, as the URL it was given has it ("HTTPS"); the base string URI has the scheme in lowercase (§3.4.1.2)`,
 	`signs the scheme capitalized, as the URL it was given has it ("Https"); the base string URI has the scheme in lowercase (§3.4.1.2)`,
+	`lets a form body value replace the query's values of the same name; every pair of both is signed (§3.4.1.3.2)`,
+	`takes an empty value for no value, and replaces it with the next value of the same name (a falsy "" in JavaScript, PHP, Perl or Python); every pair is signed, "name=" too (§3.4.1.3.2)`,
+	`reads a path that starts with "//" as a host and a path ("//x/y" as host "x", path "/y"), as URL parsers do with a network-path reference; the base string URI keeps the path as sent (§3.4.1.2)`,
+	`makes these mistakes of reading in the query only: it parses the URL's query itself, and takes the form body's parameters as they were given to it`,
 }

@@ -53,7 +53,7 @@ var (
 // that each counts alike, and at least 1 for a bug none of them makes.
 // TestSharedCorpusWeights (COUNTERSIGN_SHARED_CORPUS) prints it again.
 var bugWeights = [bugCount]uint16{
-	1, 85, 1, 1, 1, 5, 134, 1, 1, 1, 1, 1, 22, 1, 1, 41, 1, 77, 53, 77, 1, 1, 130, 148, 80, 2, 237, 10, 1, 12, 18, 1, 1, 26, 1, 2, 111, 1, 1, 1, 16, 26, 27, 34, 1, 1, 9, 10,
+	1, 89, 1, 1, 1, 5, 134, 1, 1, 1, 1, 1, 23, 1, 1, 41, 1, 79, 53, 77, 1, 1, 134, 149, 80, 2, 242, 11, 1, 12, 18, 1, 1, 26, 1, 2, 118, 1, 1, 1, 16, 26, 31, 35, 1, 1, 9, 10, 1, 2, 12, 10,
 }
 
 // minWeight is the weight, per mille, of a bug that the six libraries make
@@ -171,7 +171,7 @@ func (s *search) run() *found {
 		if f != nil || stop {
 			return f
 		}
-		if changes {
+		if changes || s.r.modifies(b) {
 			active = append(active, b)
 		}
 	}
@@ -198,6 +198,13 @@ func (s *search) run() *found {
 		}
 	}
 	return nil
+}
+
+// modifies reports whether b is a bug that changes nothing alone but
+// changes how other bugs apply to this request: bugQueryOnly, for a
+// request with both a query and a form body.
+func (r *rebuild) modifies(b bug) bool {
+	return b == bugQueryOnly && r.query != "" && r.form != ""
 }
 
 func bitCount(b bug) int {

@@ -21,7 +21,8 @@ import (
 // randomRequest returns a small random request as sent, with the parts
 // that the bugs change (spaces, "+", ";", NUL bytes, "=" and "?" in
 // values, repeated names, names with "." and " ", non-ASCII text, a Host
-// in another case or with its port), of at most pairs pairs in its query
+// in another case or with its port, a path that starts with "//"), of at
+// most pairs pairs in its query
 // and as many in its form body, and the provider's base string of it;
 // nonce sets oauth_nonce.
 func randomWideRequest(rng *rand.Rand, nonce string, pairs int) (base string, sent Request) {
@@ -48,7 +49,7 @@ func randomWideRequest(rng *rand.Rand, nonce string, pairs int) (base string, se
 		sent.Realm = "r"
 	}
 	r0 := &rebuild{method: []string{"GET", "POST"}[rng.IntN(2)], scheme: scheme, host: host,
-		path: []string{"/", "/p", "/a%20b/c"}[rng.IntN(3)], query: sent.Query, form: sent.Form,
+		path: []string{"/", "/p", "/a%20b/c", "//p/q"}[rng.IntN(4)], query: sent.Query, form: sent.Form,
 		other: []piece{{name: "oauth_consumer_key", value: "ck"}, {name: "oauth_nonce", value: nonce},
 			{name: "oauth_signature_method", value: "HMAC-SHA1"}, {name: "oauth_timestamp", value: "1"}}}
 	if rng.IntN(2) == 0 {
@@ -233,7 +234,8 @@ func FuzzReproduceWide(f *testing.F) {
 // operator's, the HMACs and the time per request on requests of the
 // negative suite whose signature no variant makes (the whole budget, or
 // every set of the bugs that change the request, is spent), and on the
-// largest request either takes.
+// largest request either takes, with a query only and with a query and a
+// form body.
 func BenchmarkReproduceBudgets(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	type req struct {
@@ -252,6 +254,12 @@ func BenchmarkReproduceBudgets(b *testing.B) {
 	r0 := &rebuild{method: "POST", scheme: "https", host: "example.com", path: "/p%20q", query: q,
 		other: []piece{{name: "oauth_consumer_key", value: "k"}}}
 	largest, _ := r0.build(0)
+	// The same bytes as a query and a form body, for the bugs of reading
+	// that need both (bugQueryOnly, bugFormWins).
+	half := q[:strings.LastIndexByte(q[:len(q)/2], '&')]
+	r1 := &rebuild{method: "POST", scheme: "https", host: "example.com", path: "/p%20q", query: half, form: q[len(half)+1:],
+		other: []piece{{name: "oauth_consumer_key", value: "k"}}}
+	largestForm, _ := r1.build(0)
 	sig := b64(rsign(sha1.New, rqKey, "no variant"))
 	for _, bb := range []struct {
 		name string
@@ -273,6 +281,14 @@ func BenchmarkReproduceBudgets(b *testing.B) {
 			}
 			b.ReportMetric(float64(n), "HMACs/request")
 			b.ReportMetric(float64(len(largest)), "base-bytes")
+		})
+		b.Run(bb.name+"/largest-form", func(b *testing.B) {
+			n := 0
+			for b.Loop() {
+				_, _, _, n = reproduceWithin(bb.b, largestForm, sig, "HMAC-SHA1", rqKey, Request{Query: r1.query, Form: r1.form, Host: "Example.COM:443", Realm: "r"})
+			}
+			b.ReportMetric(float64(n), "HMACs/request")
+			b.ReportMetric(float64(len(largestForm)), "base-bytes")
 		})
 	}
 }
