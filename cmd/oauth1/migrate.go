@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/signal"
 	"regexp"
 	"strconv"
 	"strings"
@@ -98,13 +97,13 @@ func (c *cmd) migrate(args []string) int {
 	if o.dryRun {
 		return c.migrateDryRun(&o, lines, secrets)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	m := &migration{c: c, ex: ex, lim: rate, retries: o.retries, keep: append(extrasKept, o.keep...), failed: failed}
 	if err := m.open(o.out); err != nil {
 		return c.errorf(exitFailure, "migrate: %v", err)
 	}
 	defer m.close()
+	ctx, stop := m.interrupts()
+	defer stop()
 	m.run(ctx, lines, max(o.concurrency, 1))
 	return m.summary()
 }

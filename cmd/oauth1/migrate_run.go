@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/signal"
 	"strings"
 	"sync"
 	"time"
@@ -36,10 +37,12 @@ type migration struct {
 	tty     bool
 	stopBar chan struct{}
 	barDone chan struct{}
+	hard    context.Context // ended by a second Ctrl-C: abandon what is in flight
 
 	mu                                 sync.Mutex
 	total, exchanged, failed, skipped  int
 	repeated, notAttempted, barPrinted int
+	inFlight, abandoned                int
 }
 
 // open readies the output: stdout, or the --out file, whose tokens are
@@ -87,6 +90,49 @@ func (m *migration) open(path string) error {
 func (m *migration) close() {
 	if m.file != nil {
 		m.file.Close()
+	}
+}
+
+// interrupts makes Ctrl-C stop the migration in two steps. The first ends
+// the context returned: no exchange starts after it, and those in flight
+// finish and are written, since the provider may already have revoked their
+// 1.0a tokens. A second abandons those too (m.hard); a third kills.
+func (m *migration) interrupts() (context.Context, func()) {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	soft, interrupt := context.WithCancel(context.Background())
+	hard, abandon := context.WithCancel(context.Background())
+	m.hard = hard
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		defer signal.Stop(sig)
+		select {
+		case <-sig:
+		case <-quit:
+			return
+		}
+		interrupt() // before saying so: nothing starts once it is said
+		m.mu.Lock()
+		m.clearBar()
+		msg := "oauth1 migrate: interrupted: no exchange starts"
+		if m.inFlight > 0 {
+			msg += fmt.Sprintf("; waiting for the %d in flight (up to %s), whose answers are written; Ctrl-C again abandons them", m.inFlight, requestTimeout)
+		}
+		fmt.Fprintln(m.c.stderr, msg)
+		m.mu.Unlock()
+		select {
+		case <-sig:
+		case <-quit:
+			return
+		}
+		abandon()
+	}()
+	return soft, func() {
+		close(quit)
+		<-done
+		interrupt()
+		abandon()
 	}
 }
 
@@ -150,15 +196,27 @@ feed:
 // one exchanges one line, waiting out 429s.
 func (m *migration) one(ctx context.Context, l migrateLine) {
 	for attempt := 0; ; attempt++ {
-		if !m.lim.wait(ctx) {
-			m.count(&m.notAttempted)
+		ok := m.lim.wait(ctx)
+		m.mu.Lock()
+		if !ok || ctx.Err() != nil { // wait may pick its timer over a done ctx
+			m.notAttempted++
+			m.mu.Unlock()
 			return
 		}
+		m.inFlight++
+		m.mu.Unlock()
 		// An interrupt stops what has not started, not a request in
 		// flight: its answer may be the only valid pair for the user.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), requestTimeout)
+		rctx, cancel := context.WithTimeout(m.hard, requestTimeout)
 		tok, err := m.ex.Exchange(rctx, l.cred)
 		cancel()
+		m.mu.Lock()
+		m.inFlight--
+		m.mu.Unlock()
+		if err != nil && m.hard.Err() != nil {
+			m.abandon(l)
+			return
+		}
 		if err == nil {
 			b, err := l.result(tok, m.keep)
 			if err == nil {
@@ -204,6 +262,16 @@ func (m *migration) write(b []byte) error {
 		return m.file.Sync()
 	}
 	return nil
+}
+
+// abandon reports an exchange cut off in flight by a second Ctrl-C: the
+// provider may have made it and revoked the 1.0a token.
+func (m *migration) abandon(l migrateLine) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.abandoned++
+	m.clearBar()
+	fmt.Fprintf(m.c.stderr, "oauth1 migrate: line %d (token %s): abandoned in flight: the provider may have exchanged it, and then refuses it to a re-run (that user authorizes again)\n", l.n, terminalSafe(l.cred.Token))
 }
 
 func (m *migration) fail(l migrateLine, err error) {
@@ -259,7 +327,7 @@ func progressBar(done, total, ok, failed int, elapsed time.Duration) string {
 }
 
 // summary prints the counts and returns the exit status: 1 if any line
-// failed or was left undone.
+// failed, was abandoned or was left undone.
 func (m *migration) summary() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -271,12 +339,15 @@ func (m *migration) summary() int {
 	if m.repeated > 0 {
 		fmt.Fprintf(&b, ", %d repeated in the input (exchanged once)", m.repeated)
 	}
+	if m.abandoned > 0 {
+		fmt.Fprintf(&b, ", %d abandoned in flight (the provider may have exchanged them)", m.abandoned)
+	}
 	if m.notAttempted > 0 {
 		fmt.Fprintf(&b, ", %d not attempted (interrupted; run again to resume)", m.notAttempted)
 	}
 	fmt.Fprintf(&b, " in %s\n", time.Since(m.start).Round(time.Millisecond))
 	fmt.Fprint(m.c.stderr, b.String())
-	if m.failed > 0 || m.notAttempted > 0 {
+	if m.failed > 0 || m.notAttempted > 0 || m.abandoned > 0 {
 		return exitFailure
 	}
 	return exitOK
