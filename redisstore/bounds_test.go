@@ -168,10 +168,11 @@ func testTokenBounds(t *testing.T, newClient func() redis.UniversalClient) {
 }
 
 // TestTokenDefaultBounds: a TokenStore with zero bounds has the documented
-// bound in all: past DefaultMaxTokens, PutToken for a new grant is
+// bound in all: past docMaxTokens, PutToken for a new grant is
 // refused, and a grant that holds a token is served. The counter is set
 // rather than filled, to keep the test quick.
 func TestTokenDefaultBounds(t *testing.T) {
+	const docMaxTokens = 1 << 20 // what a zero MaxTokens means, as its doc says
 	addr, prefix := sharedAddr(t), testPrefix(t)
 	ctx := context.Background()
 	rdb := newClient(t, addr)
@@ -181,9 +182,9 @@ func TestTokenDefaultBounds(t *testing.T) {
 		return s.PutToken(ctx, server.TokenCredentials{Token: token, Secret: "s", ConsumerKey: "c", User: user}, now)
 	}
 	require.NoError(t, put("first", "u"))
-	require.NoError(t, rdb.Set(ctx, prefix+"count:{tokens}", redisstore.DefaultMaxTokens, 0).Err())
-	assert.ErrorIs(t, put("second", "new-user"), server.ErrStoreFull, "a new grant at DefaultMaxTokens")
-	require.NoError(t, put("again", "u"), "a grant that holds a token at DefaultMaxTokens")
+	require.NoError(t, rdb.Set(ctx, prefix+"count:{tokens}", docMaxTokens, 0).Err())
+	assert.ErrorIs(t, put("second", "new-user"), server.ErrStoreFull, "a new grant at docMaxTokens")
+	require.NoError(t, put("again", "u"), "a grant that holds a token at docMaxTokens")
 	_, err := s.Token(ctx, "first", now)
 	assert.ErrorIs(t, err, server.ErrTokenRevoked)
 	require.NoError(t, rdb.Set(ctx, prefix+"count:{tokens}", 1, 0).Err())

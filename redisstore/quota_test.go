@@ -36,6 +36,11 @@ func usedMemory(t *testing.T, rdb *redis.Client) int64 {
 	return 0
 }
 
+// docMaxTemporaryPerClient is what a zero MaxTemporaryPerClient means, as
+// the docs of redisstore.TemporaryStore and server.MemoryTemporaryStore
+// say.
+const docMaxTemporaryPerClient = 1024
+
 // TestTemporaryFlood sends 3,000 temporary credential requests from one
 // client, each with a long callback, to a Provider on a Redis of its own:
 // past the default quota the Provider answers 503 and Redis stops
@@ -56,7 +61,7 @@ func TestTemporaryFlood(t *testing.T) {
 	status := map[int]int{}
 	var atQuota int64
 	for i := range 3000 {
-		if i == redisstore.DefaultMaxTemporaryPerClient {
+		if i == docMaxTemporaryPerClient {
 			atQuota = usedMemory(t, rdb)
 		}
 		rec := post(t, h, "http://provider.example/request_token", nil, oauth1.Param{Name: "oauth_callback", Value: callback})
@@ -68,11 +73,11 @@ func TestTemporaryFlood(t *testing.T) {
 	after := usedMemory(t, rdb)
 	t.Logf("3,000 requests from one client: answers %v; Redis used_memory %.1f MB before, %.1f MB at the quota, %.1f MB after (the refused requests' nonces)",
 		status, float64(before)/1e6, float64(atQuota)/1e6, float64(after)/1e6)
-	assert.Equal(t, redisstore.DefaultMaxTemporaryPerClient, status[http.StatusOK], "answers %v", status)
-	assert.Equal(t, 3000-redisstore.DefaultMaxTemporaryPerClient, status[http.StatusServiceUnavailable], "answers %v", status)
+	assert.Equal(t, docMaxTemporaryPerClient, status[http.StatusOK], "answers %v", status)
+	assert.Equal(t, 3000-docMaxTemporaryPerClient, status[http.StatusServiceUnavailable], "answers %v", status)
 	keys, err := rdb.Keys(context.Background(), prefix+"temp:*").Result()
 	require.NoError(t, err)
-	assert.Equal(t, redisstore.DefaultMaxTemporaryPerClient, len(keys), "temporary credentials stored")
+	assert.Equal(t, docMaxTemporaryPerClient, len(keys), "temporary credentials stored")
 }
 
 // TestTemporaryQuota checks the per-client quota: exact under concurrency
@@ -165,7 +170,7 @@ func testTemporaryQuota(t *testing.T, newClient func() redis.UniversalClient) {
 // TestTemporaryDefaultQuotaIsMemoryStores checks that a Provider keeps one
 // per-client default whichever store it is given: a
 // server.MemoryTemporaryStore whose MaxTemporaryPerClient is zero takes
-// exactly DefaultMaxTemporaryPerClient temporary credentials from one
+// exactly docMaxTemporaryPerClient temporary credentials from one
 // client, and refuses the next with ErrStoreFull. It needs no Redis.
 func TestTemporaryDefaultQuotaIsMemoryStores(t *testing.T) {
 	m := new(server.MemoryTemporaryStore)
@@ -175,9 +180,9 @@ func TestTemporaryDefaultQuotaIsMemoryStores(t *testing.T) {
 		return m.PutTemporary(ctx, server.TemporaryCredentials{Token: "t" + strconv.Itoa(i), Secret: "s", ConsumerKey: "hog",
 			Callback: "oob", Expires: now.Add(time.Hour)}, now)
 	}
-	for i := range redisstore.DefaultMaxTemporaryPerClient {
-		require.NoError(t, put(i), "temporary credentials %d of one client, under DefaultMaxTemporaryPerClient", i+1)
+	for i := range docMaxTemporaryPerClient {
+		require.NoError(t, put(i), "temporary credentials %d of one client, under docMaxTemporaryPerClient", i+1)
 	}
-	assert.ErrorIs(t, put(redisstore.DefaultMaxTemporaryPerClient), server.ErrStoreFull,
-		"one more than DefaultMaxTemporaryPerClient: the memory store's default is another")
+	assert.ErrorIs(t, put(docMaxTemporaryPerClient), server.ErrStoreFull,
+		"one more than docMaxTemporaryPerClient: the memory store's default is another")
 }

@@ -35,14 +35,22 @@ import (
 // credentials with a field missing.
 type TemporaryStore struct {
 	// MaxTemporary bounds the unexpired temporary credentials kept in
-	// all, exchanged ones included until they expire; zero means
-	// DefaultMaxTemporary. Set it before the store is first used.
+	// all, exchanged ones included until they expire; zero means 1<<17
+	// (131,072), that of a server.MemoryTemporaryStore: with a Provider's
+	// default ten-minute TemporaryTTL, a sustained 200 flows a second,
+	// and at most about 400 MB of Redis when every callback is as long as
+	// a Provider allows. A minor release may raise that default. Set it
+	// before the store is first used.
 	MaxTemporary int
 
 	// MaxTemporaryPerClient bounds the unexpired temporary credentials
 	// kept for one client (consumer key), exchanged ones included until
-	// they expire; zero means DefaultMaxTemporaryPerClient. Set it before
-	// the store is first used.
+	// they expire; zero means 1024, the same as a
+	// server.MemoryTemporaryStore: with a Provider's default ten-minute
+	// TemporaryTTL, a sustained 1.7 flows a second per client, and at
+	// most about 3 MB of Redis per client when every callback is as long
+	// as a Provider allows. A minor release may raise that default, as
+	// traffic grows. Set it before the store is first used.
 	MaxTemporaryPerClient int
 
 	client  redis.UniversalClient
@@ -52,22 +60,14 @@ type TemporaryStore struct {
 
 var _ server.TemporaryStore = (*TemporaryStore)(nil)
 
-// DefaultMaxTemporaryPerClient is the quota of a TemporaryStore whose
-// MaxTemporaryPerClient is zero, the same as that of a
-// server.MemoryTemporaryStore: with a Provider's default ten-minute
-// TemporaryTTL, a sustained 1.7 flows a second per client, and at most
-// about 3 MB of Redis per client when every callback is as long as a
-// Provider allows. The value may change in a minor release, as traffic
-// grows; it is not part of the compatibility promise.
-const DefaultMaxTemporaryPerClient = 1024
-
-// DefaultMaxTemporary is the bound of a TemporaryStore whose MaxTemporary
-// is zero, that of a server.MemoryTemporaryStore: with a Provider's default
-// ten-minute TemporaryTTL, a sustained 200 flows a second, and at most
-// about 400 MB of Redis when every callback is as long as a Provider
-// allows. The value may change in a minor release; it is not part of the
-// compatibility promise.
-const DefaultMaxTemporary = 1 << 17
+// The defaults of MaxTemporaryPerClient and MaxTemporary (see there),
+// those of server.MemoryTemporaryStore: change them together. Not
+// exported, so that a minor release may raise them: an exported
+// constant's value is a promise.
+const (
+	defaultMaxTemporaryPerClient = 1024
+	defaultMaxTemporary          = 1 << 17
+)
 
 // NewTemporaryStore returns a TemporaryStore that keeps its records in
 // client under keys that start with prefix (such as "myapp:oauth:").
@@ -195,11 +195,11 @@ func (s *TemporaryStore) PutTemporary(ctx context.Context, t server.TemporaryCre
 	ttl := max(t.Expires.Sub(now).Milliseconds(), 1) // PX 0 is an error in Redis
 	quota := s.MaxTemporaryPerClient
 	if quota <= 0 {
-		quota = DefaultMaxTemporaryPerClient
+		quota = defaultMaxTemporaryPerClient
 	}
 	limit := s.MaxTemporary
 	if limit <= 0 {
-		limit = DefaultMaxTemporary
+		limit = defaultMaxTemporary
 	}
 	allKey, quotaKey, member := s.prefix+"quota-all", s.prefix+"quota:"+hash(t.ConsumerKey), hash(t.Token)
 	// giveBack removes member from the set key, if Redis answers.

@@ -59,8 +59,12 @@ import (
 // not received it) re-enables the token. See "Durability" in the package
 // documentation for what to do after a restore or failover.
 type TokenStore struct {
-	// MaxTokens bounds the token credentials kept; zero means
-	// DefaultMaxTokens. MaxTokensPerClient, if positive, bounds those of
+	// MaxTokens bounds the token credentials kept; zero means 1<<20
+	// (1,048,576): about 700 MB of Redis when full (680 B a token measured
+	// on Redis 7.0, record, grant list and counters, with consumer keys
+	// and users of a few dozen bytes), room for a million grants of one
+	// token, or 65,536 users who each keep 16. A minor release may raise
+	// that default. MaxTokensPerClient, if positive, bounds those of
 	// one client, so that one client's grants cannot take the whole
 	// store; zero or negative means no bound but MaxTokens. Set them
 	// before the store is first used.
@@ -73,13 +77,10 @@ type TokenStore struct {
 
 var _ server.TokenStore = (*TokenStore)(nil)
 
-// DefaultMaxTokens is the bound of a TokenStore whose MaxTokens is zero:
-// about 700 MB of Redis when full (680 B a token measured on Redis 7.0,
-// record, grant list and counters, with consumer keys and users of a few
-// dozen bytes), room for a million grants of one token, or
-// 65,536 users who each keep 16. The value may change in a minor release;
-// it is not part of the compatibility promise.
-const DefaultMaxTokens = 1 << 20
+// defaultMaxTokens is the bound of a TokenStore whose MaxTokens is zero
+// (see there). Not exported, so that a minor release may raise it: an
+// exported constant's value is a promise.
+const defaultMaxTokens = 1 << 20
 
 // maxTokensPerGrant is how many token credentials one grant keeps, the
 // newest; server.MemoryTokenStore keeps as many: change both together,
@@ -229,7 +230,7 @@ func (s *TokenStore) PutToken(ctx context.Context, t server.TokenCredentials, _ 
 	member := hash(t.Token)
 	limit, share := s.MaxTokens, s.MaxTokensPerClient
 	if limit <= 0 {
-		limit = DefaultMaxTokens
+		limit = defaultMaxTokens
 	}
 	keys := s.countKeys(t.ConsumerKey, t.User)
 	counted, drop := false, ""

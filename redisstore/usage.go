@@ -37,13 +37,19 @@ import (
 // concurrent use.
 type Usage struct {
 	// MaxClients is the most consumer keys kept; the counts of further
-	// keys are dropped. Zero means [sunset.DefaultMaxClients].
+	// keys are dropped. Zero means 10,000, the default of a
+	// [sunset.Usage]; a minor release may raise it, never lower it.
 	MaxClients int
 
 	client  redis.UniversalClient
 	key     string
 	honours bool // client bounds calls by their context's deadline
 }
+
+// defaultMaxClients is the bound of a Usage whose MaxClients is zero, that
+// of a sunset.Usage: change both together. Not exported, so that it may
+// be raised.
+const defaultMaxClients = 10000
 
 // NewUsage returns a Usage that keeps its counts in client under the key
 // prefix+"usage" (prefix such as "myapp:oauth:").
@@ -89,7 +95,7 @@ const usageBatch = 256
 func (u *Usage) Add(ctx context.Context, cs []sunset.Client) error {
 	limit := u.MaxClients
 	if limit <= 0 {
-		limit = sunset.DefaultMaxClients
+		limit = defaultMaxClients
 	}
 	args := make([]any, 0, 1+4*min(len(cs), usageBatch))
 	for len(cs) > 0 {

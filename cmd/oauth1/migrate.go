@@ -58,7 +58,7 @@ func (c *cmd) migrate(args []string) int {
 	fs.StringVar(&o.provider, "provider", "", "exchange `shape`: x (X's token exchange) or signed (an OAuth-1-signed exchange: Intuit, Xero, ...)")
 	fs.StringVar(&o.clientID, "client-id", "", "OAuth 2.0 client `id` (default $OAUTH2_CLIENT_ID)")
 	fs.StringVar(&o.clientSecret, "client-secret", "", "OAuth 2.0 client `secret` (default $OAUTH2_CLIENT_SECRET; none for an X public client)")
-	fs.StringVar(&o.tokenURL, "token-url", "", "exchange endpoint `URL` (x: default "+exchange.XTokenURL+"; a sandbox or a test server)")
+	fs.StringVar(&o.tokenURL, "token-url", "", "exchange endpoint `URL` (x: default "+exchange.XTokenURL()+"; a sandbox or a test server)")
 	fs.StringVar(&o.scope, "scope", "", "`scopes` to ask for, space-separated")
 	fs.StringVar(&o.out, "out", "", "append results to `FILE`, and skip the tokens it already holds (resume)")
 	fs.StringVar(&o.rate, "rate", "", "at most `N/DURATION` exchanges (x: default 10000/15m, X's limit per app; signed: 600/1m)")

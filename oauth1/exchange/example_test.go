@@ -26,7 +26,7 @@ func ExampleX() {
 	defer srv.Close()
 
 	x := exchange.X("rG9n6402A3dbUJKzXTNX4oWHJ", "the OAuth 2.0 client secret")
-	x.TokenURL = srv.URL // leave it out to reach X: exchange.XTokenURL
+	x.TokenURL = srv.URL // leave it out to reach X: exchange.XTokenURL()
 	stored := oauth1.Credentials{Token: "6253282-eWudHldSbIaelX7swmsiHImEL4KinwaGloHANdrY", Secret: "2EEfA6BG5ly3sR3XjE0IBSnlQu4ZrUzPiYTmrkVU"}
 
 	tok, err := x.Exchange(context.Background(), stored)

@@ -12,9 +12,12 @@ import (
 	"github.com/countersign/countersign/oauth1"
 )
 
-// XTokenURL is X's OAuth 2.0 token endpoint, where its exchange and its
-// refreshes go.
-const XTokenURL = "https://api.x.com/2/oauth2/token"
+// XTokenURL returns X's OAuth 2.0 token endpoint, where its exchange and
+// its refreshes go. It is a function, not a constant, for the reason the
+// oauth1/providers templates are: the URL is X's, and a v1 release can
+// follow X when it moves it, which an exported constant's value, a
+// promise, could not.
+func XTokenURL() string { return "https://api.x.com/2/oauth2/token" }
 
 // The values of X's exchange request.
 const (
@@ -32,7 +35,7 @@ const (
 // A TokenExchange is safe for concurrent use; fmt and slog print it with
 // the client secret redacted.
 type TokenExchange struct {
-	// TokenURL is the token endpoint: XTokenURL for X, or a sandbox's
+	// TokenURL is the token endpoint: [XTokenURL] for X, or a sandbox's
 	// or a test server's.
 	TokenURL string
 	// ClientID and ClientSecret are the OAuth 2.0 client's credentials,
@@ -49,11 +52,11 @@ type TokenExchange struct {
 	HTTPClient *http.Client
 }
 
-// X returns the TokenExchange of X's endpoint, XTokenURL, for the OAuth
+// X returns the TokenExchange of X's endpoint, [XTokenURL], for the OAuth
 // 2.0 client with this id and secret (an empty secret for a public
 // client). X allows an app 10,000 exchanges in 15 minutes.
 func X(clientID, clientSecret string) *TokenExchange {
-	return &TokenExchange{TokenURL: XTokenURL, ClientID: clientID, ClientSecret: clientSecret}
+	return &TokenExchange{TokenURL: XTokenURL(), ClientID: clientID, ClientSecret: clientSecret}
 }
 
 // Exchange trades tok, a user's 1.0a access token and its secret, for an
@@ -72,7 +75,7 @@ func (e *TokenExchange) Exchange(ctx context.Context, tok oauth1.Credentials) (*
 // request builds the exchange request for tok.
 func (e *TokenExchange) request(ctx context.Context, tok oauth1.Credentials) (*http.Request, error) {
 	if e.TokenURL == "" {
-		return nil, errors.New("exchange: TokenExchange has no TokenURL (XTokenURL for X)")
+		return nil, errors.New("exchange: TokenExchange has no TokenURL (exchange.XTokenURL() for X)")
 	}
 	if e.ClientID == "" {
 		return nil, errors.New("exchange: TokenExchange has no ClientID (the OAuth 2.0 client's, not the 1.0a consumer key)")

@@ -12,8 +12,11 @@ import (
 
 // MaxPayload is the largest id_token payload [Parse] reads, in bytes: an
 // LTI 1.3 launch with its custom claims, roles and service endpoints
-// holds a few kilobytes. The value is not part of the compatibility
-// promise: a minor release may raise it.
+// holds a few kilobytes, so 1 MiB leaves room to spare, and a caller can
+// bound its own read of a launch by it.
+//
+// Its value is a promise of v1: every v1.x reads payloads of up to 1 MiB
+// and refuses larger ones. Only a major version may change it.
 const MaxPayload = 1 << 20
 
 // A Launch is what [Parse] takes out of a decoded id_token's payload.

@@ -87,8 +87,7 @@ const defaultMaxTemporary = 1 << 17
 // one client may hold when MaxTemporaryPerClient is zero: with the default
 // ten-minute TemporaryTTL, a sustained 1.7 flows a second, and 1/128 of the
 // default capacity, so that one client cannot take the store. redisstore's
-// TemporaryStore has the same default, redisstore.DefaultMaxTemporaryPerClient:
-// change both together.
+// TemporaryStore has the same default: change both together.
 const defaultMaxTemporaryPerClient = 1024
 
 // ErrStoreFull is returned, possibly wrapped, by a store that holds its
@@ -123,8 +122,7 @@ type MemoryTemporaryStore struct {
 
 	// MaxTemporaryPerClient bounds the temporary credentials kept for one
 	// consumer key, counted as MaxTemporary counts them; zero means 1024
-	// (redisstore.DefaultMaxTemporaryPerClient, the default of both
-	// stores), a sustained 1.7 flows a second with the default ten-minute
+	// (the default of redisstore.TemporaryStore too), a sustained 1.7 flows a second with the default ten-minute
 	// TemporaryTTL, and a negative value means no bound but MaxTemporary.
 	// Raise it for a client that starts more flows than that.
 	MaxTemporaryPerClient int

@@ -97,11 +97,11 @@ func TestUsageDropped(t *testing.T) {
 	u.Record("", now)
 	assert.Equal(t, int64(2*47), u.Dropped(), "an empty key is not a client")
 
-	var unbounded sunset.Usage
-	for i := range sunset.DefaultMaxClients + 5 {
+	var unbounded sunset.Usage // MaxClients zero: the 10,000 its doc gives
+	for i := range 10000 + 5 {
 		unbounded.Record("c"+strconv.Itoa(i), now)
 	}
-	assert.Len(t, unbounded.Clients(), sunset.DefaultMaxClients)
+	assert.Len(t, unbounded.Clients(), 10000)
 	assert.Equal(t, int64(5), unbounded.Dropped())
 }
 

@@ -10,12 +10,10 @@ import (
 	"time"
 )
 
-// DefaultMaxClients is how many consumer keys a Usage counts when its
-// MaxClients is zero: a bound on its memory (about 200 bytes a key) that
-// no provider's list of registered clients reaches by accident. Its name
-// is a promise, its value is not: a minor release may raise it, never
-// lower it. A provider that needs a bound of its own sets MaxClients.
-const DefaultMaxClients = 10000
+// defaultMaxClients is how many consumer keys a Usage counts when its
+// MaxClients is zero (see there). It is not exported, so that a minor
+// release may raise it: an exported constant's value is a promise.
+const defaultMaxClients = 10000
 
 // A Usage counts the OAuth 1.0a requests of each client: how many, and
 // when it was last seen, and its exchanges of OAuth 1.0a credentials for
@@ -48,7 +46,10 @@ const DefaultMaxClients = 10000
 type Usage struct {
 	// MaxClients is the most consumer keys counted; the requests and
 	// exchanges of further keys are counted in Dropped only. Zero means
-	// DefaultMaxClients.
+	// 10,000: a bound on memory (about 200 bytes a key) that no
+	// provider's list of registered clients reaches by accident. A minor
+	// release may raise that default, never lower it; a provider that
+	// needs a bound of its own sets MaxClients.
 	MaxClients int
 
 	clients sync.Map // consumer key → *counter
@@ -134,7 +135,7 @@ func (c *counter) seen(t time.Time) {
 func (u *Usage) add(consumerKey string) (any, bool) {
 	limit := int64(u.MaxClients)
 	if limit <= 0 {
-		limit = DefaultMaxClients
+		limit = defaultMaxClients
 	}
 	for {
 		n := u.n.Load()
