@@ -28,12 +28,14 @@ type Notice struct {
 // A malformed header is left out, as the RFCs say: Deprecation must be
 // one RFC 9651 Item whose value is a Date, such as "@1688169599" or
 // "@1688169599;foo=bar" (two Deprecation fields are not: RFC 9651 §4.2
-// joins them into a List), Sunset an HTTP-date. Two forms that servers
+// joins them into a List), Sunset an HTTP-date. Three forms that servers
 // send are read although no RFC defines them: "Deprecation: true", the
 // form of the drafts of RFC 9745 up to draft-ietf-httpapi-deprecation-header-02
-// (Deprecated, without a date), and a Sunset date that ends in "UTC"
-// instead of "GMT", as RFC 9745 §4's own example "Sun, 30 Jun 2024
-// 23:59:59 UTC" does. A link that is not printable ASCII, holds a space or
+// (Deprecated, without a date); a Deprecation that is an HTTP-date, such
+// as "Sun, 30 Jun 2024 23:59:59 GMT", what GitHub sends and Zalando's API
+// guidelines said from 2020 to 2025 (Deprecated, at that date); and an
+// HTTP-date that ends in "UTC" instead of "GMT", as RFC 9745 §4's own
+// example "Sun, 30 Jun 2024 23:59:59 UTC" does. A link that is not printable ASCII, holds a space or
 // is longer than 2048 bytes is left out, so that a Notice is safe to
 // print. Read's work is bounded whatever the headers' size: it looks at
 // the first 8 links of the first 8 Link fields, each at most 4 KiB.

@@ -32,6 +32,8 @@ func TestTransportNotify(t *testing.T) {
 		{"Deprecation: true", http.Header{"Deprecation": {"true"}}, sunset.Notice{Deprecated: true}},
 		{"an Item with parameters", http.Header{"Deprecation": {"@1688169599;foo=bar"}}, sunset.Notice{Deprecated: true, Deprecation: rfc9745Date}},
 		{"two Deprecation fields", http.Header{"Deprecation": {"@1688169599", "@1"}}, sunset.Notice{}},
+		{"Deprecation as an HTTP-date, GitHub's form, without Sunset", http.Header{"Deprecation": {"Sun, 30 Jun 2024 23:59:59 GMT"}},
+			sunset.Notice{Deprecated: true, Deprecation: rfc9745Sunset}},
 		{"RFC 8594 §3 example with its sunset link (§6)", http.Header{
 			"Sunset": {"Sat, 31 Dec 2018 23:59:59 GMT"},
 			"Link":   {`<http://example.net/sunset>;rel="sunset";type="text/html"`},

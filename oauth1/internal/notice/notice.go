@@ -24,7 +24,7 @@ const (
 	maxLinkFields = 8    // Link fields read
 	maxLinks      = 8    // link-values read, across the fields
 	maxLinkValue  = 4096 // bytes of one link-value, parameters included
-	maxDateField  = 64   // bytes of a Sunset field (an HTTP-date has 29)
+	maxDateField  = 64   // bytes of an HTTP-date field, Sunset or Deprecation (an HTTP-date has 29)
 	maxItemField  = 4096 // bytes of a Deprecation field, parameters included
 )
 
@@ -45,12 +45,15 @@ type Notice struct {
 // one value that is not an Item, and two Sunset fields that differ.
 //
 // Deprecation is an RFC 9651 Item whose value is a Date, with any
-// parameters ("@1688169599;foo=bar"). Two forms that servers send are read
-// although the RFCs do not define them: "true", the value of drafts of RFC
-// 9745 up to draft-ietf-httpapi-deprecation-header-02 that servers built
-// on them still send (deprecated, at a date not given); and a Sunset
-// HTTP-date that ends in "UTC" instead of "GMT", as RFC 9745 §4's own
-// example does ("Sun, 30 Jun 2024 23:59:59 UTC").
+// parameters ("@1688169599;foo=bar"). Three forms that servers send are
+// read although the RFCs do not define them: "true", the value of drafts
+// of RFC 9745 up to draft-ietf-httpapi-deprecation-header-02 that servers
+// built on them still send (deprecated, at a date not given); a
+// Deprecation that is an HTTP-date, as Sunset is ("Sun, 30 Jun 2024
+// 23:59:59 GMT": what GitHub sends, and what Zalando's API guidelines said
+// from 2020 to 2025), read as a deprecation at that date; and an HTTP-date
+// that ends in "UTC" instead of "GMT", as RFC 9745 §4's own example of
+// Sunset does ("Sun, 30 Jun 2024 23:59:59 UTC").
 //
 // The Link kept is the first with rel "deprecation", or else the first
 // with rel "sunset", if it is printable ASCII of at most MaxLink bytes.
@@ -62,8 +65,10 @@ func Read(h http.Header) Notice {
 	if vs := h.Values("Deprecation"); len(vs) == 1 {
 		if t, ok := ParseItemDate(vs[0]); ok {
 			n.Deprecated, n.Deprecation = true, t
-		} else if strings.Trim(vs[0], " \t") == "true" {
+		} else if v := strings.Trim(vs[0], " \t"); v == "true" {
 			n.Deprecated = true
+		} else if t, ok := parseHTTPDate(v); ok {
+			n.Deprecated, n.Deprecation = true, t
 		}
 	}
 	if t, ok := parseSunset(h.Values("Sunset")); ok {
@@ -107,6 +112,13 @@ func parseSunset(vs []string) (time.Time, bool) {
 			return time.Time{}, false
 		}
 	}
+	return parseHTTPDate(v)
+}
+
+// parseHTTPDate parses v, a trimmed field value, as an HTTP-date (RFC 9110 §5.6.7, and
+// the obsolete forms http.ParseTime reads), or one that ends in "UTC" for
+// "GMT".
+func parseHTTPDate(v string) (time.Time, bool) {
 	if v == "" || len(v) > maxDateField {
 		return time.Time{}, false
 	}

@@ -159,11 +159,30 @@ func TestReadServerForms(t *testing.T) {
 		{"two equal Sunset fields", http.Header{"Sunset": {"Sun, 30 Jun 2024 23:59:59 GMT", "Sun, 30 Jun 2024 23:59:59 GMT"}}, Notice{Sunset: rfc9745Sunset}},
 		{"two Sunset fields that differ", http.Header{"Sunset": {"Sun, 30 Jun 2024 23:59:59 GMT", "Sat, 31 Dec 2018 23:59:59 GMT"}}, Notice{}},
 		{"an RFC 850 Sunset", http.Header{"Sunset": {"Sunday, 30-Jun-24 23:59:59 GMT"}}, Notice{Sunset: rfc9745Sunset}},
+		// Deprecation as an HTTP-date, as GitHub sends it and Zalando's
+		// API guidelines said from 2020 to 2025: a deprecation at that
+		// date, with or without a Sunset (issue 40, item 11).
+		{"Deprecation as an HTTP-date, alone", http.Header{"Deprecation": {"Sun, 30 Jun 2024 23:59:59 GMT"}},
+			Notice{Deprecated: true, Deprecation: rfc9745Sunset}},
+		{"Deprecation and Sunset as HTTP-dates", http.Header{
+			"Deprecation": {"Fri, 30 Jun 2023 23:59:59 GMT"},
+			"Sunset":      {"Sun, 30 Jun 2024 23:59:59 GMT"},
+		}, Notice{Deprecated: true, Deprecation: rfc9745Date, Sunset: rfc9745Sunset}},
+		{"Deprecation as an HTTP-date in UTC", http.Header{"Deprecation": {" Fri, 30 Jun 2023 23:59:59 UTC "}}, Notice{Deprecated: true, Deprecation: rfc9745Date}},
+		{"Deprecation as an RFC 850 date", http.Header{"Deprecation": {"Friday, 30-Jun-23 23:59:59 GMT"}}, Notice{Deprecated: true, Deprecation: rfc9745Date}},
+		{"Deprecation as a date without a time", http.Header{"Deprecation": {"Fri, 30 Jun 2023"}}, Notice{}},
+		{"Deprecation as a date in another zone", http.Header{"Deprecation": {"Fri, 30 Jun 2023 23:59:59 CET"}}, Notice{}},
+		{"two Deprecation HTTP-dates", http.Header{"Deprecation": {"Fri, 30 Jun 2023 23:59:59 GMT", "Fri, 30 Jun 2023 23:59:59 GMT"}}, Notice{}},
 	}
 	for _, tt := range tests {
 		if got := Read(tt.h); got != tt.want {
 			t.Errorf("%s: Read(%q) = %+v, want %+v", tt.name, tt.h, got, tt.want)
 		}
+	}
+	// Alone, GitHub's form is a notice a ResponseError and a Transport show.
+	got := Read(http.Header{"Deprecation": {"Sun, 30 Jun 2024 23:59:59 GMT"}}).String()
+	if want := "the provider deprecates this API as of 2024-06-30 23:59:59 UTC"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
 	}
 }
 
