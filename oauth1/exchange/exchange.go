@@ -47,8 +47,10 @@ type TokenExchange struct {
 	// SubjectTokenType is the subject_token_type sent; empty means X's,
 	// urn:x:params:oauth:token-type:oauth1_token.
 	SubjectTokenType string
-	// HTTPClient sends the requests; nil means http.DefaultClient. Its
-	// redirect policy is replaced: no redirect is followed.
+	// HTTPClient sends the requests. Nil means the *http.Client that the
+	// context of Exchange or TokenSource carries under oauth2.HTTPClient,
+	// as x/oauth2 takes it, else http.DefaultClient. Its redirect policy
+	// is replaced: no redirect is followed.
 	HTTPClient *http.Client
 }
 
@@ -121,7 +123,8 @@ func (e *TokenExchange) secrets(tok oauth1.Credentials) []string {
 // Exchange returned it, and refreshes it at TokenURL with its refresh
 // token through x/oauth2's oauth2.Config, authenticating as Exchange does.
 // A 429 answer is waited out, as its Retry-After asks, within ctx; a
-// refusal is an *Error. ctx also carries the HTTP client of the refreshes.
+// refusal is an *Error. Without an HTTPClient, the HTTP client ctx carries
+// under oauth2.HTTPClient sends the refreshes.
 func (e *TokenExchange) TokenSource(ctx context.Context, t *oauth2.Token) oauth2.TokenSource {
 	style := oauth2.AuthStyleInHeader
 	if e.ClientSecret == "" {

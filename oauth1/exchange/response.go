@@ -1,6 +1,7 @@
 package exchange
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -128,7 +129,7 @@ func retryAfter(v string, now time.Time) time.Duration {
 // success or the Error from a refusal. secrets are scrubbed from anything
 // an error says.
 func send(hc *http.Client, r *http.Request, secrets []string) (*oauth2.Token, error) {
-	resp, err := noRedirects(hc).Do(r)
+	resp, err := noRedirects(httpClient(r.Context(), hc)).Do(r)
 	if err != nil {
 		return nil, stripURLError(err, r.URL)
 	}
@@ -177,6 +178,20 @@ func parseToken(status int, h http.Header, body []byte, secrets []string, now ti
 		tok.Expiry = now.Add(time.Duration(min(tok.ExpiresIn, int64(100*365*24*time.Hour/time.Second))) * time.Second)
 	}
 	return tok.WithExtra(raw), nil
+}
+
+// httpClient returns the client that sends a request made with ctx: hc
+// when set, else the *http.Client ctx carries under oauth2.HTTPClient, as
+// x/oauth2 takes it (a test's, or one with a proxy or a timeout), else nil
+// (http.DefaultClient).
+func httpClient(ctx context.Context, hc *http.Client) *http.Client {
+	if hc != nil {
+		return hc
+	}
+	if c, ok := ctx.Value(oauth2.HTTPClient).(*http.Client); ok {
+		return c
+	}
+	return nil
 }
 
 // noRedirects returns a copy of hc (http.DefaultClient when nil) that

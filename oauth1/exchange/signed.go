@@ -43,8 +43,11 @@ type Names struct {
 // secrets redacted.
 type Signed struct {
 	// Config holds the 1.0a consumer credentials and the signature
-	// method, and sends the request with its HTTPClient (whose redirect
-	// policy is replaced: no redirect is followed).
+	// method, and sends the request with its HTTPClient; when that is
+	// nil, the *http.Client that the context carries under
+	// oauth2.HTTPClient, as x/oauth2 takes it, sends it, else
+	// http.DefaultClient. The client's redirect policy is replaced: no
+	// redirect is followed.
 	Config *oauth1.Config
 	// URL is the migration endpoint, with any query the provider wants
 	// (Xero's tenantType); the query is signed.

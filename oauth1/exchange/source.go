@@ -28,7 +28,7 @@ type source struct {
 }
 
 func newSource(ctx context.Context, cfg *oauth2.Config, hc *http.Client, t *oauth2.Token) oauth2.TokenSource {
-	ctx = context.WithValue(ctx, oauth2.HTTPClient, noRedirects(hc))
+	ctx = context.WithValue(ctx, oauth2.HTTPClient, noRedirects(httpClient(ctx, hc)))
 	return &source{ctx: ctx, inner: cfg.TokenSource(ctx, t), secrets: []string{cfg.ClientSecret}}
 }
 
