@@ -99,18 +99,37 @@ func Sign(secret string, s Signed) (string, error) {
 
 // Verify reports whether sign, an oauth_consumer_key_sign as it was
 // sent, is the sign of s with secret: nil if it is, [ErrSignMismatch] if
-// not, a [*FieldError] if s lacks a value. The comparison takes constant
-// time.
+// not, a [*FieldError] if s lacks a value. When it is not, but would be
+// with secret and sign swapped (the call passes them in the wrong order),
+// the error says so, and errors.Is still finds ErrSignMismatch. The
+// comparisons take constant time, and every mismatch computes the same two
+// HMACs.
 func Verify(secret string, s Signed, sign string) error {
 	want, err := Sign(secret, s)
 	if err != nil {
 		return err
 	}
 	if subtle.ConstantTimeCompare([]byte(want), []byte(sign)) != 1 {
+		// Sign fails here only for a key FIPS 140-only mode refuses: no
+		// swap then.
+		if swapped, err := Sign(sign, s); err == nil && subtle.ConstantTimeCompare([]byte(swapped), []byte(secret)) == 1 {
+			return errSwapped{}
+		}
 		return ErrSignMismatch
 	}
 	return nil
 }
+
+// errSwapped is the ErrSignMismatch of a call to Verify with its secret
+// and sign in each other's place. It holds neither.
+type errSwapped struct{}
+
+func (errSwapped) Error() string {
+	return "lti1p1: oauth_consumer_key_sign does not verify as called, but does with the secret and the sign swapped: " +
+		"Verify takes the secret first and the sign last"
+}
+
+func (errSwapped) Is(target error) bool { return target == ErrSignMismatch }
 
 // hmacSum is the HMAC of base with h keyed with key; package mac refuses
 // what FIPS 140-only mode forbids instead of panicking.

@@ -63,6 +63,31 @@ func TestGuideExample(t *testing.T) {
 	require.ErrorIs(t, lti1p1.Verify(guideSecret, guideSigned, guideSign[:len(guideSign)-1]), lti1p1.ErrSignMismatch)
 }
 
+// Verify with its secret and sign swapped, the arguments in the wrong
+// order, says so, and is still ErrSignMismatch (issue 40, item 12); a
+// mismatch of another cause does not say it, and neither holds a secret.
+func TestVerifySwapped(t *testing.T) {
+	err := lti1p1.Verify(guideSign, guideSigned, guideSecret)
+	require.ErrorIs(t, err, lti1p1.ErrSignMismatch)
+	require.Contains(t, err.Error(), "swapped")
+	require.NotContains(t, err.Error(), guideSecret)
+	require.NotContains(t, err.Error(), guideSign)
+
+	for _, tc := range []struct{ name, secret, sign string }{
+		{"wrong secret", guideSecret + "x", guideSign},
+		{"wrong sign", guideSecret, guideSign[:len(guideSign)-1]},
+		{"swapped, and the secret wrong", guideSign, guideSecret + "x"},
+		{"the sign as both", guideSign, guideSign},
+	} {
+		err := lti1p1.Verify(tc.secret, guideSigned, tc.sign)
+		require.ErrorIs(t, err, lti1p1.ErrSignMismatch, tc.name)
+		require.NotContains(t, err.Error(), "swapped", tc.name)
+	}
+	var other = guideSigned
+	other.Nonce += "x"
+	require.NotContains(t, lti1p1.Verify(guideSign, other, guideSecret).Error(), "swapped", "other values")
+}
+
 // hmacTool returns a command that prints the base64 HMAC-SHA256 of its
 // stdin keyed with its argument, computed by a program that is not Go.
 func hmacTool(t *testing.T) func(key string) []string {
