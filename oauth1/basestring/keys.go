@@ -126,7 +126,7 @@ func (m Mistake) String() string {
 // signature.
 //
 // It is meant for a refusal that a person debugs, after the base strings
-// were compared and found equal: it computes up to 23 HMACs over the
+// were compared and found equal: it computes up to 25 HMACs over the
 // whole base string (the right key, the mistaken keys and a few keys with
 // two mistakes, with the one hash whose length the signature has; the
 // number may grow as the list of mistakes does), so a provider should run

@@ -102,7 +102,7 @@ type Settings struct {
 	// Verifier looked up. The operator sees it through Observe; it is
 	// never sent to the client.
 	//
-	// A diagnosis costs up to 23 HMACs ([basestring.KeyMistake]) over the
+	// A diagnosis costs up to 25 HMACs ([basestring.KeyMistake]) over the
 	// base string (at most seven RSA verifications for the RSA methods),
 	// and a signature that is not even the right length has its base
 	// string built for it, so it is bounded: a base string over 64 KiB is not
