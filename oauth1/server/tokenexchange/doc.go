@@ -15,7 +15,8 @@
 // Settings, with all its checks: the signature, the timestamp window, the
 // nonce (a replay is refused, on every instance with a shared NonceStore),
 // and that the token is live token credentials of that consumer (one
-// revoked is refused with invalid_grant). Its body, a form or a JSON
+// revoked is refused with invalid_request, as RFC 8693 §2.2.2 says of
+// every subject_token refused). Its body, a form or a JSON
 // object, may hold grant_type (only the token exchange one), scope,
 // subject_token (the signing token), and the OAuth 2.0 client's
 // client_id and client_secret, which must then authenticate a client
@@ -51,12 +52,15 @@
 // token_type, and expires_in, scope and refresh_token when the Issuer set
 // them, which a golang.org/x/oauth2 client reads as it reads any token
 // response. A refusal is RFC 6749 §5.2's JSON error (invalid_request,
-// invalid_client with 401 and a WWW-Authenticate challenge, invalid_grant,
+// invalid_client with 401 and a WWW-Authenticate challenge,
 // unsupported_grant_type, invalid_scope, and RFC 8693 §2.2.2's
-// invalid_target), or temporarily_unavailable with 503 and Retry-After
-// while a store cannot answer; every answer carries Cache-Control:
-// no-store. No answer, and no error given to Observe, holds a secret or
-// repeats what the request held.
+// invalid_target), 405 with Allow: POST for another method than POST, or
+// temporarily_unavailable with 503 and Retry-After while a store cannot
+// answer. A subject_token refused (unknown, revoked, its secret wrong,
+// issued to another client) is invalid_request, not RFC 6749's
+// invalid_grant: RFC 8693 §2.2.2 says so. Every answer carries
+// Cache-Control: no-store. No answer, and no error given to Observe,
+// holds a secret or repeats what the request held.
 //
 // # Once
 //

@@ -212,7 +212,7 @@ func (h *Handler) serveSecret(r *http.Request) (*answer, Grant, string, error) {
 	// the tokens it does not hold.
 	secretOK := equalSecret(secret, rec.Secret) && rec.Secret != ""
 	if err != nil || !secretOK || rec.ConsumerKey != c.ConsumerKey {
-		return nil, g, "", refuseCause(codeInvalidGrant, badGrant, err)
+		return nil, g, "", refuseSubject(badGrant, err)
 	}
 	if err := h.checkConsumer(ctx, rec.ConsumerKey); err != nil {
 		return nil, g, "", err
@@ -237,7 +237,7 @@ func (h *Handler) checkConsumer(ctx context.Context, consumerKey string) error {
 	_, err := h.Consumers.Consumer(ctx, consumerKey, h.now())
 	switch {
 	case errors.Is(err, server.ErrNotFound):
-		return refuseCause(codeInvalidGrant, "the grant's client is no longer registered", err)
+		return refuseSubject("the grant's client is no longer registered", err)
 	case err != nil:
 		return storeRefusal(err)
 	}
@@ -295,7 +295,7 @@ func (h *Handler) serveSigned(r *http.Request) (*answer, Grant, string, error) {
 	}
 	if c != nil {
 		if c.ConsumerKey != ver.ConsumerKey {
-			return nil, g, "", refuse(codeInvalidGrant, "the grant was issued to another client")
+			return nil, g, "", refuseSubject("the grant was issued to another client", nil)
 		}
 		g.ClientID = c.ID
 	}
@@ -305,7 +305,7 @@ func (h *Handler) serveSigned(r *http.Request) (*answer, Grant, string, error) {
 	rec, err := h.Tokens.Token(ctx, ver.Token, h.now()) // its secret keys the sealed answer
 	switch {
 	case errors.Is(err, server.ErrNotFound):
-		return nil, g, "", refuseCause(codeInvalidGrant, "the token is unknown or revoked", err)
+		return nil, g, "", refuseSubject("the token is unknown or revoked", err)
 	case err != nil:
 		return nil, g, "", storeRefusal(err)
 	}
@@ -318,9 +318,9 @@ func oauthChallenge(realm string) string {
 	return `OAuth realm="` + printable(realm) + `"`
 }
 
-// verifyRefusal is the RFC 6749 answer to a Verifier's refusal: the grant
-// (the token) refused is invalid_grant, a malformed request
-// invalid_request, and a signature, consumer, timestamp or nonce refused
+// verifyRefusal is the RFC 6749 answer to a Verifier's refusal: the token
+// (the subject_token) refused and a malformed request are invalid_request
+// (RFC 8693 §2.2.2), and a signature, consumer, timestamp or nonce refused
 // is a client that failed to authenticate, invalid_client, with 401.
 func verifyRefusal(err error) *Error {
 	var pe *server.ProblemError
@@ -330,7 +330,7 @@ func verifyRefusal(err error) *Error {
 		switch pe.Problem {
 		case oauth1.ProblemTokenRejected, oauth1.ProblemTokenRevoked, oauth1.ProblemTokenUsed,
 			oauth1.ProblemPermissionUnknown, oauth1.ProblemPermissionDenied:
-			return refuseCause(codeInvalidGrant, d, err)
+			return refuseSubject(d, err)
 		case oauth1.ProblemParameterAbsent, oauth1.ProblemParameterRejected, oauth1.ProblemVersionRejected,
 			oauth1.ProblemBodyHashInvalid:
 			return refuseCause(codeInvalidRequest, d, err)
