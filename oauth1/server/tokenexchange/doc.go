@@ -68,7 +68,7 @@
 // [Store]: of exchanges racing for it, one claims it and calls the
 // Issuer; the others wait for its answer. A repeat within the Handler's
 // Window (a client retrying after a lost response) gets the same token;
-// later ones are refused with invalid_grant. A signed repeat needs a
+// later ones are refused with invalid_request. A signed repeat needs a
 // fresh nonce, as every signed request does. The 1.0a token is revoked
 // ([server.TokenStore].Revoke) when Grace, or Window if longer, has passed
 // since its exchange: it keeps proving the grant for retries until then.

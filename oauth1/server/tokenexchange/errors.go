@@ -43,7 +43,6 @@ func (e *Error) Unwrap() error { return e.cause }
 const (
 	codeInvalidRequest       = "invalid_request"
 	codeInvalidClient        = "invalid_client"
-	codeInvalidGrant         = "invalid_grant"
 	codeUnsupportedGrantType = "unsupported_grant_type"
 	codeInvalidScope         = "invalid_scope"
 	codeInvalidTarget        = "invalid_target"

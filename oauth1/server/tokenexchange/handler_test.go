@@ -356,7 +356,7 @@ func TestRepeatWithinWindow(t *testing.T) {
 
 	f.clock.add(31 * time.Minute)
 	d := serve(t, f.h, post(secretForm(), clientID, clientSecret))
-	require.Equal(t, "invalid_grant", d.fields["error"])
+	require.Equal(t, "invalid_request", d.fields["error"])
 	_, err = f.tokens.Token(context.Background(), token1, f.clock.now())
 	require.ErrorIs(t, err, server.ErrTokenRevoked, "revoked when presented after the window")
 	e := serve(t, f.h, f.signed(t, url.Values{}, tok1))
