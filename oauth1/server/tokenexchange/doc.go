@@ -37,7 +37,11 @@
 // The OAuth 2.0 client authenticates (RFC 6749 §2.3.1), found in the
 // Handler's [ClientStore], which maps it to its 1.0a consumer key; the
 // token must be live and issued to that consumer, and both secrets are
-// compared in constant time. RFC 8693 §3's access_token type is taken as
+// compared in constant time. HTTP Basic credentials are taken
+// form-decoded, as RFC 6749 §2.3.1 says (golang.org/x/oauth2 sends them
+// so), and as sent (Python's requests and Authlib's client_secret_basic
+// send them raw): a secret with '+', '%' or ':' works either way, both
+// forms always compared. RFC 8693 §3's access_token type is taken as
 // subject_token_type too: a 1.0a token credential is an access token of
 // this provider.
 //

@@ -267,8 +267,8 @@ func (downTokens) Token(context.Context, string, time.Time) (server.TokenCredent
 }
 
 // TestConstantTimeCompare checks that the token secret and the client
-// secret are compared with equalSecret, and that it is constant-time
-// over the SHA-256 of both.
+// secret (in both its forms, for Basic) are compared with equalSecret,
+// and that it is constant-time over the SHA-256 of both.
 func TestConstantTimeCompare(t *testing.T) {
 	type pair struct{ got, want string }
 	var seen []pair
@@ -281,12 +281,13 @@ func TestConstantTimeCompare(t *testing.T) {
 	f := newFixture(t)
 	a := serve(t, f.h, post(secretForm("oauth_token_secret", "wrong-SECRET"), clientID, clientSecret))
 	require.Equal(t, "invalid_request", a.fields["error"])
-	require.Equal(t, []pair{{clientSecret, clientSecret}, {"wrong-SECRET", tokenSecret}}, seen)
+	// The Basic secret twice, form-decoded and as sent (RFC 6749 §2.3.1).
+	require.Equal(t, []pair{{clientSecret, clientSecret}, {clientSecret, clientSecret}, {"wrong-SECRET", tokenSecret}}, seen)
 
 	seen = nil
 	a = serve(t, f.h, post(secretForm(), clientID, "wrong-SECRET"))
 	require.Equal(t, "invalid_client", a.fields["error"])
-	require.Equal(t, []pair{{"wrong-SECRET", clientSecret}}, seen)
+	require.Equal(t, []pair{{"wrong-SECRET", clientSecret}, {"wrong-SECRET", clientSecret}}, seen)
 
 	require.True(t, old("abc", "abc"))
 	require.False(t, old("abc", "abd"))
@@ -452,7 +453,7 @@ func TestBadGrantsAlike(t *testing.T) {
 		compared = 0
 		a := serve(t, f.h, post(tc.form, clientID, clientSecret))
 		require.Equal(t, 400, a.status)
-		require.Equal(t, 2, compared, "the client's secret and the token's")
+		require.Equal(t, 3, compared, "the client's secret, in both forms, and the token's")
 		bodies = append(bodies, a.body)
 	}
 	for _, b := range bodies[1:] {

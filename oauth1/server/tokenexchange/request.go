@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
-
 	"encoding/json"
 	"errors"
 	"io"
@@ -125,19 +124,19 @@ func checkCommon(p map[string]string, required bool) error {
 // when r names no client and optional is set. scheme is the challenge of
 // an invalid_client answer.
 func (h *Handler) authenticate(ctx context.Context, r *http.Request, p map[string]string, optional bool) (c *Client, scheme string, err error) {
+	var cr basicCredentials
 	id, secret, basic := r.BasicAuth()
 	if basic {
 		scheme = realmFallback
-		var e1, e2 error
-		id, e1 = url.QueryUnescape(id) // RFC 6749 §2.3.1: form-encoded first
-		secret, e2 = url.QueryUnescape(secret)
-		if e1 != nil || e2 != nil || id == "" {
+		cr = formDecoded(id, secret)
+		id, secret = cr.id, cr.secret
+		if id == "" {
 			return nil, scheme, refuse(codeInvalidClient, "the Basic credentials are malformed")
 		}
 		if _, ok := p["client_secret"]; ok {
 			return nil, scheme, refuse(codeInvalidRequest, "client credentials in the header and the body")
 		}
-		if bid, ok := p["client_id"]; ok && bid != id {
+		if bid, ok := p["client_id"]; ok && bid != id && bid != cr.rawID {
 			return nil, scheme, refuse(codeInvalidRequest, "two client_id values")
 		}
 	} else if a := r.Header.Get("Authorization"); a != "" && !strings.HasPrefix(strings.ToLower(a), "oauth ") {
@@ -155,22 +154,30 @@ func (h *Handler) authenticate(ctx context.Context, r *http.Request, p map[strin
 		return nil, scheme, refuse(codeInvalidClient, "this endpoint takes no OAuth 2.0 client credentials")
 	}
 	got, err := h.Clients.Client(ctx, id)
+	if errors.Is(err, server.ErrNotFound) && basic && cr.rawID != id {
+		got, err = h.Clients.Client(ctx, cr.rawID) // an id with '+' or '%' sent as it is
+	}
 	switch {
 	case errors.Is(err, server.ErrNotFound):
-		return nil, scheme, refuseCause(codeInvalidClient, "client authentication failed", err)
+		return nil, scheme, refuseCause(codeInvalidClient, clientFailed(basic), err)
 	case err != nil:
 		return nil, scheme, storeRefusal(err)
 	}
-	// A public client sends no secret; a confidential one, its own. Both
-	// comparisons are made, so that the answer takes as long either way.
-	ok := equalSecret(secret, got.Secret)
+	// A public client sends no secret; a confidential one, its own. Every
+	// comparison is made, so that the answer takes as long either way.
+	var ok bool
+	if basic {
+		ok = cr.matches(got.Secret)
+	} else {
+		ok = equalSecret(secret, got.Secret)
+	}
 	if got.Secret == "" {
 		ok = secret == ""
 	} else if secret == "" {
 		ok = false
 	}
 	if !ok {
-		return nil, scheme, refuse(codeInvalidClient, "client authentication failed")
+		return nil, scheme, refuseCause(codeInvalidClient, clientFailed(basic), secretMismatch(basic))
 	}
 	return &got, scheme, nil
 }
