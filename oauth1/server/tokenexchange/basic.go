@@ -45,15 +45,6 @@ func clientFailed(basic bool) string {
 	return "client authentication failed: the client is unknown or its secret wrong"
 }
 
-// The causes, for Observe, of a secret that does not match; never sent.
-var (
-	errBasicSecret = errors.New("the client secret does not match, neither form-decoded (RFC 6749 §2.3.1) nor as sent")
-	errBodySecret  = errors.New("the client secret does not match")
-)
-
-func secretMismatch(basic bool) error {
-	if basic {
-		return errBasicSecret
-	}
-	return errBodySecret
-}
+// errSecretMismatch is the cause, for Observe, of a client secret that
+// matched in no form: it tells a wrong secret from an unknown client.
+var errSecretMismatch = errors.New("the client secret does not match")

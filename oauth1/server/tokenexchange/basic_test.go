@@ -90,7 +90,7 @@ func TestBasicSecretRefused(t *testing.T) {
 			require.Equal(t, "client authentication failed: the client is unknown, or its secret matches neither form-decoded (RFC 6749 section 2.3.1) nor as sent", a.fields["error_description"])
 			require.Contains(t, a.header.Get("WWW-Authenticate"), "Basic ")
 			o := f.lastObserved(t)
-			require.ErrorIs(t, o.err, errBasicSecret)
+			require.ErrorIs(t, o.err, errSecretMismatch)
 			for _, s := range []string{registered, tc.sent, "c:d", "%2Bc"} {
 				require.NotContains(t, a.body, s)
 				require.NotContains(t, o.err.Error(), s)

@@ -177,7 +177,7 @@ func (h *Handler) authenticate(ctx context.Context, r *http.Request, p map[strin
 		ok = false
 	}
 	if !ok {
-		return nil, scheme, refuseCause(codeInvalidClient, clientFailed(basic), secretMismatch(basic))
+		return nil, scheme, refuseCause(codeInvalidClient, clientFailed(basic), errSecretMismatch)
 	}
 	return &got, scheme, nil
 }
