@@ -95,9 +95,9 @@ func printable(s string) string {
 	return string(b)
 }
 
-// writeError answers err. basic is whether the client authenticated with
-// HTTP Basic (RFC 6749 §5.2: then invalid_client carries a challenge of
-// that scheme), realm the OAuth 1.0a realm of a signed request's challenge.
+// writeError answers err. scheme is the WWW-Authenticate challenge of a
+// 401 (RFC 6749 §5.2: of the scheme the client tried; Basic's when
+// empty); a 405 carries Allow: POST.
 func writeError(w http.ResponseWriter, err error, scheme string) {
 	var e *Error
 	if !errors.As(err, &e) {
