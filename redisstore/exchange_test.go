@@ -205,7 +205,7 @@ func TestExchangeOnceAcrossInstances(t *testing.T) {
 	// instance, and the 1.0a token is revoked.
 	require.Eventually(t, func() bool {
 		r := do(instances[3], request(0))
-		return r.status == 400 && r.body["error"] == "invalid_grant"
+		return r.status == 400 && r.body["error"] == "invalid_request"
 	}, 10*time.Second, 100*time.Millisecond)
 	require.Eventually(t, func() bool {
 		_, err := tokens.Token(ctx, "tok-1", time.Now())
@@ -214,6 +214,6 @@ func TestExchangeOnceAcrossInstances(t *testing.T) {
 	_, err := tokens.Token(ctx, "tok-1", time.Now())
 	require.ErrorIs(t, err, server.ErrTokenRevoked)
 	r := do(instances[5], request(1))
-	require.Equal(t, "invalid_grant", r.body["error"], "signed, after the revocation")
+	require.Equal(t, "invalid_request", r.body["error"], "signed, after the revocation")
 	require.EqualValues(t, 1, issued.Load(), "Issue calls")
 }

@@ -22,11 +22,7 @@ import (
 // golang.org/x/oauth2: its Exchange sends the token request, authenticated
 // with HTTP Basic, and the parameters replace the code grant's.
 func ExchangeWithSecret(ctx context.Context, base, clientID, clientSecret string, tok oauth1.Credentials, scope string) (*xoauth2.Token, error) {
-	conf := xoauth2.Config{
-		ClientID:     clientID,
-		ClientSecret: clientSecret,
-		Endpoint:     xoauth2.Endpoint{TokenURL: base + "/oauth2/token", AuthStyle: xoauth2.AuthStyleInHeader},
-	}
+	conf := ClientConfig(base, clientID, clientSecret)
 	opts := []xoauth2.AuthCodeOption{
 		xoauth2.SetAuthURLParam("grant_type", tokenexchange.GrantType),
 		xoauth2.SetAuthURLParam("subject_token", tok.Token),
@@ -37,6 +33,17 @@ func ExchangeWithSecret(ctx context.Context, base, clientID, clientSecret string
 		opts = append(opts, xoauth2.SetAuthURLParam("scope", scope))
 	}
 	return conf.Exchange(ctx, "", opts...)
+}
+
+// ClientConfig is the x/oauth2 configuration of an OAuth 2.0 client of
+// the provider at base. Its TokenSource refreshes an exchanged token once
+// it expires, with the refresh token the exchange answered.
+func ClientConfig(base, clientID, clientSecret string) *xoauth2.Config {
+	return &xoauth2.Config{
+		ClientID:     clientID,
+		ClientSecret: clientSecret,
+		Endpoint:     xoauth2.Endpoint{TokenURL: base + "/oauth2/token", AuthStyle: xoauth2.AuthStyleInHeader},
+	}
 }
 
 // ExchangeSigned exchanges tok at base with a request signed by cfg and
@@ -138,5 +145,5 @@ type manageRequest struct {
 }
 
 func (m manageRequest) request() *oauth2.TokenGenerateRequest {
-	return &oauth2.TokenGenerateRequest{ClientID: m.ClientID, ClientSecret: m.ClientSecret, UserID: m.UserID, Scope: m.Scope, AccessTokenExp: time.Hour}
+	return &oauth2.TokenGenerateRequest{ClientID: m.ClientID, ClientSecret: m.ClientSecret, UserID: m.UserID, Scope: m.Scope, AccessTokenExp: accessLife}
 }

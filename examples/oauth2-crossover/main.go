@@ -13,7 +13,9 @@
 // Two clients cross over: one with golang.org/x/oauth2, in X's shape
 // (the 1.0a token and secret in the body, HTTP Basic client
 // authentication), and one with a request signed by its 1.0a credentials
-// (oauth1.Config). Each then calls the OAuth 2.0 API with its new token.
+// (oauth1.Config). Each then calls the OAuth 2.0 API with its new token,
+// and, with the refresh token the exchange answers, keeps access once it
+// expires (refresh.go).
 // It is a module of its own, so that go-oauth2 is no dependency of
 // countersign.
 package main
@@ -87,18 +89,22 @@ func NewProvider(tokens []server.TokenCredentials, window time.Duration) (*Provi
 	manager := manage.NewDefaultManager()
 	manager.MustTokenStorage(store.NewMemoryTokenStore())
 	manager.MapClientStorage(o2clients)
+	configureManager(manager)
 	o2 := o2server.NewDefaultServer(manager)
 	o2.SetAllowGetAccessRequest(false)
+	configureServer(o2)
 
-	// The Issuer: go-oauth2 mints the token of each grant. The client
-	// authenticated already, with the Handler; go-oauth2 checks its
-	// secret again, so it is given it from the provider's records.
+	// The Issuer: go-oauth2 mints the token of each grant, with a refresh
+	// token, so that the client keeps access past the access token's
+	// hour with no new consent. The client authenticated already, with
+	// the Handler; go-oauth2 checks its secret again, so it is given it
+	// from the provider's records.
 	issuer := tokenexchange.IssuerFunc(func(ctx context.Context, g tokenexchange.Grant) (*oauth2.Token, error) {
 		clientID := g.ClientID
 		if clientID == "" { // a signed exchange that named no OAuth 2.0 client
 			clientID = clients.forConsumer(g.ConsumerKey)
 		}
-		ti, err := manager.GenerateAccessToken(ctx, tokenexchange.GrantType, manageRequest{
+		ti, err := manager.GenerateAccessToken(ctx, exchangeGrant, manageRequest{
 			ClientID: clientID, ClientSecret: clients[clientID].Secret, UserID: g.User, Scope: g.Scope,
 		}.request())
 		if err != nil {
@@ -128,8 +134,8 @@ func NewProvider(tokens []server.TokenCredentials, window time.Duration) (*Provi
 	}
 
 	mux := http.NewServeMux()
-	// One token endpoint: token exchanges to the Handler, the rest to
-	// go-oauth2.
+	// One token endpoint: token exchanges to the Handler, refreshes to
+	// go-oauth2 once the client and its refresh token are checked.
 	mux.HandleFunc("POST /oauth2/token", func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 64<<10))
 		if err != nil {
@@ -140,6 +146,9 @@ func NewProvider(tokens []server.TokenCredentials, window time.Duration) (*Provi
 		q, _ := url.ParseQuery(string(body))
 		if q.Get("grant_type") == tokenexchange.GrantType || strings.HasPrefix(r.Header.Get("Authorization"), "OAuth ") {
 			ex.ServeHTTP(w, r)
+			return
+		}
+		if q.Get("grant_type") == "refresh_token" && !checkRefresh(r.Context(), w, r, manager, clients, q) {
 			return
 		}
 		if err := o2.HandleTokenRequest(w, r); err != nil {
@@ -185,7 +194,7 @@ func run(out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: p.Handler, ReadHeaderTimeout: 5 * time.Second}
+	srv := newServer(p.Handler)
 	go srv.Serve(ln)
 	defer srv.Close()
 	base := "http://" + ln.Addr().String()
@@ -196,8 +205,8 @@ func run(out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "x/oauth2 exchange: token_type=%s scope=%v issued_token_type=%v expires=%t\n",
-		tok.Type(), tok.Extra("scope"), tok.Extra("issued_token_type"), !tok.Expiry.IsZero())
+	fmt.Fprintf(out, "x/oauth2 exchange: token_type=%s scope=%v issued_token_type=%v expires=%t refresh=%t\n",
+		tok.Type(), tok.Extra("scope"), tok.Extra("issued_token_type"), !tok.Expiry.IsZero(), tok.RefreshToken != "")
 	me, err := CallAPI(ctx, base, oauth2.StaticTokenSource(tok))
 	if err != nil {
 		return err

@@ -19,7 +19,7 @@ import (
 func TestRun(t *testing.T) {
 	var out strings.Builder
 	require.NoError(t, run(&out))
-	require.Equal(t, `x/oauth2 exchange: token_type=Bearer scope=photos:read issued_token_type=urn:ietf:params:oauth:token-type:access_token expires=true
+	require.Equal(t, `x/oauth2 exchange: token_type=Bearer scope=photos:read issued_token_type=urn:ietf:params:oauth:token-type:access_token expires=true refresh=true
 GET /2/me with it: {"client":"photos-app","scope":"photos:read","user":"jane"}
 signed exchange, then GET /2/me: {"client":"printer-app","scope":"photos:read","user":"john"}
 `, out.String())
@@ -92,9 +92,9 @@ func TestCrossover(t *testing.T) {
 		return call1(t, srv.URL, &photos, jane) == http.StatusUnauthorized && call1(t, srv.URL, &printer, john) == http.StatusUnauthorized
 	}, 10*time.Second, 50*time.Millisecond)
 	_, err = ExchangeWithSecret(ctx, srv.URL, "photos-app", "photos-app-secret", jane, "")
-	requireCode(t, err, "invalid_grant")
+	requireCode(t, err, "invalid_request")
 	_, err = ExchangeSigned(ctx, srv.URL, &printer, john, "")
-	require.ErrorContains(t, err, "invalid_grant")
+	require.ErrorContains(t, err, "invalid_request")
 	_, err = p.Tokens.Token(ctx, jane.Token, time.Now())
 	require.ErrorIs(t, err, server.ErrTokenRevoked)
 	_, err = CallAPI(ctx, srv.URL, oauth2.StaticTokenSource(tok))

@@ -15,7 +15,8 @@
 // Settings, with all its checks: the signature, the timestamp window, the
 // nonce (a replay is refused, on every instance with a shared NonceStore),
 // and that the token is live token credentials of that consumer (one
-// revoked is refused with invalid_grant). Its body, a form or a JSON
+// revoked is refused with invalid_request, as RFC 8693 §2.2.2 says of
+// every subject_token refused). Its body, a form or a JSON
 // object, may hold grant_type (only the token exchange one), scope,
 // subject_token (the signing token), and the OAuth 2.0 client's
 // client_id and client_secret, which must then authenticate a client
@@ -36,7 +37,11 @@
 // The OAuth 2.0 client authenticates (RFC 6749 §2.3.1), found in the
 // Handler's [ClientStore], which maps it to its 1.0a consumer key; the
 // token must be live and issued to that consumer, and both secrets are
-// compared in constant time. RFC 8693 §3's access_token type is taken as
+// compared in constant time. HTTP Basic credentials are taken
+// form-decoded, as RFC 6749 §2.3.1 says (golang.org/x/oauth2 sends them
+// so), and as sent (Python's requests and Authlib's client_secret_basic
+// send them raw): a secret with '+', '%' or ':' works either way, both
+// forms always compared. RFC 8693 §3's access_token type is taken as
 // subject_token_type too: a 1.0a token credential is an access token of
 // this provider.
 //
@@ -51,12 +56,15 @@
 // token_type, and expires_in, scope and refresh_token when the Issuer set
 // them, which a golang.org/x/oauth2 client reads as it reads any token
 // response. A refusal is RFC 6749 §5.2's JSON error (invalid_request,
-// invalid_client with 401 and a WWW-Authenticate challenge, invalid_grant,
+// invalid_client with 401 and a WWW-Authenticate challenge,
 // unsupported_grant_type, invalid_scope, and RFC 8693 §2.2.2's
-// invalid_target), or temporarily_unavailable with 503 and Retry-After
-// while a store cannot answer; every answer carries Cache-Control:
-// no-store. No answer, and no error given to Observe, holds a secret or
-// repeats what the request held.
+// invalid_target), 405 with Allow: POST for another method than POST, or
+// temporarily_unavailable with 503 and Retry-After while a store cannot
+// answer. A subject_token refused (unknown, revoked, its secret wrong,
+// issued to another client) is invalid_request, not RFC 6749's
+// invalid_grant: RFC 8693 §2.2.2 says so. Every answer carries
+// Cache-Control: no-store. No answer, and no error given to Observe,
+// holds a secret or repeats what the request held.
 //
 // # Once
 //
@@ -64,7 +72,7 @@
 // [Store]: of exchanges racing for it, one claims it and calls the
 // Issuer; the others wait for its answer. A repeat within the Handler's
 // Window (a client retrying after a lost response) gets the same token;
-// later ones are refused with invalid_grant. A signed repeat needs a
+// later ones are refused with invalid_request. A signed repeat needs a
 // fresh nonce, as every signed request does. The 1.0a token is revoked
 // ([server.TokenStore].Revoke) when Grace, or Window if longer, has passed
 // since its exchange: it keeps proving the grant for retries until then.

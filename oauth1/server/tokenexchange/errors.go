@@ -20,6 +20,7 @@ type Error struct {
 	Code        string // "invalid_request", "invalid_client", "invalid_grant", ...
 	Description string // for the client's developer; printable ASCII, no secret
 	cause       error  // for Observe only, never sent
+	status      int    // the HTTP status, when the code's is not it (405)
 }
 
 func (e *Error) Error() string {
@@ -42,7 +43,6 @@ func (e *Error) Unwrap() error { return e.cause }
 const (
 	codeInvalidRequest       = "invalid_request"
 	codeInvalidClient        = "invalid_client"
-	codeInvalidGrant         = "invalid_grant"
 	codeUnsupportedGrantType = "unsupported_grant_type"
 	codeInvalidScope         = "invalid_scope"
 	codeInvalidTarget        = "invalid_target"
@@ -51,6 +51,20 @@ const (
 )
 
 func refuse(code, description string) *Error { return &Error{Code: code, Description: description} }
+
+// refuseMethod refuses a request that is not a POST (RFC 6749 §3.2): 405,
+// with Allow: POST (RFC 9110 §15.5.6).
+func refuseMethod() *Error {
+	return &Error{Code: codeInvalidRequest, Description: "the token endpoint takes POST", status: http.StatusMethodNotAllowed}
+}
+
+// refuseSubject refuses the subject_token: unknown, revoked, its secret
+// wrong, another client's or exchanged already. RFC 8693 §2.2.2 says
+// invalid_request for every subject_token that is invalid or refused by
+// policy, where RFC 6749 would say invalid_grant.
+func refuseSubject(description string, cause error) *Error {
+	return refuseCause(codeInvalidRequest, description, cause)
+}
 
 func refuseCause(code, description string, cause error) *Error {
 	return &Error{Code: code, Description: description, cause: cause}
@@ -81,9 +95,9 @@ func printable(s string) string {
 	return string(b)
 }
 
-// writeError answers err. basic is whether the client authenticated with
-// HTTP Basic (RFC 6749 §5.2: then invalid_client carries a challenge of
-// that scheme), realm the OAuth 1.0a realm of a signed request's challenge.
+// writeError answers err. scheme is the WWW-Authenticate challenge of a
+// 401 (RFC 6749 §5.2: of the scheme the client tried; Basic's when
+// empty); a 405 carries Allow: POST.
 func writeError(w http.ResponseWriter, err error, scheme string) {
 	var e *Error
 	if !errors.As(err, &e) {
@@ -94,7 +108,13 @@ func writeError(w http.ResponseWriter, err error, scheme string) {
 		code = codeServerError
 	}
 	st := status(code)
+	if e.status != 0 {
+		st = e.status
+	}
 	h := w.Header()
+	if st == http.StatusMethodNotAllowed {
+		h.Set("Allow", http.MethodPost)
+	}
 	if st == http.StatusUnauthorized {
 		if scheme == "" {
 			scheme = `Basic realm="token"`

@@ -115,5 +115,5 @@ func Example_signed() {
 	// 200 OK
 	// {"access_token":"2YotnFZFEjr1zCsicMWpAA","issued_token_type":"urn:ietf:params:oauth:token-type:access_token","token_type":"Bearer","expires_in":3600,"scope":"photos:read photos:write","refresh_token":"tGzv3JOkF0XG5Qx2TlKWIA"}
 	// 400 Bad Request
-	// {"error":"invalid_grant","error_description":"OAuth 1.0a: token_rejected"}
+	// {"error":"invalid_request","error_description":"OAuth 1.0a: token_rejected"}
 }

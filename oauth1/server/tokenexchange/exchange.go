@@ -115,7 +115,7 @@ func (h *Handler) exchange(ctx context.Context, g *Grant, secret string) (*answe
 		case Answered:
 			a, err := s.open(c.Answer)
 			if err != nil {
-				return nil, refuseCause(codeInvalidGrant, "the grant was exchanged already", err)
+				return nil, refuseSubject("the grant was exchanged already", err)
 			}
 			g.Repeat = true
 			return a, nil
@@ -124,7 +124,7 @@ func (h *Handler) exchange(ctx context.Context, g *Grant, secret string) (*answe
 			if !now.Before(c.Exchanged.Add(h.revokeAfter())) {
 				rerr = h.revoke(*g) // its timer was lost with its instance
 			}
-			return nil, refuseCause(codeInvalidGrant, "the grant was exchanged already", rerr)
+			return nil, refuseSubject("the grant was exchanged already", rerr)
 		case Busy:
 			if n*200 > int(maxWait/time.Millisecond) { // about maxWait
 				return nil, refuse(codeUnavailable, "the grant is being exchanged; try again shortly")

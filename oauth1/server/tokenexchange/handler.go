@@ -189,7 +189,7 @@ func (h *Handler) serve(r *http.Request) (*answer, Grant, string, error) {
 	}
 	if r.Method != http.MethodPost {
 		// RFC 6749 §3.2: the client MUST use POST.
-		return nil, Grant{}, "", &Error{Code: codeInvalidRequest, Description: "the token endpoint takes POST"}
+		return nil, Grant{}, "", refuseMethod()
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
 	if err != nil {

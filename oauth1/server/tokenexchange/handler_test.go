@@ -101,7 +101,7 @@ func TestErrors(t *testing.T) {
 	}{
 		{name: "GET", r: func(*fixture, *testing.T) *http.Request {
 			return httptest.NewRequest(http.MethodGet, endpoint+"?"+secretForm().Encode(), nil)
-		}, status: 400, code: "invalid_request"},
+		}, status: 405, code: "invalid_request"},
 		{name: "no grant_type", r: secret(secretForm("grant_type", ""), clientID, clientSecret), status: 400, code: "invalid_request"},
 		{name: "other grant_type", r: secret(secretForm("grant_type", "client_credentials"), clientID, clientSecret), status: 400, code: "unsupported_grant_type"},
 		{name: "no subject_token", r: secret(secretForm("subject_token", ""), clientID, clientSecret), status: 400, code: "invalid_request"},
@@ -145,14 +145,14 @@ func TestErrors(t *testing.T) {
 		{name: "public with a secret", r: secret(secretForm("client_id", publicID, "client_secret", "wrong-SECRET"), "", ""), status: 401, code: "invalid_client", challenge: "Basic"},
 		{name: "basic and body secret", r: secret(secretForm("client_secret", clientSecret), clientID, clientSecret), status: 400, code: "invalid_request"},
 		{name: "two client ids", r: secret(secretForm("client_id", otherID), clientID, clientSecret), status: 400, code: "invalid_request"},
-		{name: "wrong token secret", r: secret(secretForm("oauth_token_secret", "wrong-SECRET"), clientID, clientSecret), status: 400, code: "invalid_grant"},
-		{name: "unknown token", r: secret(secretForm("subject_token", "tok-nobody"), clientID, clientSecret), status: 400, code: "invalid_grant"},
-		{name: "token of another client", r: secret(secretForm("subject_token", "tok-other", "oauth_token_secret", "ts-SECRET-other"), clientID, clientSecret), status: 400, code: "invalid_grant"},
-		{name: "client of another consumer", r: secret(secretForm(), otherID, otherSecret), status: 400, code: "invalid_grant"},
-		{name: "revoked token", r: secret(secretForm(), clientID, clientSecret), prepare: revoke1, status: 400, code: "invalid_grant"},
+		{name: "wrong token secret", r: secret(secretForm("oauth_token_secret", "wrong-SECRET"), clientID, clientSecret), status: 400, code: "invalid_request"},
+		{name: "unknown token", r: secret(secretForm("subject_token", "tok-nobody"), clientID, clientSecret), status: 400, code: "invalid_request"},
+		{name: "token of another client", r: secret(secretForm("subject_token", "tok-other", "oauth_token_secret", "ts-SECRET-other"), clientID, clientSecret), status: 400, code: "invalid_request"},
+		{name: "client of another consumer", r: secret(secretForm(), otherID, otherSecret), status: 400, code: "invalid_request"},
+		{name: "revoked token", r: secret(secretForm(), clientID, clientSecret), prepare: revoke1, status: 400, code: "invalid_request"},
 		{name: "consumer gone", r: secret(secretForm(), clientID, clientSecret), prepare: func(f *fixture) {
 			f.h.Consumers = server.Consumers{}
-		}, status: 400, code: "invalid_grant"},
+		}, status: 400, code: "invalid_request"},
 		{name: "wider scope", r: secret(secretForm("scope", "read admin"), clientID, clientSecret), status: 400, code: "invalid_scope"},
 		{name: "malformed scope", r: secret(secretForm("scope", "read\x01"), clientID, clientSecret), status: 400, code: "invalid_scope"},
 		{name: "issuer refuses scope", r: secret(secretForm(), clientID, clientSecret), prepare: func(f *fixture) {
@@ -191,12 +191,12 @@ func TestErrors(t *testing.T) {
 			require.NoError(t, cfg.SignAt(r, &tok1, f.clock.now().Add(-time.Hour), "n1"))
 			return r
 		}, status: 401, code: "invalid_client", challenge: "OAuth"},
-		{name: "signed: revoked token", r: signedForm(url.Values{}, tok1), prepare: revoke1, status: 400, code: "invalid_grant"},
-		{name: "signed: unknown token", r: signedForm(url.Values{}, oauth1.Credentials{Token: "tok-nobody", Secret: tokenSecret}), status: 400, code: "invalid_grant"},
+		{name: "signed: revoked token", r: signedForm(url.Values{}, tok1), prepare: revoke1, status: 400, code: "invalid_request"},
+		{name: "signed: unknown token", r: signedForm(url.Values{}, oauth1.Credentials{Token: "tok-nobody", Secret: tokenSecret}), status: 400, code: "invalid_request"},
 		{name: "signed: other grant_type", r: signedForm(url.Values{"grant_type": {"refresh_token"}}, tok1), status: 400, code: "unsupported_grant_type"},
 		{name: "signed: token secret in body", r: signedForm(url.Values{"oauth_token_secret": {tokenSecret}}, tok1), status: 400, code: "invalid_request"},
 		{name: "signed: other subject_token", r: signedForm(url.Values{"subject_token": {"tok-other"}}, tok1), status: 400, code: "invalid_request"},
-		{name: "signed: client of another consumer", r: signedForm(url.Values{"client_id": {otherID}, "client_secret": {otherSecret}}, tok1), status: 400, code: "invalid_grant"},
+		{name: "signed: client of another consumer", r: signedForm(url.Values{"client_id": {otherID}, "client_secret": {otherSecret}}, tok1), status: 400, code: "invalid_request"},
 		{name: "signed: client wrong secret", r: signedForm(url.Values{"client_id": {clientID}, "client_secret": {"wrong-SECRET"}}, tok1), status: 401, code: "invalid_client", challenge: "Basic"},
 		{name: "signed: wider scope", r: signedForm(url.Values{"scope": {"admin"}}, tok1), status: 400, code: "invalid_scope"},
 		{name: "signed: no Consumers", r: signedForm(url.Values{}, tok1), prepare: func(f *fixture) { f.h.Consumers = nil }, status: 400, code: "invalid_request"},
@@ -267,8 +267,8 @@ func (downTokens) Token(context.Context, string, time.Time) (server.TokenCredent
 }
 
 // TestConstantTimeCompare checks that the token secret and the client
-// secret are compared with equalSecret, and that it is constant-time
-// over the SHA-256 of both.
+// secret (in both its forms, for Basic) are compared with equalSecret,
+// and that it is constant-time over the SHA-256 of both.
 func TestConstantTimeCompare(t *testing.T) {
 	type pair struct{ got, want string }
 	var seen []pair
@@ -280,13 +280,14 @@ func TestConstantTimeCompare(t *testing.T) {
 	}
 	f := newFixture(t)
 	a := serve(t, f.h, post(secretForm("oauth_token_secret", "wrong-SECRET"), clientID, clientSecret))
-	require.Equal(t, "invalid_grant", a.fields["error"])
-	require.Equal(t, []pair{{clientSecret, clientSecret}, {"wrong-SECRET", tokenSecret}}, seen)
+	require.Equal(t, "invalid_request", a.fields["error"])
+	// The Basic secret twice, form-decoded and as sent (RFC 6749 §2.3.1).
+	require.Equal(t, []pair{{clientSecret, clientSecret}, {clientSecret, clientSecret}, {"wrong-SECRET", tokenSecret}}, seen)
 
 	seen = nil
 	a = serve(t, f.h, post(secretForm(), clientID, "wrong-SECRET"))
 	require.Equal(t, "invalid_client", a.fields["error"])
-	require.Equal(t, []pair{{"wrong-SECRET", clientSecret}}, seen)
+	require.Equal(t, []pair{{"wrong-SECRET", clientSecret}, {"wrong-SECRET", clientSecret}}, seen)
 
 	require.True(t, old("abc", "abc"))
 	require.False(t, old("abc", "abd"))
@@ -356,11 +357,11 @@ func TestRepeatWithinWindow(t *testing.T) {
 
 	f.clock.add(31 * time.Minute)
 	d := serve(t, f.h, post(secretForm(), clientID, clientSecret))
-	require.Equal(t, "invalid_grant", d.fields["error"])
+	require.Equal(t, "invalid_request", d.fields["error"])
 	_, err = f.tokens.Token(context.Background(), token1, f.clock.now())
 	require.ErrorIs(t, err, server.ErrTokenRevoked, "revoked when presented after the window")
 	e := serve(t, f.h, f.signed(t, url.Values{}, tok1))
-	require.Equal(t, "invalid_grant", e.fields["error"])
+	require.Equal(t, "invalid_request", e.fields["error"])
 	require.EqualValues(t, 1, f.issued.Load())
 	f.noSecret(t, d)
 }
@@ -452,7 +453,7 @@ func TestBadGrantsAlike(t *testing.T) {
 		compared = 0
 		a := serve(t, f.h, post(tc.form, clientID, clientSecret))
 		require.Equal(t, 400, a.status)
-		require.Equal(t, 2, compared, "the client's secret and the token's")
+		require.Equal(t, 3, compared, "the client's secret, in both forms, and the token's")
 		bodies = append(bodies, a.body)
 	}
 	for _, b := range bodies[1:] {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
-
 	"encoding/json"
 	"errors"
 	"io"
@@ -125,19 +124,19 @@ func checkCommon(p map[string]string, required bool) error {
 // when r names no client and optional is set. scheme is the challenge of
 // an invalid_client answer.
 func (h *Handler) authenticate(ctx context.Context, r *http.Request, p map[string]string, optional bool) (c *Client, scheme string, err error) {
+	var cr basicCredentials
 	id, secret, basic := r.BasicAuth()
 	if basic {
 		scheme = realmFallback
-		var e1, e2 error
-		id, e1 = url.QueryUnescape(id) // RFC 6749 §2.3.1: form-encoded first
-		secret, e2 = url.QueryUnescape(secret)
-		if e1 != nil || e2 != nil || id == "" {
+		cr = formDecoded(id, secret)
+		id, secret = cr.id, cr.secret
+		if id == "" {
 			return nil, scheme, refuse(codeInvalidClient, "the Basic credentials are malformed")
 		}
 		if _, ok := p["client_secret"]; ok {
 			return nil, scheme, refuse(codeInvalidRequest, "client credentials in the header and the body")
 		}
-		if bid, ok := p["client_id"]; ok && bid != id {
+		if bid, ok := p["client_id"]; ok && bid != id && bid != cr.rawID {
 			return nil, scheme, refuse(codeInvalidRequest, "two client_id values")
 		}
 	} else if a := r.Header.Get("Authorization"); a != "" && !strings.HasPrefix(strings.ToLower(a), "oauth ") {
@@ -155,22 +154,30 @@ func (h *Handler) authenticate(ctx context.Context, r *http.Request, p map[strin
 		return nil, scheme, refuse(codeInvalidClient, "this endpoint takes no OAuth 2.0 client credentials")
 	}
 	got, err := h.Clients.Client(ctx, id)
+	if errors.Is(err, server.ErrNotFound) && basic && cr.rawID != id {
+		got, err = h.Clients.Client(ctx, cr.rawID) // an id with '+' or '%' sent as it is
+	}
 	switch {
 	case errors.Is(err, server.ErrNotFound):
-		return nil, scheme, refuseCause(codeInvalidClient, "client authentication failed", err)
+		return nil, scheme, refuseCause(codeInvalidClient, clientFailed(basic), err)
 	case err != nil:
 		return nil, scheme, storeRefusal(err)
 	}
-	// A public client sends no secret; a confidential one, its own. Both
-	// comparisons are made, so that the answer takes as long either way.
-	ok := equalSecret(secret, got.Secret)
+	// A public client sends no secret; a confidential one, its own. Every
+	// comparison is made, so that the answer takes as long either way.
+	var ok bool
+	if basic {
+		ok = cr.matches(got.Secret)
+	} else {
+		ok = equalSecret(secret, got.Secret)
+	}
 	if got.Secret == "" {
 		ok = secret == ""
 	} else if secret == "" {
 		ok = false
 	}
 	if !ok {
-		return nil, scheme, refuse(codeInvalidClient, "client authentication failed")
+		return nil, scheme, refuseCause(codeInvalidClient, clientFailed(basic), errSecretMismatch)
 	}
 	return &got, scheme, nil
 }
@@ -212,7 +219,7 @@ func (h *Handler) serveSecret(r *http.Request) (*answer, Grant, string, error) {
 	// the tokens it does not hold.
 	secretOK := equalSecret(secret, rec.Secret) && rec.Secret != ""
 	if err != nil || !secretOK || rec.ConsumerKey != c.ConsumerKey {
-		return nil, g, "", refuseCause(codeInvalidGrant, badGrant, err)
+		return nil, g, "", refuseSubject(badGrant, err)
 	}
 	if err := h.checkConsumer(ctx, rec.ConsumerKey); err != nil {
 		return nil, g, "", err
@@ -237,7 +244,7 @@ func (h *Handler) checkConsumer(ctx context.Context, consumerKey string) error {
 	_, err := h.Consumers.Consumer(ctx, consumerKey, h.now())
 	switch {
 	case errors.Is(err, server.ErrNotFound):
-		return refuseCause(codeInvalidGrant, "the grant's client is no longer registered", err)
+		return refuseSubject("the grant's client is no longer registered", err)
 	case err != nil:
 		return storeRefusal(err)
 	}
@@ -295,7 +302,7 @@ func (h *Handler) serveSigned(r *http.Request) (*answer, Grant, string, error) {
 	}
 	if c != nil {
 		if c.ConsumerKey != ver.ConsumerKey {
-			return nil, g, "", refuse(codeInvalidGrant, "the grant was issued to another client")
+			return nil, g, "", refuseSubject("the grant was issued to another client", nil)
 		}
 		g.ClientID = c.ID
 	}
@@ -305,7 +312,7 @@ func (h *Handler) serveSigned(r *http.Request) (*answer, Grant, string, error) {
 	rec, err := h.Tokens.Token(ctx, ver.Token, h.now()) // its secret keys the sealed answer
 	switch {
 	case errors.Is(err, server.ErrNotFound):
-		return nil, g, "", refuseCause(codeInvalidGrant, "the token is unknown or revoked", err)
+		return nil, g, "", refuseSubject("the token is unknown or revoked", err)
 	case err != nil:
 		return nil, g, "", storeRefusal(err)
 	}
@@ -318,9 +325,9 @@ func oauthChallenge(realm string) string {
 	return `OAuth realm="` + printable(realm) + `"`
 }
 
-// verifyRefusal is the RFC 6749 answer to a Verifier's refusal: the grant
-// (the token) refused is invalid_grant, a malformed request
-// invalid_request, and a signature, consumer, timestamp or nonce refused
+// verifyRefusal is the RFC 6749 answer to a Verifier's refusal: the token
+// (the subject_token) refused and a malformed request are invalid_request
+// (RFC 8693 §2.2.2), and a signature, consumer, timestamp or nonce refused
 // is a client that failed to authenticate, invalid_client, with 401.
 func verifyRefusal(err error) *Error {
 	var pe *server.ProblemError
@@ -330,7 +337,7 @@ func verifyRefusal(err error) *Error {
 		switch pe.Problem {
 		case oauth1.ProblemTokenRejected, oauth1.ProblemTokenRevoked, oauth1.ProblemTokenUsed,
 			oauth1.ProblemPermissionUnknown, oauth1.ProblemPermissionDenied:
-			return refuseCause(codeInvalidGrant, d, err)
+			return refuseSubject(d, err)
 		case oauth1.ProblemParameterAbsent, oauth1.ProblemParameterRejected, oauth1.ProblemVersionRejected,
 			oauth1.ProblemBodyHashInvalid:
 			return refuseCause(codeInvalidRequest, d, err)
