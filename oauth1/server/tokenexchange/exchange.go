@@ -12,8 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/countersign/countersign/oauth1/server"
 )
 
 // answer is the token of an exchange, as stored (sealed) for repeats.
@@ -122,7 +120,7 @@ func (h *Handler) exchange(ctx context.Context, g *Grant, secret string) (*answe
 		case Spent:
 			var rerr error
 			if !now.Before(c.Exchanged.Add(h.revokeAfter())) {
-				rerr = h.revoke(*g) // its timer was lost with its instance
+				rerr = h.revoke(ctx, st, *g) // due, and not yet revoked by any instance
 			}
 			return nil, refuseCause(codeInvalidGrant, "the grant was exchanged already", rerr)
 		case Busy:
@@ -168,31 +166,14 @@ func (h *Handler) issue(ctx context.Context, st Store, s *sealer, g *Grant, owne
 	if sc, ok := tok.Extra("scope").(string); ok && sc != "" {
 		a.Scope = sc
 	}
-	delay := h.revokeAfter()
-	if err := st.Complete(context.WithoutCancel(ctx), g.Token, owner, s.seal(a), h.window(), delay+keepFor, now); err != nil {
+	// The store holds the revocation due, so that any instance makes it
+	// (RevokeDue), on the Handler's clock, whichever instance stops.
+	if err := st.Complete(context.WithoutCancel(ctx), *g, owner, s.seal(a), h.window(), now.Add(h.revokeAfter()), now); err != nil {
 		// The token minted is not handed out: without the record, a
 		// second one could be.
 		return nil, storeRefusal(err)
 	}
-	done := *g
-	time.AfterFunc(delay, func() {
-		if err := h.revoke(done); err != nil {
-			h.observe(nil, done, err)
-		}
-	})
 	return a, nil
-}
-
-// revoke revokes the 1.0a token of g, exchanged. One revoked already is
-// no failure.
-func (h *Handler) revoke(g Grant) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	err := h.Tokens.Revoke(ctx, g.Token, h.now())
-	if err != nil && !errors.Is(err, server.ErrNotFound) {
-		return fmt.Errorf("tokenexchange: revoking the 1.0a token %s after its exchange: %w", tokenID(g.Token), err)
-	}
-	return nil
 }
 
 // tokenID names a token in a log line without repeating it: a hostile

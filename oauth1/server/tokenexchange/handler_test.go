@@ -330,7 +330,7 @@ func TestScopeNarrowing(t *testing.T) {
 // revoked.
 func TestRepeatWithinWindow(t *testing.T) {
 	f := newFixture(t)
-	f.h.Window = time.Hour // the timer never fires in the test; the clock moves
+	f.h.RepeatWindow = time.Hour // the timer never fires in the test; the clock moves
 	a := serve(t, f.h, post(secretForm(), clientID, clientSecret))
 	wantToken(t, a, "at-1", "read write")
 
@@ -365,44 +365,59 @@ func TestRepeatWithinWindow(t *testing.T) {
 	f.noSecret(t, d)
 }
 
-// TestRevokedAfterGrace: the timer revokes the 1.0a token once Grace has
-// passed, and not before.
+// TestRevokedAfterGrace: the 1.0a token is revoked once Grace has passed
+// on the Handler's clock, and not before, by the next request or by
+// RevokeDue.
 func TestRevokedAfterGrace(t *testing.T) {
 	f := newFixture(t)
-	f.h.Window = 20 * time.Millisecond
-	f.h.Grace = 300 * time.Millisecond
-	start := time.Now()
-	a := serve(t, f.h, post(secretForm(), clientID, clientSecret))
-	wantToken(t, a, "at-1", "read write")
-	time.Sleep(100 * time.Millisecond)
-	_, err := f.tokens.Token(context.Background(), token1, f.clock.now())
-	if time.Since(start) < f.h.Grace {
-		require.NoError(t, err, "revoked before its grace ended")
-	}
-	require.Eventually(t, func() bool {
+	f.h.RepeatWindow = time.Minute
+	f.h.Grace = time.Hour
+	wantToken(t, serve(t, f.h, post(secretForm(), clientID, clientSecret)), "at-1", "read write")
+	live := func() error {
 		_, err := f.tokens.Token(context.Background(), token1, f.clock.now())
-		return errors.Is(err, server.ErrTokenRevoked)
-	}, 5*time.Second, 10*time.Millisecond)
-	require.GreaterOrEqual(t, time.Since(start), f.h.Grace)
+		return err
+	}
+	f.clock.add(59 * time.Minute)
+	n, err := f.h.RevokeDue(context.Background())
+	require.NoError(t, err)
+	require.Zero(t, n)
+	require.NoError(t, live(), "revoked before its grace ended")
+
+	f.clock.add(time.Minute)
+	// Any request revokes what is due, whatever its own outcome.
+	serve(t, f.h, post(secretForm("subject_token", "nope"), clientID, clientSecret))
+	require.ErrorIs(t, live(), server.ErrTokenRevoked)
+	n, err = f.h.RevokeDue(context.Background())
+	require.NoError(t, err)
+	require.Zero(t, n, "revoked once: no longer due")
 }
 
 // TestRevokeFailureObserved: a revocation that fails after the exchange
-// reaches Observe, with a nil request.
+// reaches Observe, with a nil request, and stays due until one succeeds.
 func TestRevokeFailureObserved(t *testing.T) {
 	f := newFixture(t)
-	f.h.Window = 10 * time.Millisecond
+	f.h.RepeatWindow = 10 * time.Millisecond
+	tokens := f.h.Tokens
 	f.h.Tokens = failingRevoke{f.tokens}
 	serve(t, f.h, post(secretForm(), clientID, clientSecret))
-	require.Eventually(t, func() bool {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		for _, o := range f.observed {
-			if !o.r && errors.Is(o.err, server.ErrStoreUnavailable) {
-				return o.g.Token == token1
-			}
-		}
-		return false
-	}, 5*time.Second, 10*time.Millisecond)
+	f.clock.add(time.Second)
+	n, err := f.h.RevokeDue(context.Background())
+	require.ErrorIs(t, err, server.ErrStoreUnavailable)
+	require.Zero(t, n)
+	require.NotContains(t, err.Error(), token1, "a token is named by its hash")
+	f.mu.Lock()
+	o := f.observed[len(f.observed)-1]
+	f.mu.Unlock()
+	require.False(t, o.r)
+	require.Equal(t, token1, o.g.Token)
+	require.ErrorIs(t, o.err, server.ErrStoreUnavailable)
+
+	f.h.Tokens = tokens
+	n, err = f.h.RevokeDue(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 1, n, "still due after the failure")
+	_, err = f.tokens.Token(context.Background(), token1, f.clock.now())
+	require.ErrorIs(t, err, server.ErrTokenRevoked)
 }
 
 type failingRevoke struct{ server.TokenStore }
@@ -475,7 +490,7 @@ func serverRetryAfter(t testing.TB) string {
 // within the window nor refusals.
 func TestUsageCountsExchanges(t *testing.T) {
 	f := newFixture(t)
-	f.h.Window = time.Hour
+	f.h.RepeatWindow = time.Hour
 	var usage sunset.Usage
 	observe := f.h.Observe
 	f.h.Observe = func(r *http.Request, g Grant, err error) {

@@ -26,7 +26,7 @@ func TestSeventyThousandUsers(t *testing.T) {
 	const users = 70_000
 	f := newFixture(t)
 	f.tokens.MaxTokensPerClient = -1
-	f.h.Window = time.Hour // the clock moves; no timer fires in the test
+	f.h.RepeatWindow = time.Hour // the clock moves; no timer fires in the test
 	f.h.Observe = nil
 	ctx := context.Background()
 	for i := range users {
