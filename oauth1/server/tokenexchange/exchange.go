@@ -12,6 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/countersign/countersign/oauth1/server"
 )
 
 // answer is the token of an exchange, as stored (sealed) for repeats.
@@ -109,6 +111,12 @@ func (h *Handler) exchange(ctx context.Context, g *Grant, secret string) (*answe
 		}
 		switch c.State {
 		case Claimed:
+			if err := h.stillLive(ctx, g.Token); err != nil {
+				if rerr := st.Release(context.WithoutCancel(ctx), g.Token, owner, h.now()); rerr != nil {
+					err = errors.Join(err, rerr)
+				}
+				return nil, err
+			}
 			return h.issue(ctx, st, s, g, owner)
 		case Answered:
 			a, err := s.open(c.Answer)
@@ -134,6 +142,21 @@ func (h *Handler) exchange(ctx context.Context, g *Grant, secret string) (*answe
 			return nil, refuseCause(codeServerError, "", fmt.Errorf("tokenexchange: the store answered state %d", c.State))
 		}
 	}
+}
+
+// stillLive refuses the grant of token if the token was revoked after it
+// was looked up: the record of an exchange is dropped once its token is
+// revoked (Store.Revoked), so a request that looked the token up before
+// that could otherwise claim it again.
+func (h *Handler) stillLive(ctx context.Context, token string) error {
+	_, err := h.Tokens.Token(ctx, token, h.now())
+	switch {
+	case errors.Is(err, server.ErrNotFound) || errors.Is(err, server.ErrTokenRevoked):
+		return refuseCause(codeInvalidGrant, "the grant was exchanged already", err)
+	case err != nil:
+		return storeRefusal(err)
+	}
+	return nil
 }
 
 // issue mints the token of g, claimed by owner, and records it.

@@ -67,9 +67,9 @@ type ClientStore interface {
 // Defaults and bounds of a Handler.
 const (
 	defaultWindow = time.Minute
-	lease         = 30 * time.Second     // a claim's life: an Issuer's time
-	maxWait       = 10 * time.Second     // waiting for a concurrent exchange
-	maxBody       = 64 << 10             // bytes of a request body
+	lease         = 30 * time.Second // a claim's life: an Issuer's time
+	maxWait       = 10 * time.Second // waiting for a concurrent exchange
+	maxBody       = 64 << 10         // bytes of a request body
 	issuedType    = "urn:ietf:params:oauth:token-type:access_token"
 	accessType    = "urn:ietf:params:oauth:token-type:access_token"
 	realmFallback = `Basic realm="token"`

@@ -11,7 +11,7 @@ import (
 
 // Revocation after an exchange.
 const (
-	keepRevoked = 24 * time.Hour   // the record of an exchange, past its token's revocation
+	keepRevoked = time.Minute      // the record of an exchange, past its token's revocation
 	sweepEvery  = time.Second      // a Handler looks for revocations due at most this often
 	dueBatch    = 64               // grants revoked per call of Store.Due
 	revokeTime  = 10 * time.Second // for one sweep's revocations
