@@ -120,7 +120,7 @@ type MemoryStore struct {
 	// Deadlines, each queue in the order they pass (about: a Store shared
 	// by Handlers with other windows sweeps a little late).
 	answers, leases, records []deadline
-	due                      dueHeap
+	due                      dueHeap // the exchanged records not yet revoked
 }
 
 type record struct {
@@ -131,6 +131,8 @@ type record struct {
 	exchanged time.Time // zero while claimed
 	user      [2]string // consumer key and user, once exchanged
 	revokeAt  time.Time // zero once revoked
+	token     string
+	index     int // in MemoryStore.due
 }
 
 // live reports whether r still refuses its grant at now.
@@ -143,19 +145,26 @@ type deadline struct {
 	at    time.Time
 }
 
-// dueHeap orders the revocations due, soonest first. An entry is stale
-// when its record was revoked or is due at another time since.
-type dueHeap []deadline
+// dueHeap orders the records to revoke, soonest due first.
+type dueHeap []*record
 
 func (h dueHeap) Len() int           { return len(h) }
-func (h dueHeap) Less(i, j int) bool { return h[i].at.Before(h[j].at) }
-func (h dueHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *dueHeap) Push(x any)        { *h = append(*h, x.(deadline)) }
+func (h dueHeap) Less(i, j int) bool { return h[i].revokeAt.Before(h[j].revokeAt) }
+func (h dueHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+func (h *dueHeap) Push(x any) {
+	r := x.(*record)
+	r.index = len(*h)
+	*h = append(*h, r)
+}
 func (h *dueHeap) Pop() any {
 	old := *h
-	x := old[len(old)-1]
+	r := old[len(old)-1]
+	old[len(old)-1] = nil
 	*h = old[:len(old)-1]
-	return x
+	return r
 }
 
 var _ Store = (*MemoryStore)(nil)
@@ -212,7 +221,7 @@ func (m *MemoryStore) Claim(_ context.Context, token, owner string, lease time.D
 		m.grants = make(map[string]*record)
 		m.users = make(map[[2]string][]string)
 	}
-	r := &record{owner: owner, until: now.Add(lease)}
+	r := &record{owner: owner, until: now.Add(lease), token: token}
 	m.grants[token] = r
 	m.leases = append(m.leases, deadline{token, r.until})
 	return Claim{State: Claimed}, nil
@@ -227,6 +236,9 @@ func (m *MemoryStore) Complete(_ context.Context, g Grant, owner string, answer 
 	if r == nil || !r.exchanged.IsZero() || r.owner != owner || !now.Before(r.until) {
 		return fmt.Errorf("tokenexchange: the claim of the exchange was lost (its lease expired)")
 	}
+	if revokeAt.IsZero() {
+		revokeAt = now // zero marks a record revoked
+	}
 	r.owner = ""
 	r.exchanged = now
 	r.answer = append([]byte(nil), answer...)
@@ -234,13 +246,13 @@ func (m *MemoryStore) Complete(_ context.Context, g Grant, owner string, answer 
 	r.user = [2]string{g.ConsumerKey, g.User}
 	r.revokeAt = revokeAt
 	m.answers = append(m.answers, deadline{g.Token, r.answerEnd})
-	heap.Push(&m.due, deadline{g.Token, revokeAt})
+	heap.Push(&m.due, r)
 	// Past maxPerGrant, the oldest exchanges of the grant are due now.
 	u := append(m.users[r.user], g.Token)
 	for _, old := range u[:max(len(u)-maxPerGrant, 0)] {
 		if o := m.grants[old]; o != nil && now.Before(o.revokeAt) {
 			o.revokeAt = now
-			heap.Push(&m.due, deadline{old, now})
+			heap.Fix(&m.due, o.index)
 		}
 	}
 	m.users[r.user] = u
@@ -262,18 +274,14 @@ func (m *MemoryStore) Due(_ context.Context, now time.Time, limit int) ([]Grant,
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []Grant
-	var keep []deadline
-	for len(out) < limit && m.due.Len() > 0 && !now.Before(m.due[0].at) {
-		d := heap.Pop(&m.due).(deadline)
-		r := m.grants[d.grant]
-		if r == nil || r.revokeAt.IsZero() || !r.revokeAt.Equal(d.at) {
-			continue // stale: revoked, or due at another time
-		}
-		out = append(out, Grant{ConsumerKey: r.user[0], User: r.user[1], Token: d.grant})
-		keep = append(keep, d)
+	var popped []*record
+	for len(out) < limit && m.due.Len() > 0 && !now.Before(m.due[0].revokeAt) {
+		r := heap.Pop(&m.due).(*record)
+		out = append(out, Grant{ConsumerKey: r.user[0], User: r.user[1], Token: r.token})
+		popped = append(popped, r)
 	}
-	for _, d := range keep {
-		heap.Push(&m.due, d) // due until Revoked
+	for _, r := range popped {
+		heap.Push(&m.due, r) // due until Revoked
 	}
 	return out, nil
 }
@@ -286,6 +294,7 @@ func (m *MemoryStore) Revoked(_ context.Context, token string, keep time.Duratio
 	if r == nil || r.exchanged.IsZero() || r.revokeAt.IsZero() {
 		return nil
 	}
+	heap.Remove(&m.due, r.index)
 	r.revokeAt = time.Time{}
 	r.until = now.Add(keep)
 	m.records = append(m.records, deadline{token, r.until})

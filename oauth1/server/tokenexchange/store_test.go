@@ -3,6 +3,7 @@ package tokenexchange
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"sync"
@@ -214,4 +215,52 @@ func TestMemoryStoreAnswerCleared(t *testing.T) {
 	m.mu.Unlock()
 	m.Claim(ctx, "other", "o", time.Minute, t0.Add(2*time.Second))
 	require.Equal(t, make([]byte, len("sealed")), kept)
+}
+
+// TestMemoryStorePerGrant: past 16 unrevoked exchanges of one grant
+// (consumer key and user), the oldest are due at once; other grants'
+// are not, and a revoked one no longer counts.
+func TestMemoryStorePerGrant(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Unix(1_800_000_000, 0)
+	var m MemoryStore
+	exchange := func(g Grant, at time.Time) {
+		t.Helper()
+		c, err := m.Claim(ctx, g.Token, "o", time.Minute, at)
+		require.NoError(t, err)
+		require.Equal(t, Claimed, c.State)
+		require.NoError(t, m.Complete(ctx, g, "o", []byte("sealed"), time.Minute, at.Add(24*time.Hour), at))
+	}
+	alice := func(i int) Grant { return Grant{ConsumerKey: "ck", User: "alice", Token: fmt.Sprintf("a%d", i)} }
+	exchange(Grant{ConsumerKey: "ck", User: "bob", Token: "b0"}, t0)
+	exchange(Grant{ConsumerKey: "ck-2", User: "alice", Token: "c0"}, t0) // another client's grant
+	for i := range 20 {
+		exchange(alice(i), t0.Add(time.Duration(i)*time.Second))
+	}
+	now := t0.Add(time.Minute)
+	due, err := m.Due(ctx, now, 100)
+	require.NoError(t, err)
+	require.ElementsMatch(t, []Grant{alice(0), alice(1), alice(2), alice(3)}, due)
+	due, _ = m.Due(ctx, now, 2)
+	require.Len(t, due, 2, "limit")
+
+	require.NoError(t, m.Revoked(ctx, "a5", time.Minute, now)) // revoked otherwise: one fewer counted
+	exchange(alice(20), now)
+	due, _ = m.Due(ctx, now, 100)
+	require.ElementsMatch(t, []Grant{alice(0), alice(1), alice(2), alice(3)}, due)
+	exchange(alice(21), now)
+	due, _ = m.Due(ctx, now, 100)
+	require.ElementsMatch(t, []Grant{alice(0), alice(1), alice(2), alice(3), alice(4)}, due)
+
+	for _, g := range due {
+		require.NoError(t, m.Revoked(ctx, g.Token, time.Minute, now))
+	}
+	due, _ = m.Due(ctx, now, 100)
+	require.Empty(t, due)
+	due, _ = m.Due(ctx, t0.Add(25*time.Hour), 100)
+	require.Len(t, due, 2+16, "the rest when their time comes")
+	m.Claim(ctx, "sweep", "o", time.Minute, now.Add(2*time.Minute))
+	m.mu.Lock()
+	require.Len(t, m.grants, 2+16+1, "the revoked forgotten after keep")
+	m.mu.Unlock()
 }
