@@ -113,9 +113,10 @@ type Handler struct {
 	// Issuer mints the OAuth 2.0 token of each grant.
 	Issuer Issuer
 
-	// Store records the grants exchanged; nil means a MemoryStore of the
-	// Handler's own, for a single process. Several instances share one,
-	// such as redisstore's ExchangeStore.
+	// Store records the grants exchanged and the 1.0a tokens to revoke;
+	// nil means a MemoryStore of the Handler's own, for a single process.
+	// Several instances share one, such as redisstore's ExchangeStore,
+	// and then share Settings.Nonces too.
 	Store Store
 
 	// RepeatWindow is how long a repeated exchange of a grant is answered
