@@ -17,7 +17,8 @@ import (
 
 // A Grant is what a 1.0a token credential proves, handed to the [Issuer]:
 // the client it was issued to, the resource owner who approved it, and
-// the scope asked for, never wider than the one approved.
+// the scope asked for, never wider than the one approved. A [Store]
+// records its ConsumerKey, User and Token, to revoke the token when due.
 type Grant struct {
 	ConsumerKey string // the 1.0a client (oauth_consumer_key)
 	ClientID    string // the OAuth 2.0 client that authenticated, if one did
@@ -134,7 +135,8 @@ type Handler struct {
 	// is known: g is the grant (as far as it was found), err why the
 	// exchange was refused, nil if it was not. Errors are answered with a
 	// fixed sentence and no detail: log them here. It is also called, with
-	// a nil r, when a revocation due after an exchange fails. A provider
+	// a nil r, when a revocation due after an exchange fails (g names
+	// the token), or the Store cannot list them (g is zero). A provider
 	// counts exchanges here, with sunset.Usage.RecordExchange, when err
 	// is nil and g.Repeat is false.
 	Observe func(r *http.Request, g Grant, err error)

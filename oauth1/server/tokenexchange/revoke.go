@@ -14,6 +14,7 @@ const (
 	keepRevoked = time.Minute      // the record of an exchange, past its token's revocation
 	sweepEvery  = time.Second      // a Handler looks for revocations due at most this often
 	dueBatch    = 64               // grants revoked per call of Store.Due
+	sweepBatch  = 16               // grants a request revokes at most, before it is served
 	revokeTime  = 10 * time.Second // for one sweep's revocations
 )
 
@@ -26,11 +27,11 @@ const (
 // The Handler calls it as it serves requests, at most once a second; a
 // provider whose endpoint may see no request for a while (after its last
 // exchanges, say) calls it from a ticker too.
-func (h *Handler) RevokeDue(ctx context.Context) (int, error) { return h.revokeDue(ctx, -1) }
+func (h *Handler) RevokeDue(ctx context.Context) (int, error) { return h.revokeDue(ctx, dueBatch, -1) }
 
-// revokeDue is RevokeDue for at most batches calls of Store.Due, or all
-// when batches is negative.
-func (h *Handler) revokeDue(ctx context.Context, batches int) (int, error) {
+// revokeDue is RevokeDue for at most batches calls of Store.Due of batch
+// grants, or all when batches is negative.
+func (h *Handler) revokeDue(ctx context.Context, batch, batches int) (int, error) {
 	if h.Tokens == nil {
 		return 0, errors.New("tokenexchange: Handler.Tokens is nil")
 	}
@@ -39,9 +40,11 @@ func (h *Handler) revokeDue(ctx context.Context, batches int) (int, error) {
 	var errs []error
 	for ; batches != 0 && ctx.Err() == nil; batches-- {
 		now := h.now()
-		due, err := st.Due(ctx, now, dueBatch)
+		due, err := st.Due(ctx, now, batch)
 		if err != nil {
-			return n, errors.Join(append(errs, fmt.Errorf("tokenexchange: listing the revocations due: %w", err))...)
+			err = fmt.Errorf("tokenexchange: listing the revocations due: %w", err)
+			h.observe(nil, Grant{}, err)
+			return n, errors.Join(append(errs, err)...)
 		}
 		failed := false
 		for _, g := range due {
@@ -53,7 +56,7 @@ func (h *Handler) revokeDue(ctx context.Context, batches int) (int, error) {
 			}
 			n++
 		}
-		if failed || len(due) < dueBatch {
+		if failed || len(due) < batch {
 			break // the failures would be listed again
 		}
 	}
@@ -73,7 +76,7 @@ func (h *Handler) sweep(ctx context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), revokeTime)
 	defer cancel()
-	h.revokeDue(ctx, 1) // failures were observed; a request waits for one batch only
+	h.revokeDue(ctx, sweepBatch, 1) // failures were observed; a request waits for one small batch only
 }
 
 // revoke revokes the 1.0a token of g, exchanged, and records it revoked in

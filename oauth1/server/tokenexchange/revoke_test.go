@@ -89,6 +89,7 @@ func TestOneGrantCannotFillStore(t *testing.T) {
 	m.mu.Lock()
 	held, unrevoked := len(m.grants), len(m.users[[2]string{consumerKey, "alice"}])
 	m.mu.Unlock()
+	t.Logf("held %d records, %d of alice's unrevoked", held, unrevoked)
 	require.LessOrEqual(t, unrevoked, maxPerGrant+1, "unrevoked exchanges of one grant")
 	require.LessOrEqual(t, held, maxPerGrant+1+21, "records held: 16 unrevoked, one due, those revoked in the last minute")
 	other := secretForm("subject_token", "tok-other", "oauth_token_secret", "ts-SECRET-other")
@@ -140,4 +141,28 @@ func TestSharedStoreReplay(t *testing.T) {
 	require.Equal(t, 401, replay.status)
 	require.Contains(t, replay.fields["error_description"], "nonce_used")
 	require.NotContains(t, replay.body, "at-1")
+}
+
+// failingDue is a Store that cannot list the revocations due.
+type failingDue struct{ Store }
+
+func (failingDue) Due(context.Context, time.Time, int) ([]Grant, error) {
+	return nil, fmt.Errorf("%w: connection refused", server.ErrStoreUnavailable)
+}
+
+// TestDueFailureObserved: a Store that cannot list the revocations due
+// reaches Observe (nil request, zero grant) and RevokeDue's error; the
+// request is served all the same.
+func TestDueFailureObserved(t *testing.T) {
+	f := newFixture(t)
+	f.h.Store = failingDue{new(MemoryStore)}
+	wantToken(t, serve(t, f.h, post(secretForm(), clientID, clientSecret)), "at-1", "read write")
+	f.mu.Lock()
+	o := f.observed[0]
+	f.mu.Unlock()
+	require.False(t, o.r)
+	require.Equal(t, Grant{}, o.g)
+	require.ErrorIs(t, o.err, server.ErrStoreUnavailable)
+	_, err := f.h.RevokeDue(context.Background())
+	require.ErrorIs(t, err, server.ErrStoreUnavailable)
 }
