@@ -258,21 +258,36 @@ func (s *ExchangeStore) Release(ctx context.Context, token, owner string, _ time
 
 // Due returns at most limit grants whose revocation is due by now, each
 // with the record of its exchange: a token listed whose exchange was not
-// recorded (its record gone, or revoked) is unlisted, and one still
-// claimed is left for later.
+// recorded (its record gone, or revoked) is unlisted, and one claimed
+// again is left for later. It reads the listing a page at a time, for at
+// most eight pages.
 func (s *ExchangeStore) Due(ctx context.Context, now time.Time, limit int) ([]tokenexchange.Grant, error) {
-	if limit <= 0 {
-		return nil, nil
+	var out []tokenexchange.Grant
+	skipped := 0 // listed tokens left for later, before the next page
+	for page := 0; page < 8 && len(out) < limit; page++ {
+		got, left, full, err := s.duePage(ctx, now, skipped, limit-len(out))
+		out = append(out, got...)
+		if err != nil || !full {
+			return out, err
+		}
+		skipped += left
 	}
+	return out, nil
+}
+
+// duePage reads n listed tokens due by now, past the first skip: the
+// grants due, how many it left listed, and whether the page was full.
+func (s *ExchangeStore) duePage(ctx context.Context, now time.Time, skip, n int) ([]tokenexchange.Grant, int, bool, error) {
 	due := s.dueKeys("", "")[0]
 	listed, err := bounded(ctx, s.honours, func(ctx context.Context) ([]redis.Z, error) {
-		return s.client.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{Key: due, Start: "-inf", Stop: strconv.FormatInt(now.UnixMilli(), 10), ByScore: true, Count: int64(limit)}).Result()
+		return s.client.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{Key: due, Start: "-inf", Stop: strconv.FormatInt(now.UnixMilli(), 10),
+			ByScore: true, Offset: int64(skip), Count: int64(n)}).Result()
 	})
 	if err != nil {
-		return nil, storeError("listing the revocations due", err)
+		return nil, 0, false, storeError("listing the revocations due", err)
 	}
 	if len(listed) == 0 {
-		return nil, nil
+		return nil, 0, false, nil
 	}
 	cmds, err := bounded(ctx, s.honours, func(ctx context.Context) ([]redis.Cmder, error) {
 		return s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
@@ -284,29 +299,32 @@ func (s *ExchangeStore) Due(ctx context.Context, now time.Time, limit int) ([]to
 		})
 	})
 	if err != nil {
-		return nil, storeError("reading the exchanges due", err)
+		return nil, 0, false, storeError("reading the exchanges due", err)
 	}
 	var out []tokenexchange.Grant
+	left := 0
 	for i, z := range listed {
 		token, _ := z.Member.(string)
 		f, err := cmds[i].(*redis.SliceCmd).Result()
 		if err != nil || len(f) != 5 {
-			return out, fmt.Errorf("redisstore: reading an exchange due: a reply of %d fields: %v", len(f), err)
+			return out, left, false, fmt.Errorf("redisstore: reading an exchange due: a reply of %d fields: %v", len(f), err)
 		}
 		str := func(v any) string { s, _ := v.(string); return s }
 		switch t, c, u, x, o := str(f[0]), str(f[1]), str(f[2]), str(f[3]), str(f[4]); {
 		case t != "" && x == "":
 			out = append(out, tokenexchange.Grant{ConsumerKey: c, User: u, Token: token})
+			left++
 		case t == "" && o != "":
 			// Claimed again: its Complete lists it anew, or its lease ends.
+			left++
 		default:
 			// Revoked, or never recorded: no longer due.
 			if err := s.unlist(ctx, token, strconv.FormatInt(int64(z.Score), 10)); err != nil {
-				return out, storeError("unlisting a revocation", err)
+				return out, left, false, storeError("unlisting a revocation", err)
 			}
 		}
 	}
-	return out, nil
+	return out, left, len(listed) == n, nil
 }
 
 // Revoked records that the 1.0a token was revoked: no longer due, and its

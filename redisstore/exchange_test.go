@@ -307,3 +307,32 @@ func TestExchangeOnceAcrossInstances(t *testing.T) {
 	require.Equal(t, "invalid_grant", r.body["error"], "signed, after the revocation")
 	require.EqualValues(t, 1, issued.Load(), "Issue calls")
 }
+
+// TestExchangeStoreDuePages: listed tokens whose exchange was never
+// recorded (a crash between listing and recording) are dropped as Due
+// reads past them, never returned, so that the grants due behind them
+// are found in one call.
+func TestExchangeStoreDuePages(t *testing.T) {
+	rdb, prefix := newClient(t, sharedAddr(t)), testPrefix(t)
+	ctx := context.Background()
+	s := redisstore.NewExchangeStore(rdb, prefix)
+	t0 := time.UnixMilli(1_800_000_000_123)
+	for i := range 10 {
+		require.NoError(t, rdb.ZAdd(ctx, prefix+"exchange:{due}", redis.Z{Score: float64(t0.UnixMilli() - 1000 + int64(i)), Member: fmt.Sprintf("crashed-%d", i)}).Err())
+	}
+	var want []tokenexchange.Grant
+	for i := range 3 {
+		g := tokenexchange.Grant{ConsumerKey: "ck", User: fmt.Sprintf("u%d", i), Token: fmt.Sprintf("t%d", i)}
+		_, err := s.Claim(ctx, g.Token, "o", time.Minute, t0)
+		require.NoError(t, err)
+		require.NoError(t, s.Complete(ctx, g, "o", []byte("sealed"), time.Minute, t0, t0))
+		want = append(want, g)
+	}
+	due, err := s.Due(ctx, t0, 4)
+	require.NoError(t, err)
+	require.ElementsMatch(t, want, due)
+	require.EqualValues(t, 3, rdb.ZCard(ctx, prefix+"exchange:{due}").Val(), "the crashed listings dropped")
+	due, err = s.Due(ctx, t0, 2)
+	require.NoError(t, err)
+	require.Len(t, due, 2)
+}
