@@ -24,9 +24,9 @@ const (
 // once it is revoked: one the Store still lists is revoked again, which
 // is harmless. It returns how many it revoked, and the failures joined.
 //
-// The Handler calls it as it serves requests, at most once a second; a
-// provider whose endpoint may see no request for a while (after its last
-// exchanges, say) calls it from a ticker too.
+// The Handler revokes up to 16 due before it serves a request, at most
+// once a second; a provider whose endpoint may see no request for a while
+// (after its last exchanges, say) calls RevokeDue from a ticker too.
 func (h *Handler) RevokeDue(ctx context.Context) (int, error) { return h.revokeDue(ctx, dueBatch, -1) }
 
 // revokeDue is RevokeDue for at most batches calls of Store.Due of batch

@@ -107,7 +107,8 @@ const (
 // revoked and keep has passed. At most MaxGrants grants are recorded:
 // past that, Claim fails with [server.ErrStoreFull] (answered 503) until
 // tokens due are revoked, and the records kept go on refusing their
-// grants.
+// grants. Handlers that share one MemoryStore share their
+// Settings.Nonces too (nil does), as instances that share any Store must.
 type MemoryStore struct {
 	// MaxGrants bounds the grants recorded; zero means 1<<20.
 	MaxGrants int
