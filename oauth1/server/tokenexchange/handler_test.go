@@ -365,67 +365,6 @@ func TestRepeatWithinWindow(t *testing.T) {
 	f.noSecret(t, d)
 }
 
-// TestRevokedAfterGrace: the 1.0a token is revoked once Grace has passed
-// on the Handler's clock, and not before, by the next request or by
-// RevokeDue.
-func TestRevokedAfterGrace(t *testing.T) {
-	f := newFixture(t)
-	f.h.RepeatWindow = time.Minute
-	f.h.Grace = time.Hour
-	wantToken(t, serve(t, f.h, post(secretForm(), clientID, clientSecret)), "at-1", "read write")
-	live := func() error {
-		_, err := f.tokens.Token(context.Background(), token1, f.clock.now())
-		return err
-	}
-	f.clock.add(59 * time.Minute)
-	n, err := f.h.RevokeDue(context.Background())
-	require.NoError(t, err)
-	require.Zero(t, n)
-	require.NoError(t, live(), "revoked before its grace ended")
-
-	f.clock.add(time.Minute)
-	// Any request revokes what is due, whatever its own outcome.
-	serve(t, f.h, post(secretForm("subject_token", "nope"), clientID, clientSecret))
-	require.ErrorIs(t, live(), server.ErrTokenRevoked)
-	n, err = f.h.RevokeDue(context.Background())
-	require.NoError(t, err)
-	require.Zero(t, n, "revoked once: no longer due")
-}
-
-// TestRevokeFailureObserved: a revocation that fails after the exchange
-// reaches Observe, with a nil request, and stays due until one succeeds.
-func TestRevokeFailureObserved(t *testing.T) {
-	f := newFixture(t)
-	f.h.RepeatWindow = 10 * time.Millisecond
-	tokens := f.h.Tokens
-	f.h.Tokens = failingRevoke{f.tokens}
-	serve(t, f.h, post(secretForm(), clientID, clientSecret))
-	f.clock.add(time.Second)
-	n, err := f.h.RevokeDue(context.Background())
-	require.ErrorIs(t, err, server.ErrStoreUnavailable)
-	require.Zero(t, n)
-	require.NotContains(t, err.Error(), token1, "a token is named by its hash")
-	f.mu.Lock()
-	o := f.observed[len(f.observed)-1]
-	f.mu.Unlock()
-	require.False(t, o.r)
-	require.Equal(t, token1, o.g.Token)
-	require.ErrorIs(t, o.err, server.ErrStoreUnavailable)
-
-	f.h.Tokens = tokens
-	n, err = f.h.RevokeDue(context.Background())
-	require.NoError(t, err)
-	require.Equal(t, 1, n, "still due after the failure")
-	_, err = f.tokens.Token(context.Background(), token1, f.clock.now())
-	require.ErrorIs(t, err, server.ErrTokenRevoked)
-}
-
-type failingRevoke struct{ server.TokenStore }
-
-func (failingRevoke) Revoke(context.Context, string, time.Time) error {
-	return fmt.Errorf("%w: connection refused", server.ErrStoreUnavailable)
-}
-
 // TestSignedDeliveries: the 1.0a parameters in the query or the form
 // body (RFC 5849 §3.5.2, §3.5.3) are a signed exchange as the header is.
 func TestSignedDeliveries(t *testing.T) {
