@@ -122,7 +122,8 @@ func NewProvider(tokens []server.TokenCredentials, window time.Duration) (*Provi
 		Tokens:    ts,
 		Clients:   clients,
 		Issuer:    issuer,
-		Window:    window,
+
+		RepeatWindow: window,
 		Observe: func(r *http.Request, g tokenexchange.Grant, err error) {
 			// Where a provider counts exchanges for its sunset report
 			// (with the RecordExchange method of a sunset.Usage), and logs

@@ -87,8 +87,10 @@ func TestCrossover(t *testing.T) {
 	require.ErrorContains(t, err, "401")
 
 	// After the window: the exchange is refused, and the 1.0a tokens
-	// are revoked; the OAuth 2.0 tokens go on working.
+	// are revoked (by RevokeDue, which a provider runs from a ticker);
+	// the OAuth 2.0 tokens go on working.
 	require.Eventually(t, func() bool {
+		p.Exchange.RevokeDue(ctx)
 		return call1(t, srv.URL, &photos, jane) == http.StatusUnauthorized && call1(t, srv.URL, &printer, john) == http.StatusUnauthorized
 	}, 10*time.Second, 50*time.Millisecond)
 	_, err = ExchangeWithSecret(ctx, srv.URL, "photos-app", "photos-app-secret", jane, "")

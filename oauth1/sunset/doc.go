@@ -75,6 +75,13 @@
 //     provider's own OAuth 2.0 server through one small interface, answers
 //     each grant once across every instance, revokes the 1.0a token after
 //     a grace period, and counts exchanges with [Usage.RecordExchange].
+//     The revocations due are kept in its Store, so that any instance
+//     makes them on time, whichever stops; run its RevokeDue from a
+//     ticker too. Instances share the Store and the nonce store together
+//     (redisstore's ExchangeStore and NonceStore): with the Store shared
+//     and nonces per instance, a signed exchange replayed to another
+//     instance would get the live OAuth 2.0 token, so the Handler refuses
+//     signed exchanges so configured.
 //  4. Brown out. Schedule [Brownout] windows before the cut-off: the
 //     clients [Usage] still counts hear it as refusals they cannot miss.
 //  5. Cut off. From Sunset on, the Handler answers 410 Gone.

@@ -17,17 +17,6 @@ import (
 	"github.com/countersign/countersign/oauth1/sunset"
 )
 
-// oauth2Clients maps the provider's OAuth 2.0 clients to its 1.0a
-// consumers: one app, registered under both.
-type oauth2Clients map[string]tokenexchange.Client
-
-func (c oauth2Clients) Client(_ context.Context, id string) (tokenexchange.Client, error) {
-	if cl, ok := c[id]; ok {
-		return cl, nil
-	}
-	return tokenexchange.Client{}, server.ErrNotFound
-}
-
 // Retiring OAuth 1.0a, both sides in one process (see the package doc's
 // guide): the provider announces the retirement on every 1.0a response,
 // counts who still signs with 1.0a and who exchanged, and exchanges a
@@ -75,12 +64,12 @@ func Example_retiringOAuth1() {
 		Consumers: consumers,
 		Tokens:    tokens,
 		Settings:  server.Settings{Now: clock},
-		Clients:   oauth2Clients{"fitness-app-v2": {ID: "fitness-app-v2", Secret: "v2-client-secret", ConsumerKey: "fitness-app"}},
+		Clients:   tokenexchange.Clients{"fitness-app-v2": {ID: "fitness-app-v2", Secret: "v2-client-secret", ConsumerKey: "fitness-app"}},
 		Issuer: tokenexchange.IssuerFunc(func(ctx context.Context, g tokenexchange.Grant) (*oauth2.Token, error) {
 			issued["2YotnFZFEjr1zCsicMWpAA"] = g.User // the provider's OAuth 2.0 server mints here
 			return &oauth2.Token{AccessToken: "2YotnFZFEjr1zCsicMWpAA", RefreshToken: "tGzv3JOkF0XG5Qx2TlKWIA", ExpiresIn: 3600}, nil
 		}),
-		Window: time.Minute,
+		RepeatWindow: time.Minute,
 		Observe: func(r *http.Request, g tokenexchange.Grant, err error) {
 			if err == nil && !g.Repeat {
 				usage.RecordExchange(g.ConsumerKey, now)
@@ -125,7 +114,8 @@ func Example_retiringOAuth1() {
 	get(oauth2.NewClient(context.Background(), oauth2.StaticTokenSource(tok)), srv.URL+"/2/steps")
 
 	// The provider's report; once the window is over, the 1.0a token is
-	// revoked (here when it is next presented).
+	// revoked by whichever instance next serves the exchange endpoint, or
+	// calls its RevokeDue from a ticker.
 	for _, c := range usage.Clients() {
 		fmt.Printf("usage: %s, %d 1.0a requests, %d exchanged\n", c.ConsumerKey, c.Requests, c.Exchanges)
 	}
@@ -139,7 +129,7 @@ func Example_retiringOAuth1() {
 	// 200 steps=8042 (OAuth 1.0a)
 	// 200 steps=8042 (OAuth 2.0, jane)
 	// usage: fitness-app, 1 1.0a requests, 1 exchanged
-	// exchange again: exchange: the provider answered 400 Bad Request: "invalid_grant" ("the grant was exchanged already")
+	// exchange again: exchange: the provider answered 400 Bad Request: "invalid_request" ("the token is unknown or revoked, its secret wrong, or it was issued to another client")
 	// notice: the provider deprecates this API as of 2026-12-15 00:00:00 UTC and retires it at 2026-12-31 23:59:59 UTC (see https://developer.example.com/oauth2-migration)
 	// 401 oauth_problem=token_revoked
 }

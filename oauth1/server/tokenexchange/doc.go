@@ -71,23 +71,36 @@
 // A grant is exchanged once, across every instance that shares the
 // [Store]: of exchanges racing for it, one claims it and calls the
 // Issuer; the others wait for its answer. A repeat within the Handler's
-// Window (a client retrying after a lost response) gets the same token;
-// later ones are refused with invalid_request. A signed repeat needs a
-// fresh nonce, as every signed request does. The 1.0a token is revoked
-// ([server.TokenStore].Revoke) when Grace, or Window if longer, has passed
-// since its exchange: it keeps proving the grant for retries until then.
-// The timer lives in the instance that exchanged; if that instance stops
-// first, the token is revoked when it is next sent here, and otherwise
-// keeps working until the provider's cut-off.
+// RepeatWindow (a client retrying after a lost response) gets the same
+// token; later ones are refused with invalid_request. A signed repeat needs
+// a fresh nonce, as every signed request does, so instances that share a
+// Store must share their nonce store too: one whose Store is shared and
+// whose Settings.Nonces is per-process refuses signed exchanges with
+// server_error, since a signed exchange replayed to another instance
+// (from an access log, say) would get the live token.
+//
+// The 1.0a token is revoked ([server.TokenStore].Revoke) when Grace, or
+// RepeatWindow if longer, has passed since its exchange, on the Handler's
+// clock: it keeps proving the grant for retries until then. The Store
+// holds the revocations due, so that any instance sharing it makes them,
+// whichever stopped: each Handler looks for them as it serves requests,
+// at most once a second, and [Handler.RevokeDue] runs from a ticker for
+// an endpoint that may see no request for a while. A revocation leaves
+// the Store only once it succeeded; one that failed is tried again, and
+// reaches Observe.
 //
 // The answer kept for repeats holds a live OAuth 2.0 token, so the store
 // never sees it in clear: it is sealed with AES-256-GCM under a key
 // derived (HKDF-SHA256) from the 1.0a token secret, which the store never
-// holds, and is dropped once the Window has passed. The record that the
-// grant was exchanged, without the token, is kept 400 days past the
-// revocation, longer than a retirement takes. [MemoryStore] is the store
-// of one process; module github.com/countersign/countersign/redisstore
-// has ExchangeStore for many.
+// holds, and is dropped once the RepeatWindow has passed. The record that
+// the grant was exchanged, without the token, is kept until the 1.0a
+// token is revoked, and a minute after: the revoked token refuses the
+// grant from then on. A store keeps at most 16 exchanges of one grant
+// (client and user) unrevoked, and revokes the oldest at once past that,
+// so a client that authorizes and exchanges again and again cannot fill
+// it. [MemoryStore] is the store of one process; module
+// github.com/countersign/countersign/redisstore has ExchangeStore for
+// many.
 //
 // # Counting
 //

@@ -17,17 +17,6 @@ import (
 	"github.com/countersign/countersign/oauth1/server/tokenexchange"
 )
 
-// clients maps the provider's OAuth 2.0 clients to its 1.0a consumers.
-type clients map[string]tokenexchange.Client
-
-func (c clients) Client(_ context.Context, id string) (tokenexchange.Client, error) {
-	cl, ok := c[id]
-	if !ok {
-		return tokenexchange.Client{}, server.ErrNotFound
-	}
-	return cl, nil
-}
-
 // newHandler is a provider with one 1.0a grant: jane's, to client
 // "dpf43f3p2l4k3l03", for "photos:read photos:write".
 func newHandler() *tokenexchange.Handler {
@@ -39,7 +28,8 @@ func newHandler() *tokenexchange.Handler {
 	return &tokenexchange.Handler{
 		Consumers: server.Consumers{"dpf43f3p2l4k3l03": {Secret: "kd94hf93k423kf44"}},
 		Tokens:    tokens,
-		Clients:   clients{"photos-app": {ID: "photos-app", Secret: "photos-app-secret", ConsumerKey: "dpf43f3p2l4k3l03"}},
+		// The provider's OAuth 2.0 clients, each mapped to its 1.0a consumer.
+		Clients: tokenexchange.Clients{"photos-app": {ID: "photos-app", Secret: "photos-app-secret", ConsumerKey: "dpf43f3p2l4k3l03"}},
 		// The provider's own OAuth 2.0 authorization server mints here.
 		Issuer: tokenexchange.IssuerFunc(func(ctx context.Context, g tokenexchange.Grant) (*oauth2.Token, error) {
 			return &oauth2.Token{AccessToken: "2YotnFZFEjr1zCsicMWpAA", RefreshToken: "tGzv3JOkF0XG5Qx2TlKWIA", ExpiresIn: 3600}, nil

@@ -111,6 +111,12 @@ func (h *Handler) exchange(ctx context.Context, g *Grant, secret string) (*answe
 		}
 		switch c.State {
 		case Claimed:
+			if err := h.stillLive(ctx, g.Token); err != nil {
+				if rerr := st.Release(context.WithoutCancel(ctx), g.Token, owner, h.now()); rerr != nil {
+					err = errors.Join(err, rerr)
+				}
+				return nil, err
+			}
 			return h.issue(ctx, st, s, g, owner)
 		case Answered:
 			a, err := s.open(c.Answer)
@@ -122,7 +128,7 @@ func (h *Handler) exchange(ctx context.Context, g *Grant, secret string) (*answe
 		case Spent:
 			var rerr error
 			if !now.Before(c.Exchanged.Add(h.revokeAfter())) {
-				rerr = h.revoke(*g) // its timer was lost with its instance
+				rerr = h.revoke(ctx, st, *g) // due, and not yet revoked by any instance
 			}
 			return nil, refuseSubject("the grant was exchanged already", rerr)
 		case Busy:
@@ -136,6 +142,21 @@ func (h *Handler) exchange(ctx context.Context, g *Grant, secret string) (*answe
 			return nil, refuseCause(codeServerError, "", fmt.Errorf("tokenexchange: the store answered state %d", c.State))
 		}
 	}
+}
+
+// stillLive refuses the grant of token if the token was revoked after it
+// was looked up: the record of an exchange is dropped once its token is
+// revoked (Store.Revoked), so a request that looked the token up before
+// that could otherwise claim it again.
+func (h *Handler) stillLive(ctx context.Context, token string) error {
+	_, err := h.Tokens.Token(ctx, token, h.now())
+	switch {
+	case errors.Is(err, server.ErrNotFound) || errors.Is(err, server.ErrTokenRevoked):
+		return refuseSubject("the grant was exchanged already", err)
+	case err != nil:
+		return storeRefusal(err)
+	}
+	return nil
 }
 
 // issue mints the token of g, claimed by owner, and records it.
@@ -168,31 +189,14 @@ func (h *Handler) issue(ctx context.Context, st Store, s *sealer, g *Grant, owne
 	if sc, ok := tok.Extra("scope").(string); ok && sc != "" {
 		a.Scope = sc
 	}
-	delay := h.revokeAfter()
-	if err := st.Complete(context.WithoutCancel(ctx), g.Token, owner, s.seal(a), h.window(), delay+keepFor, now); err != nil {
+	// The store holds the revocation due, so that any instance makes it
+	// (RevokeDue), on the Handler's clock, whichever instance stops.
+	if err := st.Complete(context.WithoutCancel(ctx), *g, owner, s.seal(a), h.window(), now.Add(h.revokeAfter()), now); err != nil {
 		// The token minted is not handed out: without the record, a
 		// second one could be.
 		return nil, storeRefusal(err)
 	}
-	done := *g
-	time.AfterFunc(delay, func() {
-		if err := h.revoke(done); err != nil {
-			h.observe(nil, done, err)
-		}
-	})
 	return a, nil
-}
-
-// revoke revokes the 1.0a token of g, exchanged. One revoked already is
-// no failure.
-func (h *Handler) revoke(g Grant) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	err := h.Tokens.Revoke(ctx, g.Token, h.now())
-	if err != nil && !errors.Is(err, server.ErrNotFound) {
-		return fmt.Errorf("tokenexchange: revoking the 1.0a token %s after its exchange: %w", tokenID(g.Token), err)
-	}
-	return nil
 }
 
 // tokenID names a token in a log line without repeating it: a hostile

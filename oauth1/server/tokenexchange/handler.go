@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/oauth2"
@@ -16,7 +17,8 @@ import (
 
 // A Grant is what a 1.0a token credential proves, handed to the [Issuer]:
 // the client it was issued to, the resource owner who approved it, and
-// the scope asked for, never wider than the one approved.
+// the scope asked for, never wider than the one approved. A [Store]
+// records its ConsumerKey, User and Token, to revoke the token when due.
 type Grant struct {
 	ConsumerKey string // the 1.0a client (oauth_consumer_key)
 	ClientID    string // the OAuth 2.0 client that authenticated, if one did
@@ -25,7 +27,7 @@ type Grant struct {
 	Token       string // the 1.0a token exchanged; never its secret
 
 	// Repeat is set, for Observe only, on an answer repeated from an
-	// earlier exchange of the grant within the Handler's Window: count
+	// earlier exchange of the grant within the Handler's RepeatWindow: count
 	// exchanges where it is false.
 	Repeat bool
 }
@@ -66,10 +68,9 @@ type ClientStore interface {
 // Defaults and bounds of a Handler.
 const (
 	defaultWindow = time.Minute
-	lease         = 30 * time.Second     // a claim's life: an Issuer's time
-	keepFor       = 400 * 24 * time.Hour // the record of an exchange, past its revocation
-	maxWait       = 10 * time.Second     // waiting for a concurrent exchange
-	maxBody       = 64 << 10             // bytes of a request body
+	lease         = 30 * time.Second // a claim's life: an Issuer's time
+	maxWait       = 10 * time.Second // waiting for a concurrent exchange
+	maxBody       = 64 << 10         // bytes of a request body
 	issuedType    = "urn:ietf:params:oauth:token-type:access_token"
 	accessType    = "urn:ietf:params:oauth:token-type:access_token"
 	realmFallback = `Basic realm="token"`
@@ -94,11 +95,16 @@ type Handler struct {
 
 	// Tokens holds the 1.0a token credentials: the grants to exchange.
 	// Each token exchanged is revoked with it (Revoke) once Grace, or
-	// Window if longer, has passed.
+	// RepeatWindow if longer, has passed (see RevokeDue).
 	Tokens server.TokenStore
 
-	// Settings verify signed requests, as a [server.Verifier]'s: several
-	// instances need a shared Nonces store to refuse a replay on all.
+	// Settings verify signed requests, as a [server.Verifier]'s, and Now
+	// is the Handler's clock. Instances that share a Store must share
+	// Settings.Nonces too (such as redisstore's NonceStore): a signed
+	// exchange replayed to another instance would get the answer kept for
+	// repeats. A Handler whose Store is not a *MemoryStore refuses signed
+	// exchanges with server_error while Nonces is nil or a
+	// *server.MemoryNonceStore.
 	Settings server.Settings
 
 	// Clients authenticates OAuth 2.0 clients (RFC 6749 §2.3); nil
@@ -108,32 +114,36 @@ type Handler struct {
 	// Issuer mints the OAuth 2.0 token of each grant.
 	Issuer Issuer
 
-	// Store records the grants exchanged; nil means a MemoryStore of the
-	// Handler's own, for a single process. Several instances share one,
-	// such as redisstore's ExchangeStore.
+	// Store records the grants exchanged and the 1.0a tokens to revoke;
+	// nil means a MemoryStore of the Handler's own, for a single process.
+	// Several instances share one, such as redisstore's ExchangeStore,
+	// and then share Settings.Nonces too.
 	Store Store
 
-	// Window is how long a repeated exchange of a grant is answered with
-	// the same token (an idempotent retry); later ones are refused with
-	// invalid_grant. Zero means one minute.
-	Window time.Duration
+	// RepeatWindow is how long a repeated exchange of a grant is answered
+	// with the same token (an idempotent retry); later ones are refused
+	// with invalid_grant. Zero means one minute.
+	RepeatWindow time.Duration
 
 	// Grace is how long the 1.0a token keeps working after its exchange,
-	// for the client to switch over; it is revoked then, or when Window
-	// ends if that is later. Zero means at the end of Window.
+	// for the client to switch over; it is revoked then, or when
+	// RepeatWindow ends if that is later. Zero means at the end of
+	// RepeatWindow.
 	Grace time.Duration
 
 	// Observe, if set, is called once for every request, when its answer
 	// is known: g is the grant (as far as it was found), err why the
 	// exchange was refused, nil if it was not. Errors are answered with a
 	// fixed sentence and no detail: log them here. It is also called, with
-	// a nil r, when a revocation due after an exchange fails. A provider
+	// a nil r, when a revocation due after an exchange fails (g names
+	// the token), or the Store cannot list them (g is zero). A provider
 	// counts exchanges here, with sunset.Usage.RecordExchange, when err
 	// is nil and g.Repeat is false.
 	Observe func(r *http.Request, g Grant, err error)
 
 	once   sync.Once
 	memory *MemoryStore
+	swept  atomic.Int64 // when revocations due were last looked for (Unix ns, Handler's clock)
 }
 
 func (h *Handler) now() time.Time {
@@ -152,8 +162,8 @@ func (h *Handler) store() Store {
 }
 
 func (h *Handler) window() time.Duration {
-	if h.Window > 0 {
-		return h.Window
+	if h.RepeatWindow > 0 {
+		return h.RepeatWindow
 	}
 	return defaultWindow
 }
@@ -169,6 +179,9 @@ func (h *Handler) observe(r *http.Request, g Grant, err error) {
 
 // ServeHTTP answers a token exchange request.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.Tokens != nil {
+		h.sweep(r.Context())
+	}
 	a, g, scheme, err := h.serve(r)
 	h.observe(r, g, err)
 	if err != nil {
@@ -197,9 +210,34 @@ func (h *Handler) serve(r *http.Request) (*answer, Grant, string, error) {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	if signed(r, body) {
+		if err := h.checkNonces(); err != nil {
+			return nil, Grant{}, "", err
+		}
 		return h.serveSigned(r)
 	}
 	return h.serveSecret(r)
+}
+
+// errLocalNonces is the refusal of a signed exchange by a Handler whose
+// Store is shared and whose nonce store is not: a replay of the exchange
+// to another instance would pass its nonce check and get the answer kept
+// for repeats, a live OAuth 2.0 token.
+var errLocalNonces = errors.New("tokenexchange: the Handler's Store is shared (not a *MemoryStore) but Settings.Nonces is per-process (nil or a *server.MemoryNonceStore): a signed exchange replayed to another instance would get its token; set Settings.Nonces to a nonce store shared as the Store is")
+
+// checkNonces refuses a signed exchange when the Store is shared and the
+// nonce store is not.
+func (h *Handler) checkNonces() error {
+	if h.Store == nil || h.Consumers == nil {
+		return nil
+	}
+	if _, local := h.Store.(*MemoryStore); local {
+		return nil
+	}
+	switch h.Settings.Nonces.(type) {
+	case nil, *server.MemoryNonceStore:
+		return refuseCause(codeServerError, "the server is misconfigured: its exchange store is shared but its nonce store is not", errLocalNonces)
+	}
+	return nil
 }
 
 // wait is the pause before asking the store again about a grant another

@@ -327,11 +327,11 @@ func TestScopeNarrowing(t *testing.T) {
 }
 
 // TestRepeatWithinWindow: a repeat inside the window is the same answer,
-// without a second Issue; after it, invalid_grant, and the 1.0a token is
+// without a second Issue; after it, invalid_request, and the 1.0a token is
 // revoked.
 func TestRepeatWithinWindow(t *testing.T) {
 	f := newFixture(t)
-	f.h.Window = time.Hour // the timer never fires in the test; the clock moves
+	f.h.RepeatWindow = time.Hour // the timer never fires in the test; the clock moves
 	a := serve(t, f.h, post(secretForm(), clientID, clientSecret))
 	wantToken(t, a, "at-1", "read write")
 
@@ -364,52 +364,6 @@ func TestRepeatWithinWindow(t *testing.T) {
 	require.Equal(t, "invalid_request", e.fields["error"])
 	require.EqualValues(t, 1, f.issued.Load())
 	f.noSecret(t, d)
-}
-
-// TestRevokedAfterGrace: the timer revokes the 1.0a token once Grace has
-// passed, and not before.
-func TestRevokedAfterGrace(t *testing.T) {
-	f := newFixture(t)
-	f.h.Window = 20 * time.Millisecond
-	f.h.Grace = 300 * time.Millisecond
-	start := time.Now()
-	a := serve(t, f.h, post(secretForm(), clientID, clientSecret))
-	wantToken(t, a, "at-1", "read write")
-	time.Sleep(100 * time.Millisecond)
-	_, err := f.tokens.Token(context.Background(), token1, f.clock.now())
-	if time.Since(start) < f.h.Grace {
-		require.NoError(t, err, "revoked before its grace ended")
-	}
-	require.Eventually(t, func() bool {
-		_, err := f.tokens.Token(context.Background(), token1, f.clock.now())
-		return errors.Is(err, server.ErrTokenRevoked)
-	}, 5*time.Second, 10*time.Millisecond)
-	require.GreaterOrEqual(t, time.Since(start), f.h.Grace)
-}
-
-// TestRevokeFailureObserved: a revocation that fails after the exchange
-// reaches Observe, with a nil request.
-func TestRevokeFailureObserved(t *testing.T) {
-	f := newFixture(t)
-	f.h.Window = 10 * time.Millisecond
-	f.h.Tokens = failingRevoke{f.tokens}
-	serve(t, f.h, post(secretForm(), clientID, clientSecret))
-	require.Eventually(t, func() bool {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		for _, o := range f.observed {
-			if !o.r && errors.Is(o.err, server.ErrStoreUnavailable) {
-				return o.g.Token == token1
-			}
-		}
-		return false
-	}, 5*time.Second, 10*time.Millisecond)
-}
-
-type failingRevoke struct{ server.TokenStore }
-
-func (failingRevoke) Revoke(context.Context, string, time.Time) error {
-	return fmt.Errorf("%w: connection refused", server.ErrStoreUnavailable)
 }
 
 // TestSignedDeliveries: the 1.0a parameters in the query or the form
@@ -476,7 +430,7 @@ func serverRetryAfter(t testing.TB) string {
 // within the window nor refusals.
 func TestUsageCountsExchanges(t *testing.T) {
 	f := newFixture(t)
-	f.h.Window = time.Hour
+	f.h.RepeatWindow = time.Hour
 	var usage sunset.Usage
 	observe := f.h.Observe
 	f.h.Observe = func(r *http.Request, g Grant, err error) {

@@ -17,7 +17,8 @@ import (
 // TestSeventyThousandUsers exchanges the grants of 70,000 users of one
 // client through one Handler, each once: 70,000 Issue calls, a second
 // round all repeats within the window, a third after it all refused; the
-// MemoryStore drops every answer once the window has passed. It takes
+// MemoryStore drops every answer once the window has passed, and every
+// record once its token is revoked (and a minute after). It takes
 // several seconds: COUNTERSIGN_LONG_TESTS=1 runs it.
 func TestSeventyThousandUsers(t *testing.T) {
 	if os.Getenv("COUNTERSIGN_LONG_TESTS") != "1" {
@@ -26,7 +27,7 @@ func TestSeventyThousandUsers(t *testing.T) {
 	const users = 70_000
 	f := newFixture(t)
 	f.tokens.MaxTokensPerClient = -1
-	f.h.Window = time.Hour // the clock moves; no timer fires in the test
+	f.h.RepeatWindow = time.Hour // the clock moves; no timer fires in the test
 	f.h.Observe = nil
 	ctx := context.Background()
 	for i := range users {
@@ -67,6 +68,22 @@ func TestSeventyThousandUsers(t *testing.T) {
 	store.mu.Unlock()
 	require.Zero(t, kept, "answers kept past the window")
 	require.Equal(t, users, n, "records of the exchanges")
+
+	// Every token revoked (RevokeDue, from a ticker), and a minute
+	// after: the store is empty.
+	n, err := f.h.RevokeDue(ctx)
+	require.NoError(t, err)
+	require.Greater(t, n, users-users/97-1-sweepBatch, "revoked by RevokeDue: all but those the third round revoked")
+	due, err := store.Due(ctx, f.clock.now(), 1)
+	require.NoError(t, err)
+	require.Empty(t, due)
+	f.clock.add(2 * time.Minute)
+	store.Claim(ctx, "sweep", "o", time.Minute, f.clock.now())
+	store.mu.Lock()
+	n = len(store.grants)
+	store.mu.Unlock()
+	require.Equal(t, 1, n, "records kept past their revocation")
+
 	var ms runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms)

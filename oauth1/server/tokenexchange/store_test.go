@@ -3,6 +3,7 @@ package tokenexchange
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"sync"
@@ -85,7 +86,7 @@ type recordingStore struct {
 	complete func() error
 }
 
-func (s *recordingStore) Complete(ctx context.Context, grant, owner string, answer []byte, window, keep time.Duration, now time.Time) error {
+func (s *recordingStore) Complete(ctx context.Context, g Grant, owner string, answer []byte, window time.Duration, revokeAt, now time.Time) error {
 	s.mu.Lock()
 	s.answers = append(s.answers, append([]byte(nil), answer...))
 	s.mu.Unlock()
@@ -94,7 +95,7 @@ func (s *recordingStore) Complete(ctx context.Context, grant, owner string, answ
 			return err
 		}
 	}
-	return s.Store.Complete(ctx, grant, owner, answer, window, keep, now)
+	return s.Store.Complete(ctx, g, owner, answer, window, revokeAt, now)
 }
 
 // TestStoredAnswerSealed: the store never holds the OAuth 2.0 token in
@@ -152,10 +153,11 @@ func TestMemoryStore(t *testing.T) {
 	// An expired lease: claimed by another; the first cannot complete.
 	c, _ = m.Claim(ctx, "g", "o3", time.Minute, t0.Add(time.Minute))
 	require.Equal(t, Claimed, c.State)
-	require.Error(t, m.Complete(ctx, "g", "o2", []byte("a2"), time.Minute, time.Hour, t0.Add(time.Minute)))
+	g := Grant{Token: "g", ConsumerKey: "ck", User: "jane"}
+	require.Error(t, m.Complete(ctx, g, "o2", []byte("a2"), time.Minute, t0.Add(time.Hour), t0.Add(time.Minute)))
 
-	require.NoError(t, m.Complete(ctx, "g", "o3", []byte("a3"), time.Minute, time.Hour, t0.Add(time.Minute)))
-	require.Error(t, m.Complete(ctx, "g", "o3", []byte("a4"), time.Minute, time.Hour, t0.Add(time.Minute)), "completed twice")
+	require.NoError(t, m.Complete(ctx, g, "o3", []byte("a3"), time.Minute, t0.Add(time.Hour), t0.Add(time.Minute)))
+	require.Error(t, m.Complete(ctx, g, "o3", []byte("a4"), time.Minute, t0.Add(time.Hour), t0.Add(time.Minute)), "completed twice")
 	c, _ = m.Claim(ctx, "g", "o4", time.Minute, t0.Add(90*time.Second))
 	require.Equal(t, Claim{State: Answered, Answer: []byte("a3"), Exchanged: t0.Add(time.Minute)}, c)
 	c, _ = m.Claim(ctx, "g", "o4", time.Minute, t0.Add(2*time.Minute))
@@ -165,12 +167,29 @@ func TestMemoryStore(t *testing.T) {
 	require.Equal(t, Spent, c.State)
 
 	// The answer is dropped (zeroed) when its window passes, asked for
-	// or not, and the record when its keep does.
+	// or not; the record stays until its token is revoked, and then for
+	// keep.
 	m.mu.Lock()
 	require.Nil(t, m.grants["g"].answer)
 	m.mu.Unlock()
-	c, _ = m.Claim(ctx, "g", "o5", time.Minute, t0.Add(61*time.Minute))
+	due, err := m.Due(ctx, t0.Add(59*time.Minute), 10)
+	require.NoError(t, err)
+	require.Empty(t, due, "not yet due")
+	for range 2 { // due until Revoked
+		due, err = m.Due(ctx, t0.Add(24*time.Hour), 10)
+		require.NoError(t, err)
+		require.Equal(t, []Grant{g}, due)
+	}
+	c, _ = m.Claim(ctx, "g", "o5", time.Minute, t0.Add(24*time.Hour))
+	require.Equal(t, Spent, c.State, "due, not revoked: still refused")
+	require.NoError(t, m.Revoked(ctx, "g", time.Hour, t0.Add(24*time.Hour)))
+	due, _ = m.Due(ctx, t0.Add(24*time.Hour), 10)
+	require.Empty(t, due, "revoked: no longer due")
+	c, _ = m.Claim(ctx, "g", "o5", time.Minute, t0.Add(24*time.Hour+59*time.Minute))
+	require.Equal(t, Spent, c.State, "kept for keep after its revocation")
+	c, _ = m.Claim(ctx, "g", "o5", time.Minute, t0.Add(25*time.Hour))
 	require.Equal(t, Claimed, c.State, "forgotten after keep")
+	require.NoError(t, m.Revoked(ctx, "unknown", time.Hour, t0), "an unknown token is no error")
 
 	// Bounded.
 	small := MemoryStore{MaxGrants: 2}
@@ -190,10 +209,58 @@ func TestMemoryStoreAnswerCleared(t *testing.T) {
 	t0 := time.Unix(1_800_000_000, 0)
 	var m MemoryStore
 	m.Claim(ctx, "g", "o", time.Minute, t0)
-	require.NoError(t, m.Complete(ctx, "g", "o", []byte("sealed"), time.Second, time.Hour, t0))
+	require.NoError(t, m.Complete(ctx, Grant{Token: "g"}, "o", []byte("sealed"), time.Second, t0.Add(time.Hour), t0))
 	m.mu.Lock()
 	kept := m.grants["g"].answer
 	m.mu.Unlock()
 	m.Claim(ctx, "other", "o", time.Minute, t0.Add(2*time.Second))
 	require.Equal(t, make([]byte, len("sealed")), kept)
+}
+
+// TestMemoryStorePerGrant: past 16 unrevoked exchanges of one grant
+// (consumer key and user), the oldest are due at once; other grants'
+// are not, and a revoked one no longer counts.
+func TestMemoryStorePerGrant(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Unix(1_800_000_000, 0)
+	var m MemoryStore
+	exchange := func(g Grant, at time.Time) {
+		t.Helper()
+		c, err := m.Claim(ctx, g.Token, "o", time.Minute, at)
+		require.NoError(t, err)
+		require.Equal(t, Claimed, c.State)
+		require.NoError(t, m.Complete(ctx, g, "o", []byte("sealed"), time.Minute, at.Add(24*time.Hour), at))
+	}
+	alice := func(i int) Grant { return Grant{ConsumerKey: "ck", User: "alice", Token: fmt.Sprintf("a%d", i)} }
+	exchange(Grant{ConsumerKey: "ck", User: "bob", Token: "b0"}, t0)
+	exchange(Grant{ConsumerKey: "ck-2", User: "alice", Token: "c0"}, t0) // another client's grant
+	for i := range 20 {
+		exchange(alice(i), t0.Add(time.Duration(i)*time.Second))
+	}
+	now := t0.Add(time.Minute)
+	due, err := m.Due(ctx, now, 100)
+	require.NoError(t, err)
+	require.ElementsMatch(t, []Grant{alice(0), alice(1), alice(2), alice(3)}, due)
+	due, _ = m.Due(ctx, now, 2)
+	require.Len(t, due, 2, "limit")
+
+	require.NoError(t, m.Revoked(ctx, "a5", time.Minute, now)) // revoked otherwise: one fewer counted
+	exchange(alice(20), now)
+	due, _ = m.Due(ctx, now, 100)
+	require.ElementsMatch(t, []Grant{alice(0), alice(1), alice(2), alice(3)}, due)
+	exchange(alice(21), now)
+	due, _ = m.Due(ctx, now, 100)
+	require.ElementsMatch(t, []Grant{alice(0), alice(1), alice(2), alice(3), alice(4)}, due)
+
+	for _, g := range due {
+		require.NoError(t, m.Revoked(ctx, g.Token, time.Minute, now))
+	}
+	due, _ = m.Due(ctx, now, 100)
+	require.Empty(t, due)
+	due, _ = m.Due(ctx, t0.Add(25*time.Hour), 100)
+	require.Len(t, due, 2+16, "the rest when their time comes")
+	m.Claim(ctx, "sweep", "o", time.Minute, now.Add(2*time.Minute))
+	m.mu.Lock()
+	require.Len(t, m.grants, 2+16+1, "the revoked forgotten after keep")
+	m.mu.Unlock()
 }
