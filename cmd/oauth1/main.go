@@ -15,6 +15,10 @@ const (
 	exitOK      = 0
 	exitFailure = 1 // invalid signature, different base strings, failed batch line
 	exitUsage   = 2 // bad flags or unreadable input
+	// exitInterrupted is migrate's status when Ctrl-C left tokens not
+	// exchanged: 128+SIGINT, what a shell reports for a process Ctrl-C
+	// ends, and so also what a third Ctrl-C (which kills) gives.
+	exitInterrupted = 130
 )
 
 const usage = `usage: oauth1 <command> [flags] [arguments]
@@ -157,6 +161,9 @@ type flagSet struct {
 	*flag.FlagSet
 	c        *cmd
 	synopsis string
+	// after, if not "", follows the flags in -h: what a command says of
+	// itself beyond its flags, such as its exit statuses.
+	after string
 	// renamed maps a flag's former name to the message that says what
 	// replaced it: an old spelling is an error with a hint, never
 	// silently taken.
@@ -185,6 +192,9 @@ func (fs *flagSet) printUsage() {
 		fs.SetOutput(w)
 		fs.PrintDefaults()
 		fs.SetOutput(io.Discard)
+	}
+	if fs.after != "" {
+		fmt.Fprint(w, "\n"+fs.after)
 	}
 }
 

@@ -26,6 +26,7 @@ import (
 // migrateOpts are the flags of oauth1 migrate.
 type migrateOpts struct {
 	provider, clientID, clientSecret, tokenURL, scope, out, rate string
+	failures, only                                               string
 	concurrency, retries                                         int
 	dryRun                                                       bool
 	// The signed shape.
@@ -52,6 +53,21 @@ type migrateLine struct {
 // tenant, which a client needs to use the token.
 var extrasKept = []string{"scope", "realmId", "xero_tenant_id", "x_refresh_token_expires_in", "id_token"}
 
+// migrateAfter follows the flags in oauth1 migrate -h.
+const migrateAfter = `Exit status:
+  0    every token exchanged (or already in --out)
+  1    the run ended, and some tokens failed (each on stderr, and in --failures)
+  2    a usage or input error: nothing exchanged
+  130  interrupted (Ctrl-C): tokens left; a re-run with the same --out resumes
+
+Ctrl-C starts no exchange and waits for those in flight, whose answers are
+written, so that with --out no token is exchanged twice; a second Ctrl-C
+abandons them and names each. A process killed outright (kill -9, a crash)
+cannot wait: the re-run sends the requests that were in flight (up to
+--concurrency) again, and a provider that revoked their 1.0a tokens refuses
+them (those users authorize again).
+`
+
 func (c *cmd) migrate(args []string) int {
 	var o migrateOpts
 	fs := c.newFlags("migrate", "--provider x|signed [flags] [FILE]")
@@ -61,6 +77,8 @@ func (c *cmd) migrate(args []string) int {
 	fs.StringVar(&o.tokenURL, "token-url", "", "exchange endpoint `URL` (x: default "+exchange.XTokenURL+"; a sandbox or a test server)")
 	fs.StringVar(&o.scope, "scope", "", "`scopes` to ask for, space-separated")
 	fs.StringVar(&o.out, "out", "", "append results to `FILE`, and skip the tokens it already holds (resume)")
+	fs.StringVar(&o.failures, "failures", "", "write one JSON line per failed token to `FILE` (created anew, mode 0600; no secret)")
+	fs.StringVar(&o.only, "only", "", "exchange only the tokens that `FILE` names (an earlier run's --failures), taking their credentials from the input")
 	fs.StringVar(&o.rate, "rate", "", "at most `N/DURATION` exchanges (x: default 10000/15m, X's limit per app; signed: 600/1m)")
 	fs.IntVar(&o.concurrency, "concurrency", 4, "exchanges in flight at once")
 	fs.IntVar(&o.retries, "retries", 5, "times a token is tried again after a 429")
@@ -77,12 +95,16 @@ func (c *cmd) migrate(args []string) int {
 	fs.StringVar(&o.scopeField, "scope-field", "scope", "signed: body field `name` of the scope (- leaves it out)")
 	fs.Var(&o.fields, "field", "signed: another body field `name=value`, such as Intuit's redirect_uri (repeatable)")
 	fs.Var(&o.keep, "keep", "another `field` of the answer to write with the token (repeatable)")
+	fs.after = migrateAfter
 	pos, code, ok := fs.parse(args)
 	if !ok {
 		return code
 	}
 	if len(pos) > 1 {
 		return fs.usageError("one FILE at most; %q is extra", pos[1])
+	}
+	if o.failures != "" && o.failures == o.out {
+		return fs.usageError("--failures and --out name the same file %q", o.out)
 	}
 	ex, rate, secrets, err := c.migrateExchanger(&o)
 	if err != nil {
@@ -93,15 +115,29 @@ func (c *cmd) migrate(args []string) int {
 		return c.errorf(exitUsage, "migrate: %v", err)
 	}
 	defer in.Close()
-	lines, failed := c.readMigrateLines(in)
+	lines, bad := c.readMigrateLines(in)
+	if o.only != "" {
+		// Read before --failures is created: both may name one file.
+		if lines, err = c.onlyLines(o.only, lines); err != nil {
+			return c.errorf(exitUsage, "migrate: --only: %v", err)
+		}
+	}
 	if o.dryRun {
 		return c.migrateDryRun(&o, lines, secrets)
 	}
-	m := &migration{c: c, ex: ex, lim: rate, retries: o.retries, keep: append(extrasKept, o.keep...), failed: failed}
-	if err := m.open(o.out); err != nil {
-		return c.errorf(exitFailure, "migrate: %v", err)
+	m := &migration{c: c, ex: ex, lim: rate, retries: o.retries, keep: append(extrasKept, o.keep...)}
+	if o.provider == "signed" {
+		m.consumerKey = o.consumerKey
+	}
+	// Nothing is exchanged when the output cannot be opened: an input
+	// error, not a failed token.
+	if err := m.open(o.out, o.failures); err != nil {
+		return c.errorf(exitUsage, "migrate: %v", err)
 	}
 	defer m.close()
+	for _, f := range bad {
+		m.record(f)
+	}
 	ctx, stop := m.interrupts()
 	defer stop()
 	m.run(ctx, lines, max(o.concurrency, 1))
@@ -204,10 +240,15 @@ func (c *cmd) migrateExchanger(o *migrateOpts) (exchanger, *limiter, []string, e
 
 // readMigrateLines reads one JSON oauth1.Credentials per line; a line that
 // is not one is reported, without its content (it may hold a secret), and
-// counted as failed.
-func (c *cmd) readMigrateLines(in io.Reader) ([]migrateLine, int) {
+// returned as a failure.
+func (c *cmd) readMigrateLines(in io.Reader) ([]migrateLine, []failure) {
 	var lines []migrateLine
-	failed := 0
+	var failed []failure
+	bad := func(n int, format string, args ...any) {
+		msg := fmt.Sprintf(format, args...)
+		c.errorf(0, "migrate: %s", msg)
+		failed = append(failed, failure{line: n, kind: failInput, msg: msg})
+	}
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	n := 0
@@ -219,20 +260,17 @@ func (c *cmd) readMigrateLines(in io.Reader) ([]migrateLine, int) {
 		}
 		l := migrateLine{n: n}
 		if err := json.Unmarshal(b, &l.fields); err != nil {
-			c.errorf(0, "migrate: line %d is not a JSON object", n)
-			failed++
+			bad(n, "line %d is not a JSON object", n)
 			continue
 		}
 		if err := json.Unmarshal(b, &l.cred); err != nil || l.cred.Token == "" {
-			c.errorf(0, "migrate: line %d has no Token (want oauth1.Credentials as json.Marshal writes it, with Token and Secret)", n)
-			failed++
+			bad(n, "line %d has no Token (want oauth1.Credentials as json.Marshal writes it, with Token and Secret)", n)
 			continue
 		}
 		lines = append(lines, l)
 	}
 	if err := sc.Err(); err != nil {
-		c.errorf(0, "migrate: reading the input after line %d: %v", n, err)
-		failed++
+		bad(n+1, "reading the input after line %d: %v", n, err)
 	}
 	return lines, failed
 }
@@ -242,8 +280,7 @@ func (c *cmd) readMigrateLines(in io.Reader) ([]migrateLine, int) {
 func (l migrateLine) result(tok *oauth2.Token, keep []string) ([]byte, error) {
 	out := make(map[string]any, len(l.fields)+2)
 	for k, v := range l.fields {
-		// json.Unmarshal matches names without regard to case: so does this.
-		if !strings.EqualFold(k, "Secret") {
+		if !isSecretField(k) {
 			out[k] = v
 		}
 	}
@@ -260,11 +297,15 @@ func (l migrateLine) result(tok *oauth2.Token, keep []string) ([]byte, error) {
 	return json.Marshal(out)
 }
 
+// isSecretField reports whether k is the input's Secret: json.Unmarshal
+// matches names without regard to case, and so does this.
+func isSecretField(k string) bool { return strings.EqualFold(k, "Secret") }
+
 // migrateDryRun prints the request the first line to exchange would send,
 // with every secret redacted, and sends nothing.
 func (c *cmd) migrateDryRun(o *migrateOpts, lines []migrateLine, secrets []string) int {
 	if len(lines) == 0 {
-		return c.errorf(exitFailure, "migrate: --dry-run: no credentials in the input")
+		return c.errorf(exitUsage, "migrate: --dry-run: no credentials in the input")
 	}
 	var got *http.Request
 	var body []byte

@@ -28,9 +28,12 @@ type migration struct {
 	lim     *limiter
 	retries int
 	keep    []string
+	// consumerKey is written with each failure of the signed shape.
+	consumerKey string
 
 	out     string
 	file    *os.File // the --out file, or nil for stdout
+	fails   *os.File // the --failures file, or nil
 	w       io.Writer
 	done    map[string]bool // tokens the --out file holds
 	start   time.Time
@@ -47,10 +50,18 @@ type migration struct {
 
 // open readies the output: stdout, or the --out file, whose tokens are
 // skipped. A last line without its newline (a crash while writing it) is
-// cut off: its token is exchanged again.
-func (m *migration) open(path string) error {
+// cut off: its token is exchanged again. failures, if not "", is created
+// anew for the failures of this run.
+func (m *migration) open(path, failures string) error {
 	m.done = map[string]bool{}
 	m.out = path
+	if failures != "" {
+		f, err := os.OpenFile(failures, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err != nil {
+			return err
+		}
+		m.fails = f
+	}
 	if path == "" {
 		m.w = m.c.stdout
 		return nil
@@ -90,6 +101,9 @@ func (m *migration) open(path string) error {
 func (m *migration) close() {
 	if m.file != nil {
 		m.file.Close()
+	}
+	if m.fails != nil {
+		m.fails.Close()
 	}
 }
 
@@ -223,7 +237,7 @@ func (m *migration) one(ctx context.Context, l migrateLine) {
 				err = m.write(b)
 			}
 			if err != nil {
-				m.fail(l, fmt.Errorf("exchanged, but the result was not written (%v); a re-run exchanges it again", err))
+				m.fail(newFailure(l, failUnwritten, fmt.Errorf("exchanged, but the result was not written (%v); a re-run exchanges it again", err)))
 				return
 			}
 			m.count(&m.exchanged)
@@ -238,7 +252,7 @@ func (m *migration) one(ctx context.Context, l migrateLine) {
 			m.lim.pause(min(wait, 15*time.Minute))
 			continue
 		}
-		m.fail(l, err)
+		m.fail(newFailure(l, "", err))
 		return
 	}
 }
@@ -271,15 +285,46 @@ func (m *migration) abandon(l migrateLine) {
 	defer m.mu.Unlock()
 	m.abandoned++
 	m.clearBar()
-	fmt.Fprintf(m.c.stderr, "oauth1 migrate: line %d (token %s): abandoned in flight: the provider may have exchanged it, and then refuses it to a re-run (that user authorizes again)\n", l.n, terminalSafe(l.cred.Token))
+	msg := "abandoned in flight: the provider may have exchanged it, and then refuses it to a re-run (that user authorizes again)"
+	fmt.Fprintf(m.c.stderr, "oauth1 migrate: line %d (token %s): %s\n", l.n, terminalSafe(l.cred.Token), msg)
+	m.writeFailure(newFailure(l, failAbandoned, errors.New(msg)))
 }
 
-func (m *migration) fail(l migrateLine, err error) {
+// fail reports a token that was not exchanged.
+func (m *migration) fail(f failure) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.failed++
 	m.clearBar()
-	fmt.Fprintf(m.c.stderr, "oauth1 migrate: line %d (token %s): %s\n", l.n, terminalSafe(l.cred.Token), terminalSafe(err.Error()))
+	fmt.Fprintf(m.c.stderr, "oauth1 migrate: line %d (token %s): %s\n", f.line, terminalSafe(f.l.cred.Token), terminalSafe(f.msg))
+	m.writeFailure(f)
+}
+
+// record counts a line of the input that is not credentials, already
+// reported, and writes it to --failures.
+func (m *migration) record(f failure) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.failed++
+	m.writeFailure(f)
+}
+
+// writeFailure appends f to the --failures file; m.mu is held. A failure
+// that cannot be written is said on stderr, once, and the run goes on: the
+// same failure is on stderr already.
+func (m *migration) writeFailure(f failure) {
+	if m.fails == nil {
+		return
+	}
+	b, err := f.json(m.consumerKey)
+	if err == nil {
+		_, err = m.fails.Write(append(b, '\n'))
+	}
+	if err != nil {
+		fmt.Fprintf(m.c.stderr, "oauth1 migrate: writing %s: %v; the failures are on stderr only\n", m.fails.Name(), err)
+		m.fails.Close()
+		m.fails = nil
+	}
 }
 
 // drawBar redraws the progress bar on the terminal until stopBar closes.
@@ -326,8 +371,9 @@ func progressBar(done, total, ok, failed int, elapsed time.Duration) string {
 		strings.Repeat("#", cells), strings.Repeat(".", width-cells), done, total, ok, failed, eta)
 }
 
-// summary prints the counts and returns the exit status: 1 if any line
-// failed, was abandoned or was left undone.
+// summary prints the counts and returns the exit status: exitInterrupted
+// if Ctrl-C left any token abandoned or not attempted (a re-run resumes),
+// else exitFailure if any line failed, else exitOK.
 func (m *migration) summary() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -345,9 +391,16 @@ func (m *migration) summary() int {
 	if m.notAttempted > 0 {
 		fmt.Fprintf(&b, ", %d not attempted (interrupted; run again to resume)", m.notAttempted)
 	}
-	fmt.Fprintf(&b, " in %s\n", time.Since(m.start).Round(time.Millisecond))
+	fmt.Fprintf(&b, " in %s", time.Since(m.start).Round(time.Millisecond))
+	if m.fails != nil && (m.failed > 0 || m.abandoned > 0) {
+		fmt.Fprintf(&b, "; failures in %s (--only %[1]s re-runs them)", m.fails.Name())
+	}
+	b.WriteString("\n")
 	fmt.Fprint(m.c.stderr, b.String())
-	if m.failed > 0 || m.notAttempted > 0 || m.abandoned > 0 {
+	switch {
+	case m.notAttempted > 0 || m.abandoned > 0:
+		return exitInterrupted
+	case m.failed > 0:
 		return exitFailure
 	}
 	return exitOK
