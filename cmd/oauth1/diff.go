@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/countersign/countersign/cmd/oauth1/internal/terminal"
 	"github.com/countersign/countersign/oauth1/basestring"
 )
 
@@ -49,7 +50,7 @@ func (c *cmd) diff(args []string) int {
 		printQuirks(c.stdout, diffQuirks(ds, in[0]))
 		return exitOK
 	}
-	fmt.Fprint(c.stdout, terminalSafe(basestring.Format(withHints(ds))))
+	fmt.Fprint(c.stdout, terminal.Safe(basestring.Format(withHints(ds))))
 	printQuirks(c.stdout, diffQuirks(ds, in[0]))
 	return exitFailure
 }

@@ -4,11 +4,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/countersign/countersign/oauth1/basestring"
-	"github.com/countersign/countersign/percent"
 	"io"
 	"runtime/debug"
 	"strings"
+
+	"github.com/countersign/countersign/oauth1/basestring"
+	"github.com/countersign/countersign/percent"
 )
 
 const (

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/countersign/countersign/cmd/oauth1/internal/terminal"
 	"github.com/countersign/countersign/oauth1/exchange"
 )
 
@@ -286,7 +287,7 @@ func (m *migration) abandon(l migrateLine) {
 	m.abandoned++
 	m.clearBar()
 	msg := "abandoned in flight: the provider may have exchanged it, and then refuses it to a re-run (that user authorizes again)"
-	fmt.Fprintf(m.c.stderr, "oauth1 migrate: line %d (token %s): %s\n", l.n, terminalSafe(l.cred.Token), msg)
+	fmt.Fprintf(m.c.stderr, "oauth1 migrate: line %d (token %s): %s\n", l.n, terminal.Safe(l.cred.Token), msg)
 	m.writeFailure(newFailure(l, failAbandoned, errors.New(msg)))
 }
 
@@ -296,7 +297,7 @@ func (m *migration) fail(f failure) {
 	defer m.mu.Unlock()
 	m.failed++
 	m.clearBar()
-	fmt.Fprintf(m.c.stderr, "oauth1 migrate: line %d (token %s): %s\n", f.line, terminalSafe(f.l.cred.Token), terminalSafe(f.msg))
+	fmt.Fprintf(m.c.stderr, "oauth1 migrate: line %d (token %s): %s\n", f.line, terminal.Safe(f.l.cred.Token), terminal.Safe(f.msg))
 	m.writeFailure(f)
 }
 

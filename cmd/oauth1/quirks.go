@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/countersign/countersign/cmd/oauth1/internal/terminal"
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/basestring"
 	"github.com/countersign/countersign/oauth1/providers"
@@ -41,7 +42,7 @@ func printQuirks(w io.Writer, qs []quirk) {
 		if i == 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "Known quirk (%s, %s): %s\n", q.provider, q.name, terminalSafe(q.text))
+		fmt.Fprintf(w, "Known quirk (%s, %s): %s\n", q.provider, q.name, terminal.Safe(q.text))
 	}
 }
 

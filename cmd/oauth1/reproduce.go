@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/countersign/countersign/cmd/oauth1/internal/terminal"
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/basestring"
 	"github.com/countersign/countersign/oauth1/server"
@@ -34,9 +35,9 @@ func (c *cmd) printReproduced(m basestring.Mistake) {
 	for _, k := range m.Also {
 		kinds += ", " + string(k)
 	}
-	fmt.Fprintln(w, "Base string check: "+kinds+"\n"+terminalSafe(sentence(cause)))
+	fmt.Fprintln(w, "Base string check: "+kinds+"\n"+terminal.Safe(sentence(cause)))
 	if signed != "" {
-		fmt.Fprintln(w, "\nThe base string your client signed (reproduced: its HMAC with the secrets given is the signature):\n"+terminalSafe(signed))
+		fmt.Fprintln(w, "\nThe base string your client signed (reproduced: its HMAC with the secrets given is the signature):\n"+terminal.Safe(signed))
 	}
 }
 

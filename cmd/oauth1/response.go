@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/countersign/countersign/cmd/oauth1/internal/terminal"
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/sunset"
 )
@@ -49,7 +50,7 @@ func (c *cmd) response(args []string) int {
 				base = strconv.Quote(base)
 			}
 			fmt.Fprintln(c.stdout, "The provider's base string (oauth_signature_base_string):")
-			fmt.Fprintln(c.stdout, terminalSafe(base))
+			fmt.Fprintln(c.stdout, terminal.Safe(base))
 			fmt.Fprintln(c.stdout, "Compare it with the one the client signed (oauth1 sign --explain prints it): oauth1 diff 'PROVIDER_BASE' 'CLIENT_BASE'.")
 		}
 		return exitFailure

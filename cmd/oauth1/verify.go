@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/countersign/countersign/cmd/oauth1/internal/terminal"
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/basestring"
 	"github.com/countersign/countersign/oauth1/rsakey"
@@ -252,7 +253,7 @@ func (c *cmd) printClientDiff(base, clientBase, scheme string, guessed bool) boo
 		fmt.Fprintln(w, "The client's base string (--base-string) is the same, so the key differs: the secrets given, or how the client used them.")
 		return true
 	}
-	fmt.Fprint(w, terminalSafe(basestring.Format(withHints(ds))))
+	fmt.Fprint(w, terminal.Safe(basestring.Format(withHints(ds))))
 	if other, ok := onlyScheme(ds, base, clientBase); ok && guessed {
 		fmt.Fprintf(w, "The only difference is the scheme, and it was taken as %s because the request line does not name one: "+
 			"the client signed an %s URL. Run again with --scheme %s.\n", scheme, other, other)
