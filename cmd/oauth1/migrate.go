@@ -1,24 +1,12 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"net/url"
 	"os"
-	"regexp"
-	"strconv"
 	"strings"
-	"sync"
-	"time"
 
-	"golang.org/x/oauth2"
-
+	"github.com/countersign/countersign/cmd/oauth1/internal/migrate"
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/exchange"
 )
@@ -34,24 +22,6 @@ type migrateOpts struct {
 	body, httpMethod, idField, secretField, scopeField        string
 	fields, keep                                              repeated
 }
-
-// exchanger is what both shapes of exchange do.
-type exchanger interface {
-	Exchange(context.Context, oauth1.Credentials) (*oauth2.Token, error)
-}
-
-// A migrateLine is one line of the input: its credentials and the rest of
-// its fields, kept.
-type migrateLine struct {
-	n      int
-	cred   oauth1.Credentials
-	fields map[string]json.RawMessage
-}
-
-// extrasKept are the fields of an answer written with the token, beside
-// those x/oauth2 marshals: the grant's scope, Intuit's realmId, Xero's
-// tenant, which a client needs to use the token.
-var extrasKept = []string{"scope", "realmId", "xero_tenant_id", "x_refresh_token_expires_in", "id_token"}
 
 // migrateAfter follows the flags in oauth1 migrate -h.
 const migrateAfter = `Exit status:
@@ -115,38 +85,51 @@ func (c *cmd) migrate(args []string) int {
 		return c.errorf(exitUsage, "migrate: %v", err)
 	}
 	defer in.Close()
-	lines, bad := c.readMigrateLines(in)
+	lines, bad := migrate.ReadLines(in, c.stderr)
 	if o.only != "" {
 		// Read before --failures is created: both may name one file.
-		if lines, err = c.onlyLines(o.only, lines); err != nil {
+		if lines, err = migrate.Only(o.only, lines, c.stderr); err != nil {
 			return c.errorf(exitUsage, "migrate: --only: %v", err)
 		}
 	}
 	if o.dryRun {
-		return c.migrateDryRun(&o, lines, secrets)
+		if len(lines) == 0 {
+			return c.errorf(exitUsage, "migrate: --dry-run: no credentials in the input")
+		}
+		if err := migrate.DryRun(c.stdout, ex, lines[0], secrets, o.secretField); err != nil {
+			return c.errorf(exitFailure, "migrate: %v", err)
+		}
+		fmt.Fprintf(c.stderr, "oauth1 migrate: dry run: %d credentials read, nothing exchanged\n", len(lines))
+		return exitOK
 	}
-	m := &migration{c: c, ex: ex, lim: rate, retries: o.retries, keep: append(extrasKept, o.keep...)}
+	m := &migrate.Run{Exchanger: ex, Limiter: rate, Retries: o.retries, Keep: append(migrate.Extras, o.keep...), Stdout: c.stdout, Stderr: c.stderr}
 	if o.provider == "signed" {
-		m.consumerKey = o.consumerKey
+		m.ConsumerKey = o.consumerKey
 	}
 	// Nothing is exchanged when the output cannot be opened: an input
 	// error, not a failed token.
-	if err := m.open(o.out, o.failures); err != nil {
+	if err := m.Open(o.out, o.failures); err != nil {
 		return c.errorf(exitUsage, "migrate: %v", err)
 	}
-	defer m.close()
+	defer m.Close()
 	for _, f := range bad {
-		m.record(f)
+		m.Record(f)
 	}
-	ctx, stop := m.interrupts()
+	ctx, stop := m.Interrupts()
 	defer stop()
-	m.run(ctx, lines, max(o.concurrency, 1))
-	return m.summary()
+	m.Exchange(ctx, lines, max(o.concurrency, 1))
+	switch m.Summary() {
+	case migrate.Interrupted:
+		return exitInterrupted
+	case migrate.Failed:
+		return exitFailure
+	}
+	return exitOK
 }
 
 // migrateExchanger builds the exchange the flags describe, its rate, and
 // the secrets a dry run redacts.
-func (c *cmd) migrateExchanger(o *migrateOpts) (exchanger, *limiter, []string, error) {
+func (c *cmd) migrateExchanger(o *migrateOpts) (migrate.Exchanger, *migrate.Limiter, []string, error) {
 	fill := func(dst *string, env string) {
 		if *dst == "" {
 			*dst = c.getenv(env)
@@ -173,7 +156,7 @@ func (c *cmd) migrateExchanger(o *migrateOpts) (exchanger, *limiter, []string, e
 	}
 	switch o.provider {
 	case "x":
-		lim, err := parseRate(o.rate, "10000/15m")
+		lim, err := migrate.ParseRate(o.rate, "10000/15m")
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -184,7 +167,7 @@ func (c *cmd) migrateExchanger(o *migrateOpts) (exchanger, *limiter, []string, e
 		e.Scopes = scopes
 		return e, lim, []string{o.clientSecret}, nil
 	case "signed":
-		lim, err := parseRate(o.rate, "600/1m")
+		lim, err := migrate.ParseRate(o.rate, "600/1m")
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -236,210 +219,4 @@ func (c *cmd) migrateExchanger(o *migrateOpts) (exchanger, *limiter, []string, e
 		return s, lim, []string{o.clientSecret, o.consumerSecret}, nil
 	}
 	return nil, nil, nil, fmt.Errorf("unknown --provider %q (x or signed)", o.provider)
-}
-
-// readMigrateLines reads one JSON oauth1.Credentials per line; a line that
-// is not one is reported, without its content (it may hold a secret), and
-// returned as a failure.
-func (c *cmd) readMigrateLines(in io.Reader) ([]migrateLine, []failure) {
-	var lines []migrateLine
-	var failed []failure
-	bad := func(n int, format string, args ...any) {
-		msg := fmt.Sprintf(format, args...)
-		c.errorf(0, "migrate: %s", msg)
-		failed = append(failed, failure{line: n, kind: failInput, msg: msg})
-	}
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		l := migrateLine{n: n}
-		if err := json.Unmarshal(b, &l.fields); err != nil {
-			bad(n, "line %d is not a JSON object", n)
-			continue
-		}
-		if err := json.Unmarshal(b, &l.cred); err != nil || l.cred.Token == "" {
-			bad(n, "line %d has no Token (want oauth1.Credentials as json.Marshal writes it, with Token and Secret)", n)
-			continue
-		}
-		lines = append(lines, l)
-	}
-	if err := sc.Err(); err != nil {
-		bad(n+1, "reading the input after line %d: %v", n, err)
-	}
-	return lines, failed
-}
-
-// result is the output line of l: its fields without the secret, and the
-// OAuth 2.0 token as x/oauth2 marshals it, with the answer's extras kept.
-func (l migrateLine) result(tok *oauth2.Token, keep []string) ([]byte, error) {
-	out := make(map[string]any, len(l.fields)+2)
-	for k, v := range l.fields {
-		if !isSecretField(k) {
-			out[k] = v
-		}
-	}
-	out["oauth2"] = tok
-	extra := map[string]any{}
-	for _, k := range keep {
-		if v := tok.Extra(k); v != nil {
-			extra[k] = v
-		}
-	}
-	if len(extra) > 0 {
-		out["oauth2_extra"] = extra
-	}
-	return json.Marshal(out)
-}
-
-// isSecretField reports whether k is the input's Secret: json.Unmarshal
-// matches names without regard to case, and so does this.
-func isSecretField(k string) bool { return strings.EqualFold(k, "Secret") }
-
-// migrateDryRun prints the request the first line to exchange would send,
-// with every secret redacted, and sends nothing.
-func (c *cmd) migrateDryRun(o *migrateOpts, lines []migrateLine, secrets []string) int {
-	if len(lines) == 0 {
-		return c.errorf(exitUsage, "migrate: --dry-run: no credentials in the input")
-	}
-	var got *http.Request
-	var body []byte
-	capture := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		got = r
-		if r.Body != nil {
-			body, _ = io.ReadAll(r.Body)
-		}
-		return nil, errDryRun
-	})}
-	ex, _, _, err := c.migrateExchanger(o)
-	if err != nil {
-		return c.errorf(exitUsage, "migrate: %v", err)
-	}
-	switch e := ex.(type) {
-	case *exchange.TokenExchange:
-		e.HTTPClient = capture
-	case *exchange.Signed:
-		e.Config.HTTPClient = capture
-	}
-	cred := lines[0].cred
-	if _, err := ex.Exchange(context.Background(), cred); got == nil {
-		return c.errorf(exitFailure, "migrate: --dry-run: line %d: %v", lines[0].n, err)
-	}
-	secrets = append(secrets, cred.Secret)
-	fmt.Fprintf(c.stdout, "%s %s\n", got.Method, redactText(got.URL.String(), secrets))
-	for _, k := range []string{"Authorization", "Content-Type", "Accept"} {
-		if v := got.Header.Get(k); v != "" {
-			fmt.Fprintf(c.stdout, "%s: %s\n", k, redactText(redactAuthorization(v), secrets))
-		}
-	}
-	fmt.Fprintf(c.stdout, "\n%s\n", redactText(redactBody(string(body), got.Header.Get("Content-Type"), o.secretField), secrets))
-	fmt.Fprintf(c.stderr, "oauth1 migrate: dry run: %d credentials read, nothing exchanged\n", len(lines))
-	return exitOK
-}
-
-var errDryRun = errors.New("dry run")
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-var oauthSignature = regexp.MustCompile(`oauth_signature="[^"]*"`)
-
-// redactAuthorization hides Basic credentials and an OAuth signature.
-func redactAuthorization(v string) string {
-	if scheme, _, ok := strings.Cut(v, " "); ok && strings.EqualFold(scheme, "Basic") {
-		return scheme + " REDACTED"
-	}
-	return oauthSignature.ReplaceAllString(v, `oauth_signature="REDACTED"`)
-}
-
-// redactBody hides the secret fields of a form or JSON body.
-func redactBody(body, contentType, secretField string) string {
-	names := map[string]bool{"oauth_token_secret": true, "client_secret": true, secretField: true}
-	if strings.HasPrefix(contentType, "application/json") {
-		var m map[string]any
-		if json.Unmarshal([]byte(body), &m) == nil {
-			for k := range m {
-				if names[k] {
-					m[k] = "REDACTED"
-				}
-			}
-			b, _ := json.Marshal(m)
-			return string(b)
-		}
-		return body
-	}
-	var parts []string
-	for _, kv := range strings.Split(body, "&") {
-		k, _, _ := strings.Cut(kv, "=")
-		if dk, err := url.QueryUnescape(k); err == nil && names[dk] {
-			kv = k + "=REDACTED"
-		}
-		parts = append(parts, kv)
-	}
-	return strings.Join(parts, "&")
-}
-
-// redactText hides any secret left, as it is or encoded.
-func redactText(s string, secrets []string) string {
-	for _, sec := range secrets {
-		if sec != "" {
-			s = strings.ReplaceAll(s, sec, "REDACTED")
-			s = strings.ReplaceAll(s, url.QueryEscape(sec), "REDACTED")
-			s = strings.ReplaceAll(s, url.PathEscape(sec), "REDACTED")
-		}
-	}
-	return s
-}
-
-// A limiter spaces requests so that at most n go in any window, and
-// holds them all while the provider asked to wait.
-type limiter struct {
-	every time.Duration
-	mu    sync.Mutex
-	next  time.Time
-}
-
-func parseRate(s, def string) (*limiter, error) {
-	if s == "" {
-		s = def
-	}
-	ns, ds, ok := strings.Cut(s, "/")
-	n, err := strconv.Atoi(ns)
-	d, derr := time.ParseDuration(ds)
-	if !ok || err != nil || derr != nil || n < 1 || d <= 0 {
-		return nil, fmt.Errorf("--rate %q: want N/DURATION, such as 10000/15m", s)
-	}
-	return &limiter{every: d / time.Duration(n)}, nil
-}
-
-// wait returns when the next request may go, or false when ctx ends.
-func (l *limiter) wait(ctx context.Context) bool {
-	l.mu.Lock()
-	t := time.Now()
-	if l.next.After(t) {
-		t = l.next
-	}
-	l.next = t.Add(l.every)
-	l.mu.Unlock()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-time.After(time.Until(t)):
-		return true
-	}
-}
-
-// pause holds every request for d.
-func (l *limiter) pause(d time.Duration) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if t := time.Now().Add(d); t.After(l.next) {
-		l.next = t
-	}
 }

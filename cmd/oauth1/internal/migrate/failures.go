@@ -1,4 +1,4 @@
-package main
+package migrate
 
 import (
 	"bufio"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/countersign/countersign/oauth1/exchange"
@@ -20,10 +21,10 @@ const (
 	failAbandoned = "abandoned" // cut off in flight by a second Ctrl-C
 )
 
-// A failure is one token, or one line of the input, that was not exchanged.
-type failure struct {
+// A Failure is one token, or one line of the input, that was not exchanged.
+type Failure struct {
 	line int
-	l    *migrateLine // nil for a line that is not credentials
+	l    *Line // nil for a line that is not credentials
 	kind string
 	msg  string
 	err  *exchange.Error // the provider's answer, for failProvider
@@ -31,8 +32,8 @@ type failure struct {
 
 // newFailure is l's failure of kind, or, when kind is "", the kind err,
 // an exchange's error, is.
-func newFailure(l migrateLine, kind string, err error) failure {
-	f := failure{line: l.n, l: &l, kind: kind, msg: err.Error()}
+func newFailure(l Line, kind string, err error) Failure {
+	f := Failure{line: l.N, l: &l, kind: kind, msg: err.Error()}
 	if kind == "" {
 		f.kind = failRequest
 		if errors.As(err, &f.err) {
@@ -45,10 +46,10 @@ func newFailure(l migrateLine, kind string, err error) failure {
 // json is the --failures line of f: the input line's fields without the
 // secret (so the application's own, such as a user id, name the user),
 // and "failure", what went wrong. Its Token is what --only reads.
-func (f failure) json(consumerKey string) ([]byte, error) {
+func (f Failure) json(consumerKey string) ([]byte, error) {
 	out := map[string]any{}
 	if f.l != nil {
-		for k, v := range f.l.fields {
+		for k, v := range f.l.Fields {
 			if !isSecretField(k) {
 				out[k] = v
 			}
@@ -68,9 +69,10 @@ func (f failure) json(consumerKey string) ([]byte, error) {
 	return json.Marshal(out)
 }
 
-// onlyLines keeps the lines whose token the file at path names: a
-// --failures file of an earlier run, or any JSON lines with a Token.
-func (c *cmd) onlyLines(path string, lines []migrateLine) ([]migrateLine, error) {
+// Only keeps the lines whose token the file at path names: a --failures
+// file of an earlier run, or any JSON lines with a Token. It says on
+// stderr how many of those tokens the input lacks.
+func Only(path string, lines []Line, stderr io.Writer) ([]Line, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -94,16 +96,16 @@ func (c *cmd) onlyLines(path string, lines []migrateLine) ([]migrateLine, error)
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	var kept []migrateLine
+	var kept []Line
 	found := map[string]bool{}
 	for _, l := range lines {
-		if want[l.cred.Token] {
+		if want[l.Cred.Token] {
 			kept = append(kept, l)
-			found[l.cred.Token] = true
+			found[l.Cred.Token] = true
 		}
 	}
 	if missing := len(want) - len(found); missing > 0 {
-		c.errorf(0, "migrate: --only: %d of the %d tokens %s names are not in the input", missing, len(want), path)
+		fmt.Fprintf(stderr, "oauth1: migrate: --only: %d of the %d tokens %s names are not in the input\n", missing, len(want), path)
 	}
 	return kept, nil
 }

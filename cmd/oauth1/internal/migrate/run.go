@@ -1,4 +1,4 @@
-package main
+package migrate
 
 import (
 	"bytes"
@@ -21,16 +21,22 @@ import (
 // requestTimeout bounds one exchange.
 const requestTimeout = time.Minute
 
-// A migration exchanges the lines of oauth1 migrate's input and writes
-// each result as soon as it has it.
-type migration struct {
-	c       *cmd
-	ex      exchanger
-	lim     *limiter
-	retries int
-	keep    []string
-	// consumerKey is written with each failure of the signed shape.
-	consumerKey string
+// A Run exchanges the lines of oauth1 migrate's input and writes each
+// result as soon as it has it. Set its fields, then call Open, Exchange
+// and Summary.
+type Run struct {
+	Exchanger Exchanger
+	Limiter   *Limiter
+	// Retries is how many times a token is tried again after a 429.
+	Retries int
+	// Keep are the fields of an answer written with the token (Extras and
+	// the user's own).
+	Keep []string
+	// ConsumerKey is written with each failure of the signed shape.
+	ConsumerKey string
+	// Stdout receives the results when there is no --out file; Stderr the
+	// failures, the progress bar and the summary.
+	Stdout, Stderr io.Writer
 
 	out     string
 	file    *os.File // the --out file, or nil for stdout
@@ -49,11 +55,11 @@ type migration struct {
 	inFlight, abandoned                int
 }
 
-// open readies the output: stdout, or the --out file, whose tokens are
+// Open readies the output: stdout, or the --out file, whose tokens are
 // skipped. A last line without its newline (a crash while writing it) is
 // cut off: its token is exchanged again. failures, if not "", is created
 // anew for the failures of this run.
-func (m *migration) open(path, failures string) error {
+func (m *Run) Open(path, failures string) error {
 	m.done = map[string]bool{}
 	m.out = path
 	if failures != "" {
@@ -64,7 +70,7 @@ func (m *migration) open(path, failures string) error {
 		m.fails = f
 	}
 	if path == "" {
-		m.w = m.c.stdout
+		m.w = m.Stdout
 		return nil
 	}
 	// Results hold OAuth 2.0 tokens: readable by their owner only.
@@ -82,7 +88,7 @@ func (m *migration) open(path, failures string) error {
 			f.Close()
 			return err
 		}
-		m.c.errorf(0, "migrate: %s ended in a partial line (an interrupted write), cut off; its token is exchanged again", path)
+		fmt.Fprintf(m.Stderr, "oauth1: migrate: %s ended in a partial line (an interrupted write), cut off; its token is exchanged again\n", path)
 		b = b[:i+1]
 	}
 	for _, line := range bytes.Split(b, []byte("\n")) {
@@ -99,7 +105,8 @@ func (m *migration) open(path, failures string) error {
 	return nil
 }
 
-func (m *migration) close() {
+// Close closes the files Open opened.
+func (m *Run) Close() {
 	if m.file != nil {
 		m.file.Close()
 	}
@@ -108,11 +115,11 @@ func (m *migration) close() {
 	}
 }
 
-// interrupts makes Ctrl-C stop the migration in two steps. The first ends
+// Interrupts makes Ctrl-C stop the migration in two steps. The first ends
 // the context returned: no exchange starts after it, and those in flight
 // finish and are written, since the provider may already have revoked their
 // 1.0a tokens. A second abandons those too (m.hard); a third kills.
-func (m *migration) interrupts() (context.Context, func()) {
+func (m *Run) Interrupts() (context.Context, func()) {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt)
 	soft, interrupt := context.WithCancel(context.Background())
@@ -134,7 +141,7 @@ func (m *migration) interrupts() (context.Context, func()) {
 		if m.inFlight > 0 {
 			msg += fmt.Sprintf("; waiting for the %d in flight (up to %s), whose answers are written; Ctrl-C again abandons them", m.inFlight, requestTimeout)
 		}
-		fmt.Fprintln(m.c.stderr, msg)
+		fmt.Fprintln(m.Stderr, msg)
 		m.mu.Unlock()
 		select {
 		case <-sig:
@@ -151,32 +158,32 @@ func (m *migration) interrupts() (context.Context, func()) {
 	}
 }
 
-// run exchanges lines with n workers, at the limiter's rate, until they
+// Exchange exchanges lines with n workers, at the limiter's rate, until they
 // are done or ctx ends.
-func (m *migration) run(ctx context.Context, lines []migrateLine, n int) {
+func (m *Run) Exchange(ctx context.Context, lines []Line, n int) {
 	m.start = time.Now()
 	seen := map[string]bool{}
-	var todo []migrateLine
+	var todo []Line
 	for _, l := range lines {
 		switch {
-		case m.done[l.cred.Token]:
+		case m.done[l.Cred.Token]:
 			m.skipped++
-		case seen[l.cred.Token]:
+		case seen[l.Cred.Token]:
 			m.repeated++ // exchanging it twice would invalidate the first pair
 		default:
-			seen[l.cred.Token] = true
+			seen[l.Cred.Token] = true
 			todo = append(todo, l)
 		}
 	}
 	m.total = len(todo)
-	if f, ok := m.c.stderr.(*os.File); ok {
+	if f, ok := m.Stderr.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 			m.tty = true
 			m.stopBar, m.barDone = make(chan struct{}), make(chan struct{})
 			go m.drawBar()
 		}
 	}
-	ch := make(chan migrateLine)
+	ch := make(chan Line)
 	var wg sync.WaitGroup
 	for range n {
 		wg.Add(1)
@@ -209,9 +216,9 @@ feed:
 }
 
 // one exchanges one line, waiting out 429s.
-func (m *migration) one(ctx context.Context, l migrateLine) {
+func (m *Run) one(ctx context.Context, l Line) {
 	for attempt := 0; ; attempt++ {
-		ok := m.lim.wait(ctx)
+		ok := m.Limiter.wait(ctx)
 		m.mu.Lock()
 		if !ok || ctx.Err() != nil { // wait may pick its timer over a done ctx
 			m.notAttempted++
@@ -223,7 +230,7 @@ func (m *migration) one(ctx context.Context, l migrateLine) {
 		// An interrupt stops what has not started, not a request in
 		// flight: its answer may be the only valid pair for the user.
 		rctx, cancel := context.WithTimeout(m.hard, requestTimeout)
-		tok, err := m.ex.Exchange(rctx, l.cred)
+		tok, err := m.Exchanger.Exchange(rctx, l.Cred)
 		cancel()
 		m.mu.Lock()
 		m.inFlight--
@@ -233,7 +240,7 @@ func (m *migration) one(ctx context.Context, l migrateLine) {
 			return
 		}
 		if err == nil {
-			b, err := l.result(tok, m.keep)
+			b, err := l.result(tok, m.Keep)
 			if err == nil {
 				err = m.write(b)
 			}
@@ -245,12 +252,12 @@ func (m *migration) one(ctx context.Context, l migrateLine) {
 			return
 		}
 		var e *exchange.Error
-		if errors.As(err, &e) && e.StatusCode == http.StatusTooManyRequests && attempt < m.retries {
+		if errors.As(err, &e) && e.StatusCode == http.StatusTooManyRequests && attempt < m.Retries {
 			wait := e.RetryAfter
 			if wait <= 0 {
 				wait = time.Minute
 			}
-			m.lim.pause(min(wait, 15*time.Minute))
+			m.Limiter.pause(min(wait, 15*time.Minute))
 			continue
 		}
 		m.fail(newFailure(l, "", err))
@@ -258,7 +265,7 @@ func (m *migration) one(ctx context.Context, l migrateLine) {
 	}
 }
 
-func (m *migration) count(n *int) {
+func (m *Run) count(n *int) {
 	m.mu.Lock()
 	*n++
 	m.mu.Unlock()
@@ -266,7 +273,7 @@ func (m *migration) count(n *int) {
 
 // write appends one result line and, to a file, syncs it: a line is in the
 // file only once its token is exchanged, and stays there through a crash.
-func (m *migration) write(b []byte) error {
+func (m *Run) write(b []byte) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.clearBar()
@@ -281,29 +288,29 @@ func (m *migration) write(b []byte) error {
 
 // abandon reports an exchange cut off in flight by a second Ctrl-C: the
 // provider may have made it and revoked the 1.0a token.
-func (m *migration) abandon(l migrateLine) {
+func (m *Run) abandon(l Line) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.abandoned++
 	m.clearBar()
 	msg := "abandoned in flight: the provider may have exchanged it, and then refuses it to a re-run (that user authorizes again)"
-	fmt.Fprintf(m.c.stderr, "oauth1 migrate: line %d (token %s): %s\n", l.n, terminal.Safe(l.cred.Token), msg)
+	fmt.Fprintf(m.Stderr, "oauth1 migrate: line %d (token %s): %s\n", l.N, terminal.Safe(l.Cred.Token), msg)
 	m.writeFailure(newFailure(l, failAbandoned, errors.New(msg)))
 }
 
 // fail reports a token that was not exchanged.
-func (m *migration) fail(f failure) {
+func (m *Run) fail(f Failure) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.failed++
 	m.clearBar()
-	fmt.Fprintf(m.c.stderr, "oauth1 migrate: line %d (token %s): %s\n", f.line, terminal.Safe(f.l.cred.Token), terminal.Safe(f.msg))
+	fmt.Fprintf(m.Stderr, "oauth1 migrate: line %d (token %s): %s\n", f.line, terminal.Safe(f.l.Cred.Token), terminal.Safe(f.msg))
 	m.writeFailure(f)
 }
 
-// record counts a line of the input that is not credentials, already
-// reported, and writes it to --failures.
-func (m *migration) record(f failure) {
+// Record counts a line of the input that is not credentials, already
+// reported by ReadLines, and writes it to --failures.
+func (m *Run) Record(f Failure) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.failed++
@@ -313,29 +320,29 @@ func (m *migration) record(f failure) {
 // writeFailure appends f to the --failures file; m.mu is held. A failure
 // that cannot be written is said on stderr, once, and the run goes on: the
 // same failure is on stderr already.
-func (m *migration) writeFailure(f failure) {
+func (m *Run) writeFailure(f Failure) {
 	if m.fails == nil {
 		return
 	}
-	b, err := f.json(m.consumerKey)
+	b, err := f.json(m.ConsumerKey)
 	if err == nil {
 		_, err = m.fails.Write(append(b, '\n'))
 	}
 	if err != nil {
-		fmt.Fprintf(m.c.stderr, "oauth1 migrate: writing %s: %v; the failures are on stderr only\n", m.fails.Name(), err)
+		fmt.Fprintf(m.Stderr, "oauth1 migrate: writing %s: %v; the failures are on stderr only\n", m.fails.Name(), err)
 		m.fails.Close()
 		m.fails = nil
 	}
 }
 
 // drawBar redraws the progress bar on the terminal until stopBar closes.
-func (m *migration) drawBar() {
+func (m *Run) drawBar() {
 	defer close(m.barDone)
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
 	for {
 		m.mu.Lock()
-		fmt.Fprint(m.c.stderr, "\r"+progressBar(m.exchanged+m.failed, m.total, m.exchanged, m.failed, time.Since(m.start)))
+		fmt.Fprint(m.Stderr, "\r"+progressBar(m.exchanged+m.failed, m.total, m.exchanged, m.failed, time.Since(m.start)))
 		m.barPrinted = 1
 		m.mu.Unlock()
 		select {
@@ -350,9 +357,9 @@ func (m *migration) drawBar() {
 }
 
 // clearBar erases the bar before a line is printed; m.mu is held.
-func (m *migration) clearBar() {
-	if m.barPrinted != 0 && m.w != m.c.stderr {
-		fmt.Fprint(m.c.stderr, "\r\x1b[K")
+func (m *Run) clearBar() {
+	if m.barPrinted != 0 && m.w != m.Stderr {
+		fmt.Fprint(m.Stderr, "\r\x1b[K")
 		m.barPrinted = 0
 	}
 }
@@ -372,10 +379,19 @@ func progressBar(done, total, ok, failed int, elapsed time.Duration) string {
 		strings.Repeat("#", cells), strings.Repeat(".", width-cells), done, total, ok, failed, eta)
 }
 
-// summary prints the counts and returns the exit status: exitInterrupted
-// if Ctrl-C left any token abandoned or not attempted (a re-run resumes),
-// else exitFailure if any line failed, else exitOK.
-func (m *migration) summary() int {
+// An Outcome is how a run ended; the command makes it an exit status.
+type Outcome int
+
+const (
+	Done        Outcome = iota // every token exchanged or already in --out
+	Failed                     // the run ended, and some tokens failed
+	Interrupted                // Ctrl-C left tokens abandoned or not attempted
+)
+
+// Summary prints the counts and returns the outcome: Interrupted if Ctrl-C
+// left any token abandoned or not attempted (a re-run resumes), else Failed
+// if any line failed, else Done.
+func (m *Run) Summary() Outcome {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var b strings.Builder
@@ -397,12 +413,12 @@ func (m *migration) summary() int {
 		fmt.Fprintf(&b, "; failures in %s (--only %[1]s re-runs them)", m.fails.Name())
 	}
 	b.WriteString("\n")
-	fmt.Fprint(m.c.stderr, b.String())
+	fmt.Fprint(m.Stderr, b.String())
 	switch {
 	case m.notAttempted > 0 || m.abandoned > 0:
-		return exitInterrupted
+		return Interrupted
 	case m.failed > 0:
-		return exitFailure
+		return Failed
 	}
-	return exitOK
+	return Done
 }
