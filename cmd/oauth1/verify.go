@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/countersign/countersign/cmd/oauth1/internal/explain"
 	"github.com/countersign/countersign/cmd/oauth1/internal/terminal"
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/basestring"
@@ -237,7 +238,7 @@ func (c *cmd) printExpected(base string, r *http.Request) {
 			raw, _ := io.ReadAll(r.Body)
 			body = string(raw)
 		}
-		writeBreakdown(w, b, sources(b, r.URL.RawQuery, body))
+		explain.Breakdown(w, b, explain.Sources(b, r.URL.RawQuery, body))
 	}
 }
 
@@ -253,7 +254,7 @@ func (c *cmd) printClientDiff(base, clientBase, scheme string, guessed bool) boo
 		fmt.Fprintln(w, "The client's base string (--base-string) is the same, so the key differs: the secrets given, or how the client used them.")
 		return true
 	}
-	fmt.Fprint(w, terminal.Safe(basestring.Format(withHints(ds))))
+	fmt.Fprint(w, terminal.Safe(basestring.Format(explain.WithHints(ds))))
 	if other, ok := onlyScheme(ds, base, clientBase); ok && guessed {
 		fmt.Fprintf(w, "The only difference is the scheme, and it was taken as %s because the request line does not name one: "+
 			"the client signed an %s URL. Run again with --scheme %s.\n", scheme, other, other)
