@@ -7,6 +7,8 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
+
+	"github.com/countersign/countersign/cmd/oauth1/internal/sign"
 )
 
 const (
@@ -114,7 +116,7 @@ func (c *cmd) help(args []string) int {
 	case "lti1p1":
 		return c.lti1p1([]string{"-h"})
 	case "providers":
-		printProviders(c.stdout)
+		sign.PrintProviders(c.stdout)
 		return exitOK
 	}
 	return c.usageError("", "help: unknown command %q", args[0])

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/countersign/countersign/cmd/oauth1/internal/migrate"
+	"github.com/countersign/countersign/cmd/oauth1/internal/sign"
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/exchange"
 )
@@ -180,7 +181,7 @@ func (c *cmd) migrateExchanger(o *migrateOpts) (migrate.Exchanger, *migrate.Limi
 		if o.consumerKey == "" {
 			return nil, nil, nil, errors.New("no --consumer-key (or $OAUTH1_CONSUMER_KEY)")
 		}
-		j := &job{SignatureMethod: o.method, keyPassword: o.keyPassword}
+		j := &sign.Job{SignatureMethod: o.method, KeyPassword: o.keyPassword}
 		if o.keyFile != "" {
 			b, err := os.ReadFile(o.keyFile)
 			if err != nil {
@@ -188,7 +189,7 @@ func (c *cmd) migrateExchanger(o *migrateOpts) (migrate.Exchanger, *migrate.Limi
 			}
 			j.PrivateKeyPEM = string(b)
 		}
-		signer, err := j.signer("")
+		signer, err := j.Signer("")
 		if err != nil {
 			return nil, nil, nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/countersign/countersign/cmd/oauth1/internal/sign"
 	"github.com/countersign/countersign/cmd/oauth1/internal/terminal"
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/basestring"
@@ -261,7 +262,7 @@ func protocolParams(r *http.Request) map[string]string {
 		}
 	}
 	raws := []string{r.URL.RawQuery}
-	if form, _ := isFormType(r.Header.Get("Content-Type")); form && r.Body != nil {
+	if form, _ := sign.IsFormType(r.Header.Get("Content-Type")); form && r.Body != nil {
 		b, _ := io.ReadAll(r.Body)
 		raws = append(raws, string(b))
 	}

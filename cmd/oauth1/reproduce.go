@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/countersign/countersign/cmd/oauth1/internal/sign"
 	"github.com/countersign/countersign/cmd/oauth1/internal/terminal"
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/basestring"
@@ -46,7 +47,7 @@ func (c *cmd) printReproduced(m basestring.Mistake) {
 // the Authorization header; the Verifier's own check takes the same.
 func sentRequest(r *http.Request, body string) basestring.Request {
 	sent := basestring.Request{Query: r.URL.RawQuery, Host: r.Host}
-	if form, _ := isFormType(r.Header.Get("Content-Type")); form {
+	if form, _ := sign.IsFormType(r.Header.Get("Content-Type")); form {
 		sent.Form = body
 	}
 	if ps, err := oauth1.ParseAuthHeader(r.Header.Get("Authorization")); err == nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/countersign/countersign/cmd/oauth1/internal/explain"
+	"github.com/countersign/countersign/cmd/oauth1/internal/sign"
 	"github.com/countersign/countersign/cmd/oauth1/internal/terminal"
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/basestring"
@@ -233,7 +234,7 @@ func (c *cmd) printExpected(base string, r *http.Request) {
 	fmt.Fprintf(w, "\nThe base string this request yields (what the client should have signed):\n%s\n\n", base)
 	if b, err := basestring.Parse(base); err == nil {
 		var body string
-		if form, _ := isFormType(r.Header.Get("Content-Type")); form && r.Body != nil {
+		if form, _ := sign.IsFormType(r.Header.Get("Content-Type")); form && r.Body != nil {
 			// Verify left an in-memory copy of the body it read.
 			raw, _ := io.ReadAll(r.Body)
 			body = string(raw)

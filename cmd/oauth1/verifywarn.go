@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/countersign/countersign/cmd/oauth1/internal/sign"
 	"github.com/countersign/countersign/oauth1"
 )
 
@@ -27,7 +28,7 @@ func tokenWithoutSecret(raw []byte, data string, f *verifyOptions) string {
 		}
 	}
 	sources := []string{r.URL.RawQuery}
-	if form, _ := isFormType(r.Header.Get("Content-Type")); form {
+	if form, _ := sign.IsFormType(r.Header.Get("Content-Type")); form {
 		b, _ := io.ReadAll(io.LimitReader(r.Body, 4<<20))
 		sources = append(sources, string(b))
 	}
