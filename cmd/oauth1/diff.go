@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/countersign/countersign/cmd/oauth1/internal/explain"
+	"github.com/countersign/countersign/cmd/oauth1/internal/quirks"
 	"github.com/countersign/countersign/cmd/oauth1/internal/terminal"
 	"github.com/countersign/countersign/oauth1/basestring"
 )
@@ -48,10 +49,10 @@ func (c *cmd) diff(args []string) int {
 			"(an empty token secret, the secrets swapped, a trailing newline, ...). To find out which, run oauth1 verify on the raw request "+
 			"with the provider's secrets (--consumer-secret, --token-secret, or $OAUTH1_CONSUMER_SECRET and $OAUTH1_TOKEN_SECRET): "+
 			"it names the mistake that reproduces the client's signature.")
-		printQuirks(c.stdout, diffQuirks(ds, in[0]))
+		quirks.Print(c.stdout, quirks.Diff(ds, in[0]))
 		return exitOK
 	}
 	fmt.Fprint(c.stdout, terminal.Safe(basestring.Format(explain.WithHints(ds))))
-	printQuirks(c.stdout, diffQuirks(ds, in[0]))
+	quirks.Print(c.stdout, quirks.Diff(ds, in[0]))
 	return exitFailure
 }

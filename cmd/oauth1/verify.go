@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/countersign/countersign/cmd/oauth1/internal/explain"
+	"github.com/countersign/countersign/cmd/oauth1/internal/quirks"
 	"github.com/countersign/countersign/cmd/oauth1/internal/sign"
 	"github.com/countersign/countersign/cmd/oauth1/internal/terminal"
 	"github.com/countersign/countersign/oauth1"
@@ -487,4 +488,25 @@ func parseRawRequest(raw []byte, body string) (*http.Request, capture, error) {
 		r.Body = http.NoBody
 	}
 	return r, cap, nil
+}
+
+// printVerifyQuirks names the quirks of a request "oauth1 verify" checked:
+// res and err are what the Verifier returned.
+func (c *cmd) printVerifyQuirks(f *verifyOptions, raw []byte, res *server.Verification, err error) {
+	var pe *server.ProblemError
+	switch {
+	case err == nil && res != nil:
+		quirks.Print(c.stdout, f.requestQuirks(raw, res.BaseString, true))
+	case errors.As(err, &pe) && pe.BaseString != "":
+		quirks.Print(c.stdout, f.requestQuirks(raw, pe.BaseString, false))
+	}
+}
+
+// requestQuirks names the quirks of the request in raw; see quirks.Request.
+func (f *verifyOptions) requestQuirks(raw []byte, base string, valid bool) []quirks.Quirk {
+	r, _, err := parseRawRequest(raw, f.data)
+	if err != nil {
+		return nil
+	}
+	return quirks.Request(r, quirks.Secrets{ConsumerSecret: f.store.secret, TokenSecret: f.store.tokenSecret, PublicKey: f.store.pub}, base, valid)
 }
