@@ -21,6 +21,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/countersign/countersign/cmd/oauth1/internal/verify"
 	"github.com/countersign/countersign/internal/vectors"
 )
 
@@ -453,7 +454,7 @@ func TestParseRawRequest(t *testing.T) {
 		{"Content-Length cuts the log", "POST /x HTTP/1.1\nHost: a.example\nContent-Length: 3\n\na=bc\n", "", "POST", "/x", "a=b"},
 	}
 	for _, tt := range tests {
-		r, _, err := parseRawRequest([]byte(tt.in), tt.body)
+		r, _, err := verify.ParseRequest([]byte(tt.in), tt.body)
 		if err != nil {
 			t.Errorf("%s: %v", tt.name, err)
 			continue
@@ -464,8 +465,8 @@ func TestParseRawRequest(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"", "\n\n", "hello world\n", "> \n"} {
-		if _, _, err := parseRawRequest([]byte(in), ""); err == nil {
-			t.Errorf("parseRawRequest(%q): no error", in)
+		if _, _, err := verify.ParseRequest([]byte(in), ""); err == nil {
+			t.Errorf("ParseRequest(%q): no error", in)
 		}
 	}
 }
@@ -576,32 +577,5 @@ func TestVerifyProblemsWithoutFlags(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestVerifyKeyFile checks the files verify --key-file reads: a public key
-// or certificate as rsakey.ParsePublic reads them, PEM or DER, or a private
-// key, whose public half is taken; and that it refuses what holds no RSA key.
-func TestVerifyKeyFile(t *testing.T) {
-	for _, tt := range []struct {
-		file  string
-		valid bool
-	}{
-		{"rsa2048-public.pem", true},
-		{"rsa2048-public-pkcs1.pem", true},
-		{"rsa2048-public.der", true},
-		{"rsa2048-cert.der", true},
-		{"rsa2048-pkcs8.pem", true},
-		{"ec-p256-public.pem", false},
-		{"README.md", false},
-	} {
-		data, err := os.ReadFile(filepath.Join("../../testdata/keys", tt.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		pub, err := publicKey(data, "")
-		if (err == nil) != tt.valid || tt.valid && pub.N.BitLen() != 2048 {
-			t.Errorf("publicKey(%s) = %v, %v; want valid %v", tt.file, pub != nil, err, tt.valid)
-		}
 	}
 }

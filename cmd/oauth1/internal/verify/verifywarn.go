@@ -1,4 +1,4 @@
-package main
+package verify
 
 import (
 	"io"
@@ -13,11 +13,11 @@ import (
 // when the request carries an oauth_token and no token secret was given:
 // the signature is then checked with an empty token secret, which a token
 // issued with a secret never matches. An RSA method uses no token secret.
-func tokenWithoutSecret(raw []byte, data string, f *verifyOptions) string {
-	if f.store.tokenSecret != "" {
+func tokenWithoutSecret(raw []byte, data string, f *Options) string {
+	if f.TokenSecret != "" {
 		return ""
 	}
-	r, _, err := parseRawRequest(raw, data)
+	r, _, err := ParseRequest(raw, data)
 	if err != nil {
 		return ""
 	}
