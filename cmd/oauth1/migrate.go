@@ -1,27 +1,19 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"strings"
 
 	"github.com/countersign/countersign/cmd/oauth1/internal/migrate"
-	"github.com/countersign/countersign/cmd/oauth1/internal/sign"
-	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/exchange"
 )
 
 // migrateOpts are the flags of oauth1 migrate.
 type migrateOpts struct {
-	provider, clientID, clientSecret, tokenURL, scope, out, rate string
-	failures, only                                               string
-	concurrency, retries                                         int
-	dryRun                                                       bool
-	// The signed shape.
-	consumerKey, consumerSecret, method, keyFile, keyPassword string
-	body, httpMethod, idField, secretField, scopeField        string
-	fields, keep                                              repeated
+	migrate.Settings
+	out, failures, only string
+	retries             int
+	dryRun              bool
+	fields, keep        repeated
 }
 
 // migrateAfter follows the flags in oauth1 migrate -h.
@@ -42,28 +34,28 @@ them (those users authorize again).
 func (c *cmd) migrate(args []string) int {
 	var o migrateOpts
 	fs := c.newFlags("migrate", "--provider x|signed [flags] [FILE]")
-	fs.StringVar(&o.provider, "provider", "", "exchange `shape`: x (X's token exchange) or signed (an OAuth-1-signed exchange: Intuit, Xero, ...)")
-	fs.StringVar(&o.clientID, "client-id", "", "OAuth 2.0 client `id` (default $OAUTH2_CLIENT_ID)")
-	fs.StringVar(&o.clientSecret, "client-secret", "", "OAuth 2.0 client `secret` (default $OAUTH2_CLIENT_SECRET; none for an X public client)")
-	fs.StringVar(&o.tokenURL, "token-url", "", "exchange endpoint `URL` (x: default "+exchange.XTokenURL+"; a sandbox or a test server)")
-	fs.StringVar(&o.scope, "scope", "", "`scopes` to ask for, space-separated")
+	fs.StringVar(&o.Provider, "provider", "", "exchange `shape`: x (X's token exchange) or signed (an OAuth-1-signed exchange: Intuit, Xero, ...)")
+	fs.StringVar(&o.ClientID, "client-id", "", "OAuth 2.0 client `id` (default $OAUTH2_CLIENT_ID)")
+	fs.StringVar(&o.ClientSecret, "client-secret", "", "OAuth 2.0 client `secret` (default $OAUTH2_CLIENT_SECRET; none for an X public client)")
+	fs.StringVar(&o.TokenURL, "token-url", "", "exchange endpoint `URL` (x: default "+exchange.XTokenURL+"; a sandbox or a test server)")
+	fs.StringVar(&o.Scope, "scope", "", "`scopes` to ask for, space-separated")
 	fs.StringVar(&o.out, "out", "", "append results to `FILE`, and skip the tokens it already holds (resume)")
 	fs.StringVar(&o.failures, "failures", "", "write one JSON line per failed token to `FILE` (created anew, mode 0600; no secret)")
 	fs.StringVar(&o.only, "only", "", "exchange only the tokens that `FILE` names (an earlier run's --failures), taking their credentials from the input")
-	fs.StringVar(&o.rate, "rate", "", "at most `N/DURATION` exchanges (x: default 10000/15m, X's limit per app; signed: 600/1m)")
-	fs.IntVar(&o.concurrency, "concurrency", 4, "exchanges in flight at once")
+	fs.StringVar(&o.Rate, "rate", "", "at most `N/DURATION` exchanges (x: default 10000/15m, X's limit per app; signed: 600/1m)")
+	fs.IntVar(&o.Concurrency, "concurrency", 4, "exchanges in flight at once")
 	fs.IntVar(&o.retries, "retries", 5, "times a token is tried again after a 429")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print the first request, secrets redacted, and exchange nothing")
-	fs.StringVar(&o.consumerKey, "consumer-key", "", "signed: consumer `key` (default $OAUTH1_CONSUMER_KEY)")
-	fs.StringVar(&o.consumerSecret, "consumer-secret", "", "signed: consumer `secret` (default $OAUTH1_CONSUMER_SECRET)")
-	fs.StringVar(&o.method, "signature-method", "HMAC-SHA1", "signed: signature `method`")
-	fs.StringVar(&o.keyFile, "key-file", "", "signed: RSA private key `file` for the RSA methods (Xero)")
-	fs.StringVar(&o.keyPassword, "key-password", "", "signed: `password` of an encrypted key file (default $OAUTH1_KEY_PASSWORD)")
-	fs.StringVar(&o.body, "body", "json", "signed: body `format`, json or form")
-	fs.StringVar(&o.httpMethod, "request", "POST", "signed: HTTP `method`")
-	fs.StringVar(&o.idField, "client-id-field", "client_id", "signed: body field `name` of the client id (- leaves it out)")
-	fs.StringVar(&o.secretField, "client-secret-field", "client_secret", "signed: body field `name` of the client secret (- leaves it out)")
-	fs.StringVar(&o.scopeField, "scope-field", "scope", "signed: body field `name` of the scope (- leaves it out)")
+	fs.StringVar(&o.ConsumerKey, "consumer-key", "", "signed: consumer `key` (default $OAUTH1_CONSUMER_KEY)")
+	fs.StringVar(&o.ConsumerSecret, "consumer-secret", "", "signed: consumer `secret` (default $OAUTH1_CONSUMER_SECRET)")
+	fs.StringVar(&o.Method, "signature-method", "HMAC-SHA1", "signed: signature `method`")
+	fs.StringVar(&o.KeyFile, "key-file", "", "signed: RSA private key `file` for the RSA methods (Xero)")
+	fs.StringVar(&o.KeyPassword, "key-password", "", "signed: `password` of an encrypted key file (default $OAUTH1_KEY_PASSWORD)")
+	fs.StringVar(&o.Body, "body", "json", "signed: body `format`, json or form")
+	fs.StringVar(&o.HTTPMethod, "request", "POST", "signed: HTTP `method`")
+	fs.StringVar(&o.IDField, "client-id-field", "client_id", "signed: body field `name` of the client id (- leaves it out)")
+	fs.StringVar(&o.SecretField, "client-secret-field", "client_secret", "signed: body field `name` of the client secret (- leaves it out)")
+	fs.StringVar(&o.ScopeField, "scope-field", "scope", "signed: body field `name` of the scope (- leaves it out)")
 	fs.Var(&o.fields, "field", "signed: another body field `name=value`, such as Intuit's redirect_uri (repeatable)")
 	fs.Var(&o.keep, "keep", "another `field` of the answer to write with the token (repeatable)")
 	fs.after = migrateAfter
@@ -77,7 +69,18 @@ func (c *cmd) migrate(args []string) int {
 	if o.failures != "" && o.failures == o.out {
 		return fs.usageError("--failures and --out name the same file %q", o.out)
 	}
-	ex, rate, secrets, err := c.migrateExchanger(&o)
+	fill := func(dst *string, env string) {
+		if *dst == "" {
+			*dst = c.getenv(env)
+		}
+	}
+	fill(&o.ClientID, "OAUTH2_CLIENT_ID")
+	fill(&o.ClientSecret, "OAUTH2_CLIENT_SECRET")
+	fill(&o.ConsumerKey, "OAUTH1_CONSUMER_KEY")
+	fill(&o.ConsumerSecret, "OAUTH1_CONSUMER_SECRET")
+	fill(&o.KeyPassword, "OAUTH1_KEY_PASSWORD")
+	o.Fields = o.fields
+	ex, rate, secrets, err := o.Exchanger()
 	if err != nil {
 		return fs.usageError("%s", err)
 	}
@@ -97,15 +100,15 @@ func (c *cmd) migrate(args []string) int {
 		if len(lines) == 0 {
 			return c.errorf(exitUsage, "migrate: --dry-run: no credentials in the input")
 		}
-		if err := migrate.DryRun(c.stdout, ex, lines[0], secrets, o.secretField); err != nil {
+		if err := migrate.DryRun(c.stdout, ex, lines[0], secrets, o.SecretField); err != nil {
 			return c.errorf(exitFailure, "migrate: %v", err)
 		}
 		fmt.Fprintf(c.stderr, "oauth1 migrate: dry run: %d credentials read, nothing exchanged\n", len(lines))
 		return exitOK
 	}
 	m := &migrate.Run{Exchanger: ex, Limiter: rate, Retries: o.retries, Keep: append(migrate.Extras, o.keep...), Stdout: c.stdout, Stderr: c.stderr}
-	if o.provider == "signed" {
-		m.ConsumerKey = o.consumerKey
+	if o.Provider == "signed" {
+		m.ConsumerKey = o.ConsumerKey
 	}
 	// Nothing is exchanged when the output cannot be opened: an input
 	// error, not a failed token.
@@ -118,7 +121,7 @@ func (c *cmd) migrate(args []string) int {
 	}
 	ctx, stop := m.Interrupts()
 	defer stop()
-	m.Exchange(ctx, lines, max(o.concurrency, 1))
+	m.Exchange(ctx, lines, max(o.Concurrency, 1))
 	switch m.Summary() {
 	case migrate.Interrupted:
 		return exitInterrupted
@@ -126,98 +129,4 @@ func (c *cmd) migrate(args []string) int {
 		return exitFailure
 	}
 	return exitOK
-}
-
-// migrateExchanger builds the exchange the flags describe, its rate, and
-// the secrets a dry run redacts.
-func (c *cmd) migrateExchanger(o *migrateOpts) (migrate.Exchanger, *migrate.Limiter, []string, error) {
-	fill := func(dst *string, env string) {
-		if *dst == "" {
-			*dst = c.getenv(env)
-		}
-	}
-	switch o.provider {
-	case "x", "signed":
-	case "":
-		return nil, nil, nil, errors.New("no --provider (x or signed)")
-	default:
-		return nil, nil, nil, fmt.Errorf("unknown --provider %q (x or signed)", o.provider)
-	}
-	fill(&o.clientID, "OAUTH2_CLIENT_ID")
-	fill(&o.clientSecret, "OAUTH2_CLIENT_SECRET")
-	if o.clientID == "" {
-		return nil, nil, nil, errors.New("no --client-id (the OAuth 2.0 client's; or $OAUTH2_CLIENT_ID)")
-	}
-	if o.concurrency < 1 || o.concurrency > 256 {
-		return nil, nil, nil, fmt.Errorf("--concurrency %d: want 1 to 256", o.concurrency)
-	}
-	var scopes []string
-	if s := strings.Fields(o.scope); len(s) > 0 {
-		scopes = s
-	}
-	switch o.provider {
-	case "x":
-		lim, err := migrate.ParseRate(o.rate, "10000/15m")
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		e := exchange.X(o.clientID, o.clientSecret)
-		if o.tokenURL != "" {
-			e.TokenURL = o.tokenURL
-		}
-		e.Scopes = scopes
-		return e, lim, []string{o.clientSecret}, nil
-	case "signed":
-		lim, err := migrate.ParseRate(o.rate, "600/1m")
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		fill(&o.consumerKey, "OAUTH1_CONSUMER_KEY")
-		fill(&o.consumerSecret, "OAUTH1_CONSUMER_SECRET")
-		fill(&o.keyPassword, "OAUTH1_KEY_PASSWORD")
-		if o.tokenURL == "" {
-			return nil, nil, nil, errors.New("--provider signed needs --token-url, the migration endpoint")
-		}
-		if o.consumerKey == "" {
-			return nil, nil, nil, errors.New("no --consumer-key (or $OAUTH1_CONSUMER_KEY)")
-		}
-		j := &sign.Job{SignatureMethod: o.method, KeyPassword: o.keyPassword}
-		if o.keyFile != "" {
-			b, err := os.ReadFile(o.keyFile)
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			j.PrivateKeyPEM = string(b)
-		}
-		signer, err := j.Signer("")
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		s := &exchange.Signed{
-			Config:   &oauth1.Config{ConsumerKey: o.consumerKey, ConsumerSecret: o.consumerSecret, Signer: signer},
-			URL:      o.tokenURL,
-			Method:   o.httpMethod,
-			ClientID: o.clientID, ClientSecret: o.clientSecret, Scopes: scopes,
-			Names: exchange.Names{ClientID: o.idField, ClientSecret: o.secretField, Scope: o.scopeField},
-		}
-		switch o.body {
-		case "json":
-		case "form":
-			s.Body = exchange.Form
-		default:
-			return nil, nil, nil, fmt.Errorf("--body %q: want json or form", o.body)
-		}
-		for _, f := range o.fields {
-			k, v, ok := strings.Cut(f, "=")
-			if !ok || k == "" {
-				return nil, nil, nil, fmt.Errorf("--field %q: want name=value", f)
-			}
-			if s.Extra == nil {
-				s.Extra = map[string]string{}
-			}
-			s.Extra[k] = v
-		}
-		return s, lim, []string{o.clientSecret, o.consumerSecret}, nil
-	}
-	return nil, nil, nil, fmt.Errorf("unknown --provider %q (x or signed)", o.provider)
 }
