@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/countersign/countersign/cmd/oauth1/internal/verify"
 	"github.com/countersign/countersign/oauth1/basestring"
 	"github.com/countersign/countersign/oauth1/server"
 	"github.com/countersign/countersign/percent"
@@ -30,7 +31,7 @@ import (
 // over the base string the library hashed. The provider's base string
 // comes from the Verifier, as "oauth1 verify" computes it; the Verifier's
 // own check (basestring.Reproduce, 48 HMACs) and then the operator's
-// (reproduceWide, as verify runs it) must give back exactly the base
+// (ReproduceWide, as verify runs it) must give back exactly the base
 // string the library hashed, or nothing.
 //
 // COUNTERSIGN_SHARED_CORPUS names the corpus file; .ci/run sets it.
@@ -180,12 +181,12 @@ func checkShared(t *testing.T, e sharedEntry) sharedResult {
 	if err != nil {
 		t.Fatalf("%s: %v", e.Request.URL, err)
 	}
-	f := &verifyOptions{store: credStore{secret: sharedConsumerSecret, tokenSecret: sharedTokenSecret}, scheme: scheme, anyTime: true, at: time.Now()}
-	r, cap, err := parseRawRequest([]byte(raw), "")
+	f := &verify.Options{ConsumerSecret: sharedConsumerSecret, TokenSecret: sharedTokenSecret, Scheme: scheme, AnyTime: true, At: time.Now()}
+	r, cap, err := verify.ParseRequest([]byte(raw), "")
 	if err != nil {
 		t.Fatalf("%q: %v", raw, err)
 	}
-	v := f.verifier(f.requestScheme(r, cap).scheme)
+	v := f.Verifier(f.RequestScheme(r, cap).Scheme)
 	// Without the diagnosis, whose budget is the program's and would run
 	// out: the Verifier's check is called below as diagnose calls it.
 	v.DiagnoseKeys = false
@@ -201,15 +202,15 @@ func checkShared(t *testing.T, e sharedEntry) sharedResult {
 		return res
 	}
 	res.baseDiffers = pe.BaseString != e.Want
-	r2, _, _ := parseRawRequest([]byte(raw), "")
+	r2, _, _ := verify.ParseRequest([]byte(raw), "")
 	body, _ := io.ReadAll(r2.Body)
-	sent := sentRequest(r2, string(body))
-	key := basestring.Key{ConsumerKey: protocolParam(r2, sent, "oauth_consumer_key"), ConsumerSecret: sharedConsumerSecret, Token: protocolParam(r2, sent, "oauth_token")}
+	sent := verify.SentRequest(r2, string(body))
+	key := basestring.Key{ConsumerKey: verify.ProtocolParam(r2, sent, "oauth_consumer_key"), ConsumerSecret: sharedConsumerSecret, Token: verify.ProtocolParam(r2, sent, "oauth_token")}
 	if key.Token != "" {
 		key.TokenSecret = sharedTokenSecret
 	}
 	start := time.Now()
-	_, signed, ok := basestring.Reproduce(pe.BaseString, protocolParam(r2, sent, "oauth_signature"), protocolParam(r2, sent, "oauth_signature_method"), key, sent)
+	_, signed, ok := basestring.Reproduce(pe.BaseString, verify.ProtocolParam(r2, sent, "oauth_signature"), verify.ProtocolParam(r2, sent, "oauth_signature_method"), key, sent)
 	res.liveDur = time.Since(start)
 	if ok {
 		res.live, res.wide = signed, signed
@@ -217,10 +218,10 @@ func checkShared(t *testing.T, e sharedEntry) sharedResult {
 	}
 	pe.KeyMistake = basestring.Mistake{Kind: basestring.KeyUnknown}
 	start = time.Now()
-	f.reproduceWide(pe, []byte(raw))
+	f.ReproduceWide(pe, []byte(raw))
 	res.wideDz = time.Since(start)
-	if i := strings.LastIndex(pe.KeyMistake.Cause, signedMarker); i >= 0 {
-		s, err := strconv.Unquote(pe.KeyMistake.Cause[i+len(signedMarker):])
+	if i := strings.LastIndex(pe.KeyMistake.Cause, verify.SignedMarker); i >= 0 {
+		s, err := strconv.Unquote(pe.KeyMistake.Cause[i+len(verify.SignedMarker):])
 		if err != nil {
 			t.Fatalf("the cause does not end with the quoted base string: %v", err)
 		}
@@ -339,9 +340,9 @@ func TestSharedCorpusVerifierAgrees(t *testing.T) {
 			continue
 		}
 		raw, scheme, _ := sharedRequest(e)
-		f := &verifyOptions{store: credStore{secret: sharedConsumerSecret, tokenSecret: sharedTokenSecret}, scheme: scheme, anyTime: true, at: time.Now()}
-		r, _, _ := parseRawRequest([]byte(raw), "")
-		_, err = f.verifier(scheme).Verify(r)
+		f := &verify.Options{ConsumerSecret: sharedConsumerSecret, TokenSecret: sharedTokenSecret, Scheme: scheme, AnyTime: true, At: time.Now()}
+		r, _, _ := verify.ParseRequest([]byte(raw), "")
+		_, err = f.Verifier(scheme).Verify(r)
 		var pe *server.ProblemError
 		if !errors.As(err, &pe) {
 			t.Fatalf("%v", err)

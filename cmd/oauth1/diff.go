@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 
+	"github.com/countersign/countersign/cmd/oauth1/internal/explain"
+	"github.com/countersign/countersign/cmd/oauth1/internal/quirks"
+	"github.com/countersign/countersign/cmd/oauth1/internal/terminal"
 	"github.com/countersign/countersign/oauth1/basestring"
 )
 
@@ -34,7 +37,7 @@ func (c *cmd) diff(args []string) int {
 		if in[i], err = c.readArg(p); err != nil {
 			return c.errorf(exitUsage, "reading stdin: %v", err)
 		}
-		in[i] = baseStringArg(in[i])
+		in[i] = explain.BaseStringArg(in[i])
 	}
 	ds := basestring.Diff(in[0], in[1])
 	if len(ds) == 1 && ds[0].Kind == basestring.Malformed {
@@ -46,38 +49,10 @@ func (c *cmd) diff(args []string) int {
 			"(an empty token secret, the secrets swapped, a trailing newline, ...). To find out which, run oauth1 verify on the raw request "+
 			"with the provider's secrets (--consumer-secret, --token-secret, or $OAUTH1_CONSUMER_SECRET and $OAUTH1_TOKEN_SECRET): "+
 			"it names the mistake that reproduces the client's signature.")
-		printQuirks(c.stdout, diffQuirks(ds, in[0]))
+		quirks.Print(c.stdout, quirks.Diff(ds, in[0]))
 		return exitOK
 	}
-	fmt.Fprint(c.stdout, terminalSafe(basestring.Format(withHints(ds))))
-	printQuirks(c.stdout, diffQuirks(ds, in[0]))
+	fmt.Fprint(c.stdout, terminal.Safe(basestring.Format(explain.WithHints(ds))))
+	quirks.Print(c.stdout, quirks.Diff(ds, in[0]))
 	return exitFailure
-}
-
-// A hintKey identifies the cause of a difference: package basestring
-// chooses a cause by the difference's kind and parameter.
-type hintKey struct {
-	kind basestring.Kind
-	name string
-}
-
-// hints are the flags of "oauth1 sign" that fix a difference, added to the
-// library's cause, which names the Config fields and methods.
-var hints = map[hintKey]string{
-	{basestring.MissingParam, "oauth_body_hash"}: "--body-hash",
-	{basestring.MissingParam, "oauth_callback"}:  "--callback",
-	{basestring.MissingParam, "oauth_verifier"}:  "--verifier",
-	{basestring.ExtraParam, "oauth_version"}:     "--no-version",
-	{basestring.ValueDiffers, "oauth_nonce"}:     "--nonce N --timestamp T",
-	{basestring.ValueDiffers, "oauth_timestamp"}: "--nonce N --timestamp T",
-}
-
-// withHints adds to the causes of ds the flags of "oauth1 sign" to try.
-func withHints(ds []basestring.Difference) []basestring.Difference {
-	for i, d := range ds {
-		if h, ok := hints[hintKey{d.Kind, d.Name}]; ok {
-			ds[i].Cause += "; with oauth1 sign, " + h
-		}
-	}
-	return ds
 }

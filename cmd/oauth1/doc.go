@@ -42,7 +42,12 @@
 // reported in one line that points to the command's -h.
 //
 // Exit status: 0 on success, 1 when a signature is invalid, base strings
-// differ or a batch line failed, 2 on usage and input errors.
+// differ or a batch line failed, 2 on usage and input errors. migrate exits
+// 1 when its run ended with some tokens failed (--failures writes them as
+// JSON lines, --only re-runs just those), and 130 when Ctrl-C left tokens
+// undone; Ctrl-C waits for the exchanges in flight, so with --out no token
+// is exchanged twice, but a process killed outright (kill -9) cannot, and
+// its re-run sends those requests again.
 //
 // The manual, README.md in this directory, lists the flags of sign and the
 // JSON fields of batch mode (sign --json), and shows explain, diff and

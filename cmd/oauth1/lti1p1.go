@@ -1,14 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"encoding/base64"
-	"errors"
 	"fmt"
-	"io"
 	"strconv"
-	"strings"
 
+	"github.com/countersign/countersign/cmd/oauth1/internal/lticlaim"
 	"github.com/countersign/countersign/oauth1/lti1p1"
 )
 
@@ -121,58 +117,23 @@ func (c *cmd) lti1p1Verify(args []string) int {
 	if err != nil {
 		return c.errorf(exitUsage, "%v", err)
 	}
-	l, err := lti1p1.Parse(payload)
-	if err != nil {
+	switch res, err := lticlaim.Verify(c.stdout, payload, secret); {
+	case err != nil && res == lticlaim.Unreadable:
 		return c.errorf(exitUsage, "%v", err)
-	}
-	if l.Claim == nil || l.Claim.OAuthConsumerKeySign == "" {
-		return c.errorf(exitFailure, "%v: the platform sent no LTI 1.1 migration claim; nothing to verify", lti1p1.ErrNoClaim)
-	}
-	s := l.Signed
-	err = l.Verify(secret)
-	var fe *lti1p1.FieldError
-	switch {
-	case err == nil:
-		fmt.Fprintf(c.stdout, "oauth_consumer_key_sign verifies: oauth_consumer_key %q, deployment_id %q, LTI 1.1 user_id %q\n", s.ConsumerKey, s.DeploymentID, l.Claim.UserID)
+	case err != nil:
+		return c.errorf(exitFailure, "%v", err)
+	case res == lticlaim.Verified:
 		return exitOK
-	case errors.As(err, &fe):
-		return c.errorf(exitFailure, "cannot verify oauth_consumer_key_sign: the payload's %s", strings.TrimPrefix(err.Error(), "lti1p1: "))
-	}
-	fmt.Fprintln(c.stdout, "oauth_consumer_key_sign does not verify.")
-	fmt.Fprintf(c.stdout, "The tool signed:  %q\n", s.BaseString())
-	m, _ := l.Diagnose(secret)
-	if m.Kind == lti1p1.Unknown || m.Kind == lti1p1.Unchecked {
-		fmt.Fprintln(c.stdout, "Why: "+m.Cause+".")
-	} else {
-		fmt.Fprintln(c.stdout, "Why: the platform's mistake is "+m.String()+".")
 	}
 	return exitFailure
 }
 
-// readPayload reads FILE or stdin, at most lti1p1.MaxPayload bytes and a
-// JWT's worth more, and takes the payload out of a whole JWT.
+// readPayload reads FILE or stdin; see lticlaim.ReadPayload.
 func (c *cmd) readPayload(pos []string) ([]byte, error) {
 	in, err := c.openInput(pos)
 	if err != nil {
 		return nil, err
 	}
 	defer in.Close()
-	limit := int64(lti1p1.MaxPayload)*4/3 + 4096 // a JWT: base64url of the payload, header and signature
-	raw, err := io.ReadAll(io.LimitReader(in, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading the payload: %w", err)
-	}
-	if int64(len(raw)) > limit {
-		return nil, fmt.Errorf("the input is over %d bytes; an id_token payload is a few kilobytes", limit)
-	}
-	raw = bytes.TrimSpace(raw)
-	if parts := bytes.Split(raw, []byte(".")); len(parts) == 3 && !bytes.HasPrefix(raw, []byte("{")) {
-		d, err := base64.RawURLEncoding.DecodeString(string(bytes.TrimRight(parts[1], "=")))
-		if err != nil {
-			return nil, fmt.Errorf("the input looks like a JWT, but its payload is not base64url: %v", err)
-		}
-		fmt.Fprintln(c.stderr, "oauth1: read the payload of a JWT; its signature is not checked here, as the tool's JWT library checks it")
-		return d, nil
-	}
-	return raw, nil
+	return lticlaim.ReadPayload(in, c.stderr)
 }

@@ -4,17 +4,21 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/countersign/countersign/oauth1/basestring"
-	"github.com/countersign/countersign/percent"
 	"io"
 	"runtime/debug"
 	"strings"
+
+	"github.com/countersign/countersign/cmd/oauth1/internal/sign"
 )
 
 const (
 	exitOK      = 0
 	exitFailure = 1 // invalid signature, different base strings, failed batch line
 	exitUsage   = 2 // bad flags or unreadable input
+	// exitInterrupted is migrate's status when Ctrl-C left tokens not
+	// exchanged: 128+SIGINT, what a shell reports for a process Ctrl-C
+	// ends, and so also what a third Ctrl-C (which kills) gives.
+	exitInterrupted = 130
 )
 
 const usage = `usage: oauth1 <command> [flags] [arguments]
@@ -112,7 +116,7 @@ func (c *cmd) help(args []string) int {
 	case "lti1p1":
 		return c.lti1p1([]string{"-h"})
 	case "providers":
-		printProviders(c.stdout)
+		sign.PrintProviders(c.stdout)
 		return exitOK
 	}
 	return c.usageError("", "help: unknown command %q", args[0])
@@ -157,6 +161,9 @@ type flagSet struct {
 	*flag.FlagSet
 	c        *cmd
 	synopsis string
+	// after, if not "", follows the flags in -h: what a command says of
+	// itself beyond its flags, such as its exit statuses.
+	after string
 	// renamed maps a flag's former name to the message that says what
 	// replaced it: an old spelling is an error with a hint, never
 	// silently taken.
@@ -185,6 +192,9 @@ func (fs *flagSet) printUsage() {
 		fs.SetOutput(w)
 		fs.PrintDefaults()
 		fs.SetOutput(io.Discard)
+	}
+	if fs.after != "" {
+		fmt.Fprint(w, "\n"+fs.after)
 	}
 }
 
@@ -241,28 +251,4 @@ func (c *cmd) readArg(s string) (string, error) {
 		return "", err
 	}
 	return strings.TrimRight(string(b), "\r\n"), nil
-}
-
-// baseStringArg returns the base string in s. Providers that report the
-// base string they computed put it in a form-encoded problem report
-// ("oauth_problem=signature_invalid&oauth_signature_base_string=..."); a
-// user pastes the whole body, so the base string is taken out of it when s
-// itself is not one.
-func baseStringArg(s string) string {
-	if _, err := basestring.Parse(s); err == nil {
-		return s
-	}
-	for _, key := range []string{"oauth_signature_base_string=", "debug_sbs="} {
-		_, v, ok := strings.Cut(s, key)
-		if !ok {
-			continue
-		}
-		v, _, _ = strings.Cut(v, "&")
-		if d, err := percent.DecodeForm(v); err == nil {
-			if _, err := basestring.Parse(d); err == nil {
-				return d
-			}
-		}
-	}
-	return s
 }

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/countersign/countersign/cmd/oauth1/internal/verify"
 	"github.com/countersign/countersign/internal/vectors"
 )
 
@@ -453,7 +454,7 @@ func TestParseRawRequest(t *testing.T) {
 		{"Content-Length cuts the log", "POST /x HTTP/1.1\nHost: a.example\nContent-Length: 3\n\na=bc\n", "", "POST", "/x", "a=b"},
 	}
 	for _, tt := range tests {
-		r, _, err := parseRawRequest([]byte(tt.in), tt.body)
+		r, _, err := verify.ParseRequest([]byte(tt.in), tt.body)
 		if err != nil {
 			t.Errorf("%s: %v", tt.name, err)
 			continue
@@ -464,8 +465,8 @@ func TestParseRawRequest(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"", "\n\n", "hello world\n", "> \n"} {
-		if _, _, err := parseRawRequest([]byte(in), ""); err == nil {
-			t.Errorf("parseRawRequest(%q): no error", in)
+		if _, _, err := verify.ParseRequest([]byte(in), ""); err == nil {
+			t.Errorf("ParseRequest(%q): no error", in)
 		}
 	}
 }
@@ -576,62 +577,5 @@ func TestVerifyProblemsWithoutFlags(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestVerifyKeyFile checks the files verify --key-file reads: a public key
-// or certificate as rsakey.ParsePublic reads them, PEM or DER, or a private
-// key, whose public half is taken; and that it refuses what holds no RSA key.
-func TestVerifyKeyFile(t *testing.T) {
-	for _, tt := range []struct {
-		file  string
-		valid bool
-	}{
-		{"rsa2048-public.pem", true},
-		{"rsa2048-public-pkcs1.pem", true},
-		{"rsa2048-public.der", true},
-		{"rsa2048-cert.der", true},
-		{"rsa2048-pkcs8.pem", true},
-		{"ec-p256-public.pem", false},
-		{"README.md", false},
-	} {
-		data, err := os.ReadFile(filepath.Join("../../testdata/keys", tt.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		pub, err := publicKey(data, "")
-		if (err == nil) != tt.valid || tt.valid && pub.N.BitLen() != 2048 {
-			t.Errorf("publicKey(%s) = %v, %v; want valid %v", tt.file, pub != nil, err, tt.valid)
-		}
-	}
-}
-
-// TestSignerMethods checks the signature method lookup: oauth1.SignerFor's
-// names in any case, and the command's own word for an RSA method without
-// a key.
-func TestSignerMethods(t *testing.T) {
-	pemKey, err := os.ReadFile(keyFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tt := range []struct {
-		method, key, want, err string
-	}{
-		{"", "", "HMAC-SHA1", ""},
-		{"hmac-sha256", "", "HMAC-SHA256", ""},
-		{"PLAINTEXT", "", "PLAINTEXT", ""},
-		{"rsa-sha512", string(pemKey), "RSA-SHA512", ""},
-		{"RSA-SHA1", "", "", "RSA-SHA1 needs a private key (--key-file"},
-		{"RSA-MD5", string(pemKey), "", `unknown signature method "RSA-MD5"`},
-		{"HMAC-MD5", "", "", `unknown signature method "HMAC-MD5"`},
-	} {
-		j := job{SignatureMethod: tt.method, PrivateKeyPEM: tt.key}
-		s, err := j.signer("")
-		switch {
-		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
-			t.Errorf("signer(%q) error %v, want %q", tt.method, err, tt.err)
-		case tt.err == "" && (err != nil || s.SignatureMethod() != tt.want):
-			t.Errorf("signer(%q) = %v, %v; want %s", tt.method, s, err, tt.want)
-		}
 	}
 }

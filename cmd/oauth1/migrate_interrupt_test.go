@@ -263,8 +263,9 @@ func TestMigrateInterrupt(t *testing.T) {
 			input := filepath.Join(dir, "tokens.jsonl")
 			require.NoError(t, os.WriteFile(input, []byte(in.String()), 0o600))
 			out := filepath.Join(dir, "out.jsonl")
+			fails := filepath.Join(dir, "failures.jsonl")
 			args := []string{"--provider", "x", "--client-id", migClientID, "--client-secret", migClientSecret, "--token-url", tokenURL,
-				"--out", out, "--concurrency", fmt.Sprint(c), "--rate", "1000000/1s", input}
+				"--out", out, "--failures", fails, "--concurrency", fmt.Sprint(c), "--rate", "1000000/1s", input}
 
 			start := time.Now()
 			p := startMigrate(t, args...)
@@ -289,11 +290,19 @@ func TestMigrateInterrupt(t *testing.T) {
 				h.letGo() // the provider exchanges them with nobody listening
 				receive(t, h.done, c, "held requests answered")
 			}
-			assert.Equal(t, exitFailure, code, "an interrupted run must not exit 0; stderr:\n%s", stderr)
+			assert.Equal(t, exitInterrupted, code, "an interrupted run exits with its own status; stderr:\n%s", stderr)
 			for _, s := range append(secrets, migClientSecret) {
 				assert.NotContains(t, stderr, s)
 			}
 			first := outTokens(t, out)
+			// --failures names each token abandoned in flight, and only those:
+			// a token not attempted is resumed by a re-run, not a failure.
+			var failed []string
+			for _, f := range readFailures(t, fails) {
+				assert.Equal(t, "abandoned", f["failure"].(map[string]any)["kind"], f)
+				failed = append(failed, f["Token"].(string))
+			}
+			assert.ElementsMatch(t, abandoned, failed, "--failures holds the tokens abandoned in flight")
 			if mode == "finish" {
 				assert.Regexp(t, fmt.Sprintf(`(?m)^oauth1 migrate: %d exchanged, 0 failed, %d not attempted \(interrupted; run again to resume\) in \S+$`, through+c, n-through-c), stderr)
 				assert.Len(t, first, through+c, "the held answers are written")
@@ -301,7 +310,7 @@ func TestMigrateInterrupt(t *testing.T) {
 					assert.Contains(t, first, tok, "%s: its answer, sent after the interrupt, is written", tok)
 				}
 			} else {
-				assert.Regexp(t, fmt.Sprintf(`(?m)^oauth1 migrate: %d exchanged, 0 failed, %d abandoned in flight \(the provider may have exchanged them\), %d not attempted \(interrupted; run again to resume\) in \S+$`, through, c, n-through-c), stderr)
+				assert.Regexp(t, fmt.Sprintf(`(?m)^oauth1 migrate: %d exchanged, 0 failed, %d abandoned in flight \(the provider may have exchanged them\), %d not attempted \(interrupted; run again to resume\) in \S+; failures in %s \(--only %[4]s re-runs them\)$`, through, c, n-through-c, regexp.QuoteMeta(fails)), stderr)
 				assert.Len(t, first, through)
 			}
 			h.mu.Lock()

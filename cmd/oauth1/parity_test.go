@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/countersign/countersign/cmd/oauth1/internal/sign"
 )
 
 // authItems splits an Authorization header into "OAuth", its realm item and
@@ -81,7 +83,7 @@ func TestSignRFC5849Plaintext(t *testing.T) {
 	// Batch mode says the same with no_nonce and no_timestamp.
 	line := `{"http_method":"POST","url":"https://server.example.com/request_temp_credentials","signature_method":"PLAINTEXT","no_nonce":true,"no_timestamp":true,"version":false,"realm":"Example","callback":"http://client.example.net/cb?x=1"}`
 	r := runCmd(t, env, line+"\n", "sign", "--json", "--show-secrets")
-	var res result
+	var res sign.Result
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || r.code != 0 {
 		t.Fatalf("sign --json: exit %d, %v, stdout %q, stderr %q", r.code, err, r.stdout, r.stderr)
 	}
@@ -143,7 +145,7 @@ func TestSignHeaderParam(t *testing.T) {
 
 	line := `{"url":"https://a.example/x","header_params":[["role","3"]],"nonce":"n","timestamp":1}`
 	r = runCmd(t, env, line+"\n", "sign", "--json")
-	var res result
+	var res sign.Result
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || r.code != 0 {
 		t.Fatalf("sign --json: exit %d, %v, stdout %q", r.code, err, r.stdout)
 	}
@@ -216,10 +218,10 @@ func TestMethodWords(t *testing.T) {
 	if r.code != exitFailure {
 		t.Errorf("sign --json: exit %d, want 1", r.code)
 	}
-	var res []result
+	var res []sign.Result
 	dec := json.NewDecoder(strings.NewReader(r.stdout))
 	for dec.More() {
-		var x result
+		var x sign.Result
 		if err := dec.Decode(&x); err != nil {
 			t.Fatal(err)
 		}

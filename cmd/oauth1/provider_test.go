@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/countersign/countersign/cmd/oauth1/internal/sign"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -242,8 +243,8 @@ func TestProvidersList(t *testing.T) {
 	for _, args := range [][]string{{"help", "providers"}, {"sign", "--provider", "list"}} {
 		out := runCmd(t, nil, "", args...)
 		require.Equal(t, exitOK, out.code, args)
-		for _, p := range presets {
-			assert.Regexp(t, `\n  `+p.name+` +`, out.stdout, args)
+		for _, name := range sign.ProviderNames() {
+			assert.Regexp(t, `\n  `+name+` +`, out.stdout, args)
 		}
 		assert.Regexp(t, `\n  woocommerce +WooCommerce +HMAC-SHA256, query `, out.stdout)
 		assert.Regexp(t, `\n  schoology +Schoology +HMAC-SHA1, header, realm "Schoology API", empty token `, out.stdout)
@@ -263,9 +264,9 @@ func TestBatchProvider(t *testing.T) {
 	out := runCmd(t, map[string]string{"OAUTH1_CONSUMER_KEY": "ck", "OAUTH1_CONSUMER_SECRET": "cs"}, in,
 		"sign", "--json", "--nonce", "n0nce", "--timestamp", "1700000000")
 	assert.Equal(t, exitFailure, out.code, "lines 4 and 5 fail")
-	var res []result
+	var res []sign.Result
 	for _, l := range strings.Split(strings.TrimSpace(out.stdout), "\n") {
-		var r result
+		var r sign.Result
 		require.NoError(t, json.Unmarshal([]byte(l), &r))
 		res = append(res, r)
 	}

@@ -5,13 +5,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/cmd/oauth1/internal/sign"
 )
 
 // signFlags are the flags of "oauth1 sign", apart from those that fill
@@ -30,7 +29,7 @@ var renamedSignFlags = map[string]string{
 }
 
 func (c *cmd) sign(args []string) int {
-	var j job
+	var j sign.Job
 	var f signFlags
 	fs := c.newFlags("sign", "[flags] URL")
 	fs.renamed = renamedSignFlags
@@ -38,14 +37,14 @@ func (c *cmd) sign(args []string) int {
 	fs.Var(&f.data, "d", "form body parameter `name=value`, unencoded (repeatable; like curl --data-urlencode)")
 	fs.StringVar(&j.Body, "data-raw", "", "request `body`, sent and signed as given; a form unless -H sets another Content-Type")
 	fs.StringVar(&j.HTTPMethod, "request", "", "HTTP `method`, as -X (curl's long form)")
-	fs.Var((*repeated)(&j.headers), "H", "request `header` \"Name: value\" (repeatable)")
-	fs.Var((*repeated)(&j.headers), "header", "request `header` \"Name: value\", as -H (curl's long form)")
+	fs.Var((*repeated)(&j.Headers), "H", "request `header` \"Name: value\" (repeatable)")
+	fs.Var((*repeated)(&j.Headers), "header", "request `header` \"Name: value\", as -H (curl's long form)")
 	fs.BoolVar(&f.query, "query", false, "send the protocol parameters in the query string (§3.5.3)")
 	fs.BoolVar(&f.body, "body", false, "send the protocol parameters in the form body (§3.5.2)")
 	fs.StringVar(&j.Realm, "realm", "", "`realm` of the Authorization header (never signed)")
 	fs.StringVar(&j.SignatureMethod, "signature-method", "HMAC-SHA1", "signature `method`: HMAC-SHA1, HMAC-SHA256, HMAC-SHA512, RSA-SHA1, RSA-SHA256, RSA-SHA512 or PLAINTEXT")
 	fs.StringVar(&f.keyFile, "key-file", "", "RSA private key `file` (PEM, OpenSSH or PKCS #12) for the RSA methods")
-	fs.StringVar(&j.keyPassword, "key-password", "", "`password` of an encrypted key file (default $OAUTH1_KEY_PASSWORD)")
+	fs.StringVar(&j.KeyPassword, "key-password", "", "`password` of an encrypted key file (default $OAUTH1_KEY_PASSWORD)")
 	fs.StringVar(&j.BodyHash, "body-hash", "", "add oauth_body_hash computed with `hash` SHA-1, SHA-256 or SHA-512 over a body that is not a form (none leaves out a provider's)")
 	fs.StringVar(&j.Nonce, "nonce", "", "oauth_nonce `value` (default random)")
 	fs.Var((*numberFlag)(&j.Timestamp), "timestamp", "oauth_timestamp in `seconds` since 1970 (default now)")
@@ -65,7 +64,7 @@ func (c *cmd) sign(args []string) int {
 	fs.StringVar(&j.ConsumerSecret, "consumer-secret", "", "consumer `secret` (default $OAUTH1_CONSUMER_SECRET)")
 	fs.StringVar(&j.Token, "token", "", "`token` (default $OAUTH1_TOKEN)")
 	fs.StringVar(&j.TokenSecret, "token-secret", "", "token `secret` (default $OAUTH1_TOKEN_SECRET)")
-	fs.BoolVar(&j.allowInsecure, "allow-insecure-plaintext", false, "let PLAINTEXT sign a URL that is not https")
+	fs.BoolVar(&j.AllowInsecure, "allow-insecure-plaintext", false, "let PLAINTEXT sign a URL that is not https")
 	fs.BoolVar(&f.explain, "explain", false, "print the base string broken down, the masked signing key and the signature")
 	fs.BoolVar(&f.curl, "curl", false, "print a curl command that sends the signed request")
 	fs.BoolVar(&f.jsonMode, "json", false, "batch mode: read one JSON request per line of stdin, write one JSON result per line")
@@ -75,7 +74,7 @@ func (c *cmd) sign(args []string) int {
 		return code
 	}
 	if strings.EqualFold(j.Provider, "list") {
-		printProviders(c.stdout)
+		sign.PrintProviders(c.stdout)
 		return exitOK
 	}
 	// The flag's default is shown by -h, but a provider's method wins over it.
@@ -132,58 +131,37 @@ func (c *cmd) sign(args []string) int {
 		return fs.usageError("extra argument %.40q after the URL", pos[1])
 	}
 	j.URL = pos[0]
-	s, err := j.sign(time.Now())
+	s, err := j.Sign(time.Now())
 	if err != nil {
 		return c.errorf(exitUsage, "%v", err)
 	}
-	for _, w := range append(keyWarnings(&j, s, false), s.warnings...) {
+	for _, w := range append(sign.KeyWarnings(&j, s, false), s.Warnings...) {
 		fmt.Fprintln(c.stderr, "oauth1: warning: "+w)
 	}
-	m := c.masker(&j, f.showSecrets)
-	if m.hideSignature(s) {
+	m := sign.NewMasker(&j, f.showSecrets)
+	if m.HideSignature(s) {
 		fmt.Fprintln(c.stderr, "oauth1: the PLAINTEXT signature is made of the secrets; it is masked (use --show-secrets)")
 	}
 	switch {
 	case f.explain:
-		c.printSigned(s, m)
+		if err := sign.Explain(c.stdout, s, m); err != nil {
+			// The library wrote this base string; failing to parse it is a bug.
+			fmt.Fprintf(c.stderr, "oauth1: internal error: %v\n", err)
+		}
 	case !f.curl:
-		c.printDelivered(s, m)
+		fmt.Fprintln(c.stdout, m.Mask(s.Delivered()))
 	}
 	if f.curl {
 		if f.explain {
 			fmt.Fprintln(c.stdout)
 		}
-		fmt.Fprintln(c.stdout, m.mask(curlCommand(s)))
+		fmt.Fprintln(c.stdout, m.Mask(sign.CurlCommand(s)))
 	}
 	return exitOK
 }
 
-// keyWarnings returns warnings of the signing keys that providers refuse:
-// an empty consumer secret, and a token without its secret. Each is a real
-// key (OAuth allows empty secrets) but is usually a missing variable. In
-// batch mode the request line is a place the secret could have come from.
-func keyWarnings(j *job, s *signed, batch bool) []string {
-	if strings.HasPrefix(s.cfg.Signer.SignatureMethod(), "RSA-") {
-		return nil // the key is the private key; the secrets are not used
-	}
-	from := func(flag, env, field string) string {
-		if batch {
-			return field + ", " + flag + " or $" + env
-		}
-		return flag + " or $" + env
-	}
-	var ws []string
-	if j.ConsumerSecret == "" {
-		ws = append(ws, "the consumer secret is empty (no "+from("--consumer-secret", "OAUTH1_CONSUMER_SECRET", "consumer_secret")+"); signed with an empty consumer secret in the key, which a provider that issued a secret refuses")
-	}
-	if h, _ := s.cfg.Signer.(oauth1.HMAC); j.Token != "" && j.TokenSecret == "" && !h.ConsumerSecretOnly {
-		ws = append(ws, "a token but no token secret ("+from("--token-secret", "OAUTH1_TOKEN_SECRET", "token_secret")+"); signed with an empty token secret, which a provider that issued the token with a secret refuses (oauth1 verify calls this empty-token-secret)")
-	}
-	return ws
-}
-
 // fillFromEnv fills credentials that no flag gave from the environment.
-func (c *cmd) fillFromEnv(j *job) {
+func (c *cmd) fillFromEnv(j *sign.Job) {
 	fill := func(dst *string, name string) {
 		if *dst == "" {
 			*dst = c.getenv(name)
@@ -193,61 +171,7 @@ func (c *cmd) fillFromEnv(j *job) {
 	fill(&j.ConsumerSecret, "OAUTH1_CONSUMER_SECRET")
 	fill(&j.Token, "OAUTH1_TOKEN")
 	fill(&j.TokenSecret, "OAUTH1_TOKEN_SECRET")
-	fill(&j.keyPassword, "OAUTH1_KEY_PASSWORD")
-}
-
-// printDelivered prints what carries the signature: the Authorization
-// header, the URL with the query, or the body.
-func (c *cmd) printDelivered(s *signed, m masker) {
-	switch s.cfg.Delivery {
-	case oauth1.QueryString:
-		fmt.Fprintln(c.stdout, m.mask(s.req.URL.String()))
-	case oauth1.FormBody:
-		fmt.Fprintln(c.stdout, m.mask(s.body))
-	default:
-		fmt.Fprintln(c.stdout, m.mask("Authorization: "+s.auth))
-	}
-}
-
-// curlCommand returns a curl command line that sends the signed request.
-func curlCommand(s *signed) string {
-	r := s.req
-	var b strings.Builder
-	b.WriteString("curl")
-	implied := http.MethodGet
-	if s.body != "" {
-		implied = http.MethodPost
-	}
-	if r.Method != implied {
-		b.WriteString(" -X " + shellQuote(r.Method))
-	}
-	for _, name := range []string{"Authorization", "Content-Type"} {
-		for _, v := range r.Header.Values(name) {
-			b.WriteString(" -H " + shellQuote(name+": "+v))
-		}
-	}
-	for name, vs := range r.Header {
-		if name == "Authorization" || name == "Content-Type" {
-			continue
-		}
-		for _, v := range vs {
-			b.WriteString(" -H " + shellQuote(name+": "+v))
-		}
-	}
-	if s.body != "" {
-		b.WriteString(" --data-raw " + shellQuote(s.body))
-	}
-	b.WriteString(" " + shellQuote(r.URL.String()))
-	return b.String()
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("-_./:=@%,+", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	fill(&j.KeyPassword, "OAUTH1_KEY_PASSWORD")
 }
 
 // optBool is a boolean flag that records whether it was given: a provider's

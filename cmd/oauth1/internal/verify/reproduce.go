@@ -1,4 +1,4 @@
-package main
+package verify
 
 import (
 	"fmt"
@@ -7,25 +7,27 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/countersign/countersign/cmd/oauth1/internal/sign"
+	"github.com/countersign/countersign/cmd/oauth1/internal/terminal"
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/basestring"
 	"github.com/countersign/countersign/oauth1/server"
 	"github.com/countersign/countersign/percent"
 )
 
-// signedMarker ends the cause of a BaseStringDiffers mistake of the
+// SignedMarker ends the cause of a BaseStringDiffers mistake of the
 // Verifier, before the quoted base string the client signed.
-const signedMarker = ". The base string it signed: "
+const SignedMarker = ". The base string it signed: "
 
 // printReproduced prints the bug in the client's base string that the
 // Verifier's base-string check (basestring.Reproduce) found, addressed to
 // the developer who runs verify, and the base string the client signed,
 // which the check reproduced from the signature.
-func (c *cmd) printReproduced(m basestring.Mistake) {
+func (c *report) printReproduced(m basestring.Mistake) {
 	w := c.stdout
 	cause, signed := m.Cause, ""
-	if i := strings.LastIndex(cause, signedMarker); i >= 0 {
-		if s, err := strconv.Unquote(cause[i+len(signedMarker):]); err == nil {
+	if i := strings.LastIndex(cause, SignedMarker); i >= 0 {
+		if s, err := strconv.Unquote(cause[i+len(SignedMarker):]); err == nil {
 			cause, signed = cause[:i], s
 		}
 	}
@@ -34,18 +36,18 @@ func (c *cmd) printReproduced(m basestring.Mistake) {
 	for _, k := range m.Also {
 		kinds += ", " + string(k)
 	}
-	fmt.Fprintln(w, "Base string check: "+kinds+"\n"+terminalSafe(sentence(cause)))
+	fmt.Fprintln(w, "Base string check: "+kinds+"\n"+terminal.Safe(sentence(cause)))
 	if signed != "" {
-		fmt.Fprintln(w, "\nThe base string your client signed (reproduced: its HMAC with the secrets given is the signature):\n"+terminalSafe(signed))
+		fmt.Fprintln(w, "\nThe base string your client signed (reproduced: its HMAC with the secrets given is the signature):\n"+terminal.Safe(signed))
 	}
 }
 
-// sentRequest returns what the base-string check needs of r as it was
+// SentRequest returns what the base-string check needs of r as it was
 // sent: the query, the body if it is a form, the Host, and the realm of
 // the Authorization header; the Verifier's own check takes the same.
-func sentRequest(r *http.Request, body string) basestring.Request {
+func SentRequest(r *http.Request, body string) basestring.Request {
 	sent := basestring.Request{Query: r.URL.RawQuery, Host: r.Host}
-	if form, _ := isFormType(r.Header.Get("Content-Type")); form {
+	if form, _ := sign.IsFormType(r.Header.Get("Content-Type")); form {
 		sent.Form = body
 	}
 	if ps, err := oauth1.ParseAuthHeader(r.Header.Get("Authorization")); err == nil {
@@ -58,10 +60,10 @@ func sentRequest(r *http.Request, body string) basestring.Request {
 	return sent
 }
 
-// protocolParam returns the first value of the protocol parameter name
+// ProtocolParam returns the first value of the protocol parameter name
 // the request sends: in the Authorization header, else in the query, else
 // in a form body.
-func protocolParam(r *http.Request, sent basestring.Request, name string) string {
+func ProtocolParam(r *http.Request, sent basestring.Request, name string) string {
 	if ps, err := oauth1.ParseAuthHeader(r.Header.Get("Authorization")); err == nil {
 		for _, p := range ps {
 			if p.Name == name {
@@ -82,28 +84,28 @@ func protocolParam(r *http.Request, sent basestring.Request, name string) string
 	return ""
 }
 
-// reproduceWide runs, when the Verifier's checks explained nothing (a key
+// ReproduceWide runs, when the Verifier's checks explained nothing (a key
 // mistake, or a base-string bug within its 48 HMACs), the operator's
 // wider search, basestring.ReproduceWide, on the request in raw, and on a
 // match puts it in pe.KeyMistake as the Verifier does.
-func (f *verifyOptions) reproduceWide(pe *server.ProblemError, raw []byte) {
-	if pe.KeyMistake.Kind != basestring.KeyUnknown || pe.BaseString == "" || f.clientBase != "" {
+func (f *Options) ReproduceWide(pe *server.ProblemError, raw []byte) {
+	if pe.KeyMistake.Kind != basestring.KeyUnknown || pe.BaseString == "" || f.ClientBase != "" {
 		return
 	}
-	r, _, err := parseRawRequest(raw, f.data)
+	r, _, err := ParseRequest(raw, f.Data)
 	if err != nil {
 		return
 	}
 	body, _ := io.ReadAll(r.Body)
-	sent := sentRequest(r, string(body))
-	key := basestring.Key{ConsumerKey: protocolParam(r, sent, "oauth_consumer_key"), ConsumerSecret: f.store.secret}
-	if key.Token = protocolParam(r, sent, "oauth_token"); key.Token != "" {
-		key.TokenSecret = f.store.tokenSecret
+	sent := SentRequest(r, string(body))
+	key := basestring.Key{ConsumerKey: ProtocolParam(r, sent, "oauth_consumer_key"), ConsumerSecret: f.ConsumerSecret}
+	if key.Token = ProtocolParam(r, sent, "oauth_token"); key.Token != "" {
+		key.TokenSecret = f.TokenSecret
 	}
-	m, signed, ok := basestring.ReproduceWide(pe.BaseString, protocolParam(r, sent, "oauth_signature"),
-		protocolParam(r, sent, "oauth_signature_method"), key, sent)
+	m, signed, ok := basestring.ReproduceWide(pe.BaseString, ProtocolParam(r, sent, "oauth_signature"),
+		ProtocolParam(r, sent, "oauth_signature_method"), key, sent)
 	if ok {
-		m.Cause += signedMarker + strconv.Quote(signed)
+		m.Cause += SignedMarker + strconv.Quote(signed)
 		pe.KeyMistake = m
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package verify
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 // found on a refused request. compared says whether the client's base
 // string was compared with the expected one and found the same: only then
 // does a signature that no mistake reproduces mean that the key differs.
-func (c *cmd) printKeyCheck(m basestring.Mistake, compared bool) {
+func (c *report) printKeyCheck(m basestring.Mistake, compared bool) {
 	if m.Kind == "" {
 		return
 	}

@@ -1,10 +1,11 @@
-package main
+package verify
 
 import (
 	"io"
 	"net/url"
 	"strings"
 
+	"github.com/countersign/countersign/cmd/oauth1/internal/sign"
 	"github.com/countersign/countersign/oauth1"
 )
 
@@ -12,11 +13,11 @@ import (
 // when the request carries an oauth_token and no token secret was given:
 // the signature is then checked with an empty token secret, which a token
 // issued with a secret never matches. An RSA method uses no token secret.
-func tokenWithoutSecret(raw []byte, data string, f *verifyOptions) string {
-	if f.store.tokenSecret != "" {
+func tokenWithoutSecret(raw []byte, data string, f *Options) string {
+	if f.TokenSecret != "" {
 		return ""
 	}
-	r, _, err := parseRawRequest(raw, data)
+	r, _, err := ParseRequest(raw, data)
 	if err != nil {
 		return ""
 	}
@@ -27,7 +28,7 @@ func tokenWithoutSecret(raw []byte, data string, f *verifyOptions) string {
 		}
 	}
 	sources := []string{r.URL.RawQuery}
-	if form, _ := isFormType(r.Header.Get("Content-Type")); form {
+	if form, _ := sign.IsFormType(r.Header.Get("Content-Type")); form {
 		b, _ := io.ReadAll(io.LimitReader(r.Body, 4<<20))
 		sources = append(sources, string(b))
 	}

@@ -1,27 +1,28 @@
-package main
+// Package quirks names the provider quirks that explain a refused request:
+// what a provider does otherwise than RFC 5849, and how the library
+// expresses it. oauth1 diff checks the differences between two base
+// strings (Diff); oauth1 verify checks the request itself and its
+// signature (Request).
+package quirks
 
 import (
-	"errors"
+	"crypto/rsa"
 	"fmt"
 	"io"
 	"net/http"
 	"slices"
 	"strings"
 
+	"github.com/countersign/countersign/cmd/oauth1/internal/sign"
+	"github.com/countersign/countersign/cmd/oauth1/internal/terminal"
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/basestring"
 	"github.com/countersign/countersign/oauth1/providers"
-	"github.com/countersign/countersign/oauth1/server"
 	"github.com/countersign/countersign/percent"
 )
 
-// This file names the provider quirks that explain a refused request: what
-// a provider does otherwise than RFC 5849, and how the library expresses
-// it. "oauth1 diff" checks the differences between two base strings;
-// "oauth1 verify" checks the request itself and its signature.
-
-// A quirk is a known deviation of a provider that matches a refusal.
-type quirk struct {
+// A Quirk is a known deviation of a provider that matches a refusal.
+type Quirk struct {
 	name     string // stable, for scripts and tests: "netsuite-realm", ...
 	provider string
 	text     string // what matched, and the fix
@@ -35,22 +36,22 @@ const (
 	quirkRealmSigned = "realm-signed"
 )
 
-// printQuirks writes the quirks qs, if any, after a blank line.
-func printQuirks(w io.Writer, qs []quirk) {
+// Print writes the quirks qs, if any, after a blank line.
+func Print(w io.Writer, qs []Quirk) {
 	for i, q := range qs {
 		if i == 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "Known quirk (%s, %s): %s\n", q.provider, q.name, terminalSafe(q.text))
+		fmt.Fprintf(w, "Known quirk (%s, %s): %s\n", q.provider, q.name, terminal.Safe(q.text))
 	}
 }
 
-// diffQuirks names the quirks that the differences ds between want, the
+// Diff names the quirks that the differences ds between want, the
 // provider's base string, and got, the client's, match. When ds is empty,
 // the base strings are equal and the quirks are those of the key or of
 // the header, named from the base string URI.
-func diffQuirks(ds []basestring.Difference, want string) []quirk {
-	var qs []quirk
+func Diff(ds []basestring.Difference, want string) []Quirk {
+	var qs []Quirk
 	w, err := basestring.Parse(want)
 	uri := ""
 	if err == nil {
@@ -61,7 +62,7 @@ func diffQuirks(ds []basestring.Difference, want string) []quirk {
 			qs = append(qs, wooKeyQuirk(true))
 		}
 		if realm, ok := netSuiteRealm(uri); ok {
-			qs = append(qs, quirk{quirkNetSuiteRlm, "NetSuite", "NetSuite refuses a request whose realm is not the account id " +
+			qs = append(qs, Quirk{quirkNetSuiteRlm, "NetSuite", "NetSuite refuses a request whose realm is not the account id " +
 				"in uppercase with \"_\": for this host the Authorization header must carry realm=\"" + realm + "\" " +
 				"(providers.NetSuite sets it; the realm is not signed, so the base strings cannot show it)."})
 		}
@@ -74,9 +75,9 @@ func diffQuirks(ds []basestring.Difference, want string) []quirk {
 			if d.Want != "" {
 				side = "the provider signs realm, which RFC 5849 §3.4.1.3.1 excludes; no setting of this library signs it, and a provider that does is refusing RFC requests."
 			}
-			qs = append(qs, quirk{quirkRealmSigned, "some providers", side})
+			qs = append(qs, Quirk{quirkRealmSigned, "some providers", side})
 		case d.Name == "realm" && d.Kind == basestring.ValueDiffers && sameRealm(d.Want, d.Got):
-			qs = append(qs, quirk{quirkNetSuiteRlm, "NetSuite", "the realms differ in case or in \"-\" for \"_\" only: NetSuite wants the account id " +
+			qs = append(qs, Quirk{quirkNetSuiteRlm, "NetSuite", "the realms differ in case or in \"-\" for \"_\" only: NetSuite wants the account id " +
 				"in uppercase with \"_\" (providers.NetSuiteRealm)."})
 		case d.Name == "role" && (d.Kind == basestring.MissingParam || d.Kind == basestring.ExtraParam) && isNetSuite(uri):
 			qs = append(qs, roleQuirk(d.Kind == basestring.MissingParam))
@@ -92,21 +93,21 @@ func sameRealm(a, b string) bool {
 	return a != b && norm(a) == norm(b)
 }
 
-func roleQuirk(missing bool) quirk {
+func roleQuirk(missing bool) Quirk {
 	text := "the client sent role without signing it"
 	if !missing {
 		text = "the client signed a role parameter the provider did not receive"
 	}
-	return quirk{quirkRole, "NetSuite", text + ": NetSuite's request token step (/rest/requesttoken) signs role with the protocol parameters; " +
+	return Quirk{quirkRole, "NetSuite", text + ": NetSuite's request token step (/rest/requesttoken) signs role with the protocol parameters; " +
 		"send it as one, in Config.Params (oauth1.Param{Name: \"role\", Value: ...}), which is signed and sent in the Authorization header."}
 }
 
-func wooKeyQuirk(legacyURI bool) quirk {
+func wooKeyQuirk(legacyURI bool) Quirk {
 	if legacyURI {
-		return quirk{quirkWooKey, "WooCommerce", "WooCommerce's legacy REST API v1 and v2 (/wc-api/v1, /wc-api/v2) key the HMAC with the consumer secret alone, " +
+		return Quirk{quirkWooKey, "WooCommerce", "WooCommerce's legacy REST API v1 and v2 (/wc-api/v1, /wc-api/v2) key the HMAC with the consumer secret alone, " +
 			"without the \"&\" of RFC 5849 §3.4.2: sign with oauth1.HMAC{ConsumerSecretOnly: true} (its legacy v3 and /wp-json/wc/ follow the RFC)."}
 	}
-	return quirk{quirkWooKey, "WooCommerce", "the client keyed the HMAC with the consumer secret alone, as WooCommerce's legacy REST API v1 and v2 " +
+	return Quirk{quirkWooKey, "WooCommerce", "the client keyed the HMAC with the consumer secret alone, as WooCommerce's legacy REST API v1 and v2 " +
 		"(/wc-api/v1, /wc-api/v2) want and no other API accepts: drop HMAC.ConsumerSecretOnly for this URL."}
 }
 
@@ -140,17 +141,20 @@ func netSuiteRealm(uri string) (string, bool) {
 	return providers.NetSuiteRealm(account), true
 }
 
-// requestQuirks names the quirks a verified request matches: raw is the
-// request as read, base the base string the Verifier computed, and valid
-// whether the signature checked. Alternative base strings (realm signed,
-// role not signed) and keys (the consumer secret alone) are tried only
-// when the signature did not check, with the secrets the user gave.
-func (f *verifyOptions) requestQuirks(raw []byte, base string, valid bool) []quirk {
-	r, _, err := parseRawRequest(raw, f.data)
-	if err != nil {
-		return nil
-	}
-	var qs []quirk
+// Secrets are what the user gave to verify a request with.
+type Secrets struct {
+	ConsumerSecret, TokenSecret string
+	PublicKey                   *rsa.PublicKey
+}
+
+// Request names the quirks a verified request matches: r is a copy of the
+// request as read, whose body it reads, base the base string the Verifier
+// computed, and valid whether the signature checked. Alternative base
+// strings (realm signed, role not signed) and keys (the consumer secret
+// alone) are tried only when the signature did not check, with the
+// secrets the user gave.
+func Request(r *http.Request, sec Secrets, base string, valid bool) []Quirk {
+	var qs []Quirk
 	realm, hasRealm := headerRealm(r)
 	// Since 2020.1 the token requests of the flow may leave realm out.
 	tokenStep := strings.HasPrefix(r.URL.Path, "/rest/requesttoken") || strings.HasPrefix(r.URL.Path, "/rest/accesstoken")
@@ -159,7 +163,7 @@ func (f *verifyOptions) requestQuirks(raw []byte, base string, valid bool) []qui
 		if hasRealm {
 			text = "the realm is \"" + realm + "\""
 		}
-		qs = append(qs, quirk{quirkNetSuiteRlm, "NetSuite", text + ", but NetSuite wants the account id in uppercase with \"_\": realm=\"" + want +
+		qs = append(qs, Quirk{quirkNetSuiteRlm, "NetSuite", text + ", but NetSuite wants the account id in uppercase with \"_\": realm=\"" + want +
 			"\" (providers.NetSuite sets it). The realm is not signed, so the signature itself can be valid."})
 	}
 	b, perr := basestring.Parse(base)
@@ -170,9 +174,9 @@ func (f *verifyOptions) requestQuirks(raw []byte, base string, valid bool) []qui
 		return qs
 	}
 	ps := protocolParams(r)
-	key := basestring.Key{ConsumerKey: ps["oauth_consumer_key"], ConsumerSecret: f.store.secret, Token: ps["oauth_token"], PublicKey: f.store.pub}
+	key := basestring.Key{ConsumerKey: ps["oauth_consumer_key"], ConsumerSecret: sec.ConsumerSecret, Token: ps["oauth_token"], PublicKey: sec.PublicKey}
 	if key.Token != "" {
-		key.TokenSecret = f.store.tokenSecret
+		key.TokenSecret = sec.TokenSecret
 	}
 	checks := func(alt string) bool {
 		_, wrong := basestring.KeyMistake(alt, ps["oauth_signature"], ps["oauth_signature_method"], key)
@@ -184,7 +188,7 @@ func (f *verifyOptions) requestQuirks(raw []byte, base string, valid bool) []qui
 	if hasRealm && checks(rebuild(b, func(p []basestring.Param) []basestring.Param {
 		return append(p, basestring.Param{RawName: "realm", RawValue: percent.Encode(realm)})
 	})) {
-		qs = append(qs, quirk{quirkRealmSigned, "some providers", "the signature is valid for the base string with realm=\"" + realm + "\" added: " +
+		qs = append(qs, Quirk{quirkRealmSigned, "some providers", "the signature is valid for the base string with realm=\"" + realm + "\" added: " +
 			"the client signed realm, which RFC 5849 §3.4.1.3.1 excludes; sign it never (every Config does so)."})
 	}
 	if isNetSuite(b.URI) && slices.ContainsFunc(b.Params, func(p basestring.Param) bool { return p.Name == "role" }) && checks(rebuild(b, func(p []basestring.Param) []basestring.Param {
@@ -232,18 +236,6 @@ func scheme(r *http.Request) string {
 	return "https"
 }
 
-// printVerifyQuirks names the quirks of a request "oauth1 verify" checked:
-// res and err are what the Verifier returned.
-func (c *cmd) printVerifyQuirks(f *verifyOptions, raw []byte, res *server.Verification, err error) {
-	var pe *server.ProblemError
-	switch {
-	case err == nil && res != nil:
-		printQuirks(c.stdout, f.requestQuirks(raw, res.BaseString, true))
-	case errors.As(err, &pe) && pe.BaseString != "":
-		printQuirks(c.stdout, f.requestQuirks(raw, pe.BaseString, false))
-	}
-}
-
 // protocolParams returns the protocol parameters of r, decoded, from its
 // Authorization header, else its query, else a form body. It reads the
 // body: r must be a copy that nothing else reads.
@@ -260,7 +252,7 @@ func protocolParams(r *http.Request) map[string]string {
 		}
 	}
 	raws := []string{r.URL.RawQuery}
-	if form, _ := isFormType(r.Header.Get("Content-Type")); form && r.Body != nil {
+	if form, _ := sign.IsFormType(r.Header.Get("Content-Type")); form && r.Body != nil {
 		b, _ := io.ReadAll(r.Body)
 		raws = append(raws, string(b))
 	}

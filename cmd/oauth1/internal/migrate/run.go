@@ -1,4 +1,4 @@
-package main
+package migrate
 
 import (
 	"bytes"
@@ -14,23 +14,33 @@ import (
 	"sync"
 	"time"
 
+	"github.com/countersign/countersign/cmd/oauth1/internal/terminal"
 	"github.com/countersign/countersign/oauth1/exchange"
 )
 
 // requestTimeout bounds one exchange.
 const requestTimeout = time.Minute
 
-// A migration exchanges the lines of oauth1 migrate's input and writes
-// each result as soon as it has it.
-type migration struct {
-	c       *cmd
-	ex      exchanger
-	lim     *limiter
-	retries int
-	keep    []string
+// A Run exchanges the lines of oauth1 migrate's input and writes each
+// result as soon as it has it. Set its fields, then call Open, Exchange
+// and Summary.
+type Run struct {
+	Exchanger Exchanger
+	Limiter   *Limiter
+	// Retries is how many times a token is tried again after a 429.
+	Retries int
+	// Keep are the fields of an answer written with the token (Extras and
+	// the user's own).
+	Keep []string
+	// ConsumerKey is written with each failure of the signed shape.
+	ConsumerKey string
+	// Stdout receives the results when there is no --out file; Stderr the
+	// failures, the progress bar and the summary.
+	Stdout, Stderr io.Writer
 
 	out     string
 	file    *os.File // the --out file, or nil for stdout
+	fails   *os.File // the --failures file, or nil
 	w       io.Writer
 	done    map[string]bool // tokens the --out file holds
 	start   time.Time
@@ -45,14 +55,22 @@ type migration struct {
 	inFlight, abandoned                int
 }
 
-// open readies the output: stdout, or the --out file, whose tokens are
+// Open readies the output: stdout, or the --out file, whose tokens are
 // skipped. A last line without its newline (a crash while writing it) is
-// cut off: its token is exchanged again.
-func (m *migration) open(path string) error {
+// cut off: its token is exchanged again. failures, if not "", is created
+// anew for the failures of this run.
+func (m *Run) Open(path, failures string) error {
 	m.done = map[string]bool{}
 	m.out = path
+	if failures != "" {
+		f, err := os.OpenFile(failures, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err != nil {
+			return err
+		}
+		m.fails = f
+	}
 	if path == "" {
-		m.w = m.c.stdout
+		m.w = m.Stdout
 		return nil
 	}
 	// Results hold OAuth 2.0 tokens: readable by their owner only.
@@ -70,7 +88,7 @@ func (m *migration) open(path string) error {
 			f.Close()
 			return err
 		}
-		m.c.errorf(0, "migrate: %s ended in a partial line (an interrupted write), cut off; its token is exchanged again", path)
+		fmt.Fprintf(m.Stderr, "oauth1: migrate: %s ended in a partial line (an interrupted write), cut off; its token is exchanged again\n", path)
 		b = b[:i+1]
 	}
 	for _, line := range bytes.Split(b, []byte("\n")) {
@@ -87,17 +105,21 @@ func (m *migration) open(path string) error {
 	return nil
 }
 
-func (m *migration) close() {
+// Close closes the files Open opened.
+func (m *Run) Close() {
 	if m.file != nil {
 		m.file.Close()
 	}
+	if m.fails != nil {
+		m.fails.Close()
+	}
 }
 
-// interrupts makes Ctrl-C stop the migration in two steps. The first ends
+// Interrupts makes Ctrl-C stop the migration in two steps. The first ends
 // the context returned: no exchange starts after it, and those in flight
 // finish and are written, since the provider may already have revoked their
 // 1.0a tokens. A second abandons those too (m.hard); a third kills.
-func (m *migration) interrupts() (context.Context, func()) {
+func (m *Run) Interrupts() (context.Context, func()) {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt)
 	soft, interrupt := context.WithCancel(context.Background())
@@ -119,7 +141,7 @@ func (m *migration) interrupts() (context.Context, func()) {
 		if m.inFlight > 0 {
 			msg += fmt.Sprintf("; waiting for the %d in flight (up to %s), whose answers are written; Ctrl-C again abandons them", m.inFlight, requestTimeout)
 		}
-		fmt.Fprintln(m.c.stderr, msg)
+		fmt.Fprintln(m.Stderr, msg)
 		m.mu.Unlock()
 		select {
 		case <-sig:
@@ -136,32 +158,32 @@ func (m *migration) interrupts() (context.Context, func()) {
 	}
 }
 
-// run exchanges lines with n workers, at the limiter's rate, until they
+// Exchange exchanges lines with n workers, at the limiter's rate, until they
 // are done or ctx ends.
-func (m *migration) run(ctx context.Context, lines []migrateLine, n int) {
+func (m *Run) Exchange(ctx context.Context, lines []Line, n int) {
 	m.start = time.Now()
 	seen := map[string]bool{}
-	var todo []migrateLine
+	var todo []Line
 	for _, l := range lines {
 		switch {
-		case m.done[l.cred.Token]:
+		case m.done[l.Cred.Token]:
 			m.skipped++
-		case seen[l.cred.Token]:
+		case seen[l.Cred.Token]:
 			m.repeated++ // exchanging it twice would invalidate the first pair
 		default:
-			seen[l.cred.Token] = true
+			seen[l.Cred.Token] = true
 			todo = append(todo, l)
 		}
 	}
 	m.total = len(todo)
-	if f, ok := m.c.stderr.(*os.File); ok {
+	if f, ok := m.Stderr.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 			m.tty = true
 			m.stopBar, m.barDone = make(chan struct{}), make(chan struct{})
 			go m.drawBar()
 		}
 	}
-	ch := make(chan migrateLine)
+	ch := make(chan Line)
 	var wg sync.WaitGroup
 	for range n {
 		wg.Add(1)
@@ -194,9 +216,9 @@ feed:
 }
 
 // one exchanges one line, waiting out 429s.
-func (m *migration) one(ctx context.Context, l migrateLine) {
+func (m *Run) one(ctx context.Context, l Line) {
 	for attempt := 0; ; attempt++ {
-		ok := m.lim.wait(ctx)
+		ok := m.Limiter.wait(ctx)
 		m.mu.Lock()
 		if !ok || ctx.Err() != nil { // wait may pick its timer over a done ctx
 			m.notAttempted++
@@ -208,7 +230,7 @@ func (m *migration) one(ctx context.Context, l migrateLine) {
 		// An interrupt stops what has not started, not a request in
 		// flight: its answer may be the only valid pair for the user.
 		rctx, cancel := context.WithTimeout(m.hard, requestTimeout)
-		tok, err := m.ex.Exchange(rctx, l.cred)
+		tok, err := m.Exchanger.Exchange(rctx, l.Cred)
 		cancel()
 		m.mu.Lock()
 		m.inFlight--
@@ -218,32 +240,32 @@ func (m *migration) one(ctx context.Context, l migrateLine) {
 			return
 		}
 		if err == nil {
-			b, err := l.result(tok, m.keep)
+			b, err := l.result(tok, m.Keep)
 			if err == nil {
 				err = m.write(b)
 			}
 			if err != nil {
-				m.fail(l, fmt.Errorf("exchanged, but the result was not written (%v); a re-run exchanges it again", err))
+				m.fail(newFailure(l, failUnwritten, fmt.Errorf("exchanged, but the result was not written (%v); a re-run exchanges it again", err)))
 				return
 			}
 			m.count(&m.exchanged)
 			return
 		}
 		var e *exchange.Error
-		if errors.As(err, &e) && e.StatusCode == http.StatusTooManyRequests && attempt < m.retries {
+		if errors.As(err, &e) && e.StatusCode == http.StatusTooManyRequests && attempt < m.Retries {
 			wait := e.RetryAfter
 			if wait <= 0 {
 				wait = time.Minute
 			}
-			m.lim.pause(min(wait, 15*time.Minute))
+			m.Limiter.pause(min(wait, 15*time.Minute))
 			continue
 		}
-		m.fail(l, err)
+		m.fail(newFailure(l, "", err))
 		return
 	}
 }
 
-func (m *migration) count(n *int) {
+func (m *Run) count(n *int) {
 	m.mu.Lock()
 	*n++
 	m.mu.Unlock()
@@ -251,7 +273,7 @@ func (m *migration) count(n *int) {
 
 // write appends one result line and, to a file, syncs it: a line is in the
 // file only once its token is exchanged, and stays there through a crash.
-func (m *migration) write(b []byte) error {
+func (m *Run) write(b []byte) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.clearBar()
@@ -266,30 +288,61 @@ func (m *migration) write(b []byte) error {
 
 // abandon reports an exchange cut off in flight by a second Ctrl-C: the
 // provider may have made it and revoked the 1.0a token.
-func (m *migration) abandon(l migrateLine) {
+func (m *Run) abandon(l Line) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.abandoned++
 	m.clearBar()
-	fmt.Fprintf(m.c.stderr, "oauth1 migrate: line %d (token %s): abandoned in flight: the provider may have exchanged it, and then refuses it to a re-run (that user authorizes again)\n", l.n, terminalSafe(l.cred.Token))
+	msg := "abandoned in flight: the provider may have exchanged it, and then refuses it to a re-run (that user authorizes again)"
+	fmt.Fprintf(m.Stderr, "oauth1 migrate: line %d (token %s): %s\n", l.N, terminal.Safe(l.Cred.Token), msg)
+	m.writeFailure(newFailure(l, failAbandoned, errors.New(msg)))
 }
 
-func (m *migration) fail(l migrateLine, err error) {
+// fail reports a token that was not exchanged.
+func (m *Run) fail(f Failure) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.failed++
 	m.clearBar()
-	fmt.Fprintf(m.c.stderr, "oauth1 migrate: line %d (token %s): %s\n", l.n, terminalSafe(l.cred.Token), terminalSafe(err.Error()))
+	fmt.Fprintf(m.Stderr, "oauth1 migrate: line %d (token %s): %s\n", f.line, terminal.Safe(f.l.Cred.Token), terminal.Safe(f.msg))
+	m.writeFailure(f)
+}
+
+// Record counts a line of the input that is not credentials, already
+// reported by ReadLines, and writes it to --failures.
+func (m *Run) Record(f Failure) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.failed++
+	m.writeFailure(f)
+}
+
+// writeFailure appends f to the --failures file; m.mu is held. A failure
+// that cannot be written is said on stderr, once, and the run goes on: the
+// same failure is on stderr already.
+func (m *Run) writeFailure(f Failure) {
+	if m.fails == nil {
+		return
+	}
+	b, err := f.json(m.ConsumerKey)
+	if err == nil {
+		_, err = m.fails.Write(append(b, '\n'))
+	}
+	if err != nil {
+		fmt.Fprintf(m.Stderr, "oauth1 migrate: writing %s: %v; the failures are on stderr only\n", m.fails.Name(), err)
+		m.fails.Close()
+		m.fails = nil
+	}
 }
 
 // drawBar redraws the progress bar on the terminal until stopBar closes.
-func (m *migration) drawBar() {
+func (m *Run) drawBar() {
 	defer close(m.barDone)
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
 	for {
 		m.mu.Lock()
-		fmt.Fprint(m.c.stderr, "\r"+progressBar(m.exchanged+m.failed, m.total, m.exchanged, m.failed, time.Since(m.start)))
+		fmt.Fprint(m.Stderr, "\r"+progressBar(m.exchanged+m.failed, m.total, m.exchanged, m.failed, time.Since(m.start)))
 		m.barPrinted = 1
 		m.mu.Unlock()
 		select {
@@ -304,9 +357,9 @@ func (m *migration) drawBar() {
 }
 
 // clearBar erases the bar before a line is printed; m.mu is held.
-func (m *migration) clearBar() {
-	if m.barPrinted != 0 && m.w != m.c.stderr {
-		fmt.Fprint(m.c.stderr, "\r\x1b[K")
+func (m *Run) clearBar() {
+	if m.barPrinted != 0 && m.w != m.Stderr {
+		fmt.Fprint(m.Stderr, "\r\x1b[K")
 		m.barPrinted = 0
 	}
 }
@@ -326,9 +379,19 @@ func progressBar(done, total, ok, failed int, elapsed time.Duration) string {
 		strings.Repeat("#", cells), strings.Repeat(".", width-cells), done, total, ok, failed, eta)
 }
 
-// summary prints the counts and returns the exit status: 1 if any line
-// failed, was abandoned or was left undone.
-func (m *migration) summary() int {
+// An Outcome is how a run ended; the command makes it an exit status.
+type Outcome int
+
+const (
+	Done        Outcome = iota // every token exchanged or already in --out
+	Failed                     // the run ended, and some tokens failed
+	Interrupted                // Ctrl-C left tokens abandoned or not attempted
+)
+
+// Summary prints the counts and returns the outcome: Interrupted if Ctrl-C
+// left any token abandoned or not attempted (a re-run resumes), else Failed
+// if any line failed, else Done.
+func (m *Run) Summary() Outcome {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var b strings.Builder
@@ -345,10 +408,17 @@ func (m *migration) summary() int {
 	if m.notAttempted > 0 {
 		fmt.Fprintf(&b, ", %d not attempted (interrupted; run again to resume)", m.notAttempted)
 	}
-	fmt.Fprintf(&b, " in %s\n", time.Since(m.start).Round(time.Millisecond))
-	fmt.Fprint(m.c.stderr, b.String())
-	if m.failed > 0 || m.notAttempted > 0 || m.abandoned > 0 {
-		return exitFailure
+	fmt.Fprintf(&b, " in %s", time.Since(m.start).Round(time.Millisecond))
+	if m.fails != nil && (m.failed > 0 || m.abandoned > 0) {
+		fmt.Fprintf(&b, "; failures in %s (--only %[1]s re-runs them)", m.fails.Name())
 	}
-	return exitOK
+	b.WriteString("\n")
+	fmt.Fprint(m.Stderr, b.String())
+	switch {
+	case m.notAttempted > 0 || m.abandoned > 0:
+		return Interrupted
+	case m.failed > 0:
+		return Failed
+	}
+	return Done
 }

@@ -1,4 +1,4 @@
-package main
+package sign
 
 import (
 	"cmp"
@@ -49,6 +49,16 @@ var presets = []preset{
 		note: "oauth_token=\"\" without a token"},
 }
 
+// ProviderNames are the names --provider takes, in the order
+// PrintProviders lists them.
+func ProviderNames() []string {
+	names := make([]string, len(presets))
+	for i, p := range presets {
+		names[i] = p.name
+	}
+	return names
+}
+
 func presetNames() string {
 	names := make([]string, len(presets))
 	for i, p := range presets {
@@ -71,7 +81,7 @@ func findPreset(name string) (*preset, error) {
 // Config when it names none. The preset's argument comes from the
 // account_id or base_url of the job; a base URL defaults to the origin of
 // the URL signed, since only the flow's endpoints depend on it.
-func (j *job) presetConfig() (oauth1.Config, error) {
+func (j *Job) presetConfig() (oauth1.Config, error) {
 	if j.Provider == "" {
 		switch {
 		case j.AccountID != "":
@@ -160,9 +170,9 @@ func describe(cfg oauth1.Config) string {
 	return strings.Join(parts, ", ")
 }
 
-// printProviders writes the table of --provider list and "oauth1 help
+// PrintProviders writes the table of --provider list and "oauth1 help
 // providers", made from the presets themselves.
-func printProviders(w io.Writer) {
+func PrintProviders(w io.Writer) {
 	fmt.Fprintln(w, "Providers of sign --provider NAME (package oauth1/providers); flags given with it override its settings:")
 	fmt.Fprintln(w)
 	var table strings.Builder
@@ -197,7 +207,7 @@ func printProviders(w io.Writer) {
 // to a request to the provider's request token URL, which sign adds too
 // (oauth_callback, unless the job gives one), and warnings of parameters
 // the provider takes on another request only (NetSuite's role).
-func (j *job) flowParams(flow oauth1.Config, u *url.URL) (extra []oauth1.Param, warnings []string) {
+func (j *Job) flowParams(flow oauth1.Config, u *url.URL) (extra []oauth1.Param, warnings []string) {
 	if j.Provider == "" || flow.Endpoint.RequestTokenURL == "" {
 		return nil, nil
 	}

@@ -1,4 +1,7 @@
-package main
+// Package terminal makes text safe to print on a terminal: the command
+// prints values decoded from requests, base strings and providers' answers,
+// which may hold escape sequences.
+package terminal
 
 import (
 	"fmt"
@@ -6,13 +9,13 @@ import (
 	"unicode/utf8"
 )
 
-// terminalSafe returns s as a terminal may show it: valid UTF-8 without
+// Safe returns s as a terminal may show it: valid UTF-8 without
 // the control characters that a terminal acts on. A byte that is not part
 // of valid UTF-8 is shown as \xE9, and a control character other than
 // newline and tab (C0, DEL, C1) as \x1B or \u009B, so that a decoded
 // value from a base string neither garbles the output nor sends escape
 // sequences.
-func terminalSafe(s string) string {
+func Safe(s string) string {
 	if utf8.ValidString(s) && strings.IndexFunc(s, isTerminalControl) < 0 {
 		return s
 	}

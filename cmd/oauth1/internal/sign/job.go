@@ -1,4 +1,9 @@
-package main
+// Package sign signs one request as oauth1 sign describes it (a Job: the
+// fields of a batch line, which the flags fill in too) with package oauth1,
+// exactly as the library does, starting from a provider preset; and it
+// shows the result without its secrets (a Masker), as a header, a curl
+// command or the --explain breakdown.
+package sign
 
 import (
 	"bytes"
@@ -22,9 +27,9 @@ import (
 	"github.com/countersign/countersign/percent"
 )
 
-// A job is one request to sign: the fields of a batch line, which the
+// A Job is one request to sign: the fields of a batch line, which the
 // flags of "oauth1 sign" fill in too.
-type job struct {
+type Job struct {
 	HTTPMethod      string      `json:"http_method"`
 	URL             string      `json:"url"`
 	Params          [][2]string `json:"params"` // form body parameters, unencoded
@@ -64,13 +69,13 @@ type job struct {
 	Method json.RawMessage `json:"method"`
 
 	// Only from flags.
-	headers       []string // "Name: value"
-	keyPassword   string
-	allowInsecure bool
+	Headers       []string `json:"-"` // "Name: value"
+	KeyPassword   string   `json:"-"`
+	AllowInsecure bool     `json:"-"`
 }
 
-// A signed request and what went into it.
-type signed struct {
+// A Signed request and what went into it.
+type Signed struct {
 	req       *http.Request
 	cfg       *oauth1.Config
 	tok       *oauth1.Credentials
@@ -81,7 +86,7 @@ type signed struct {
 	query     string      // the query of the original URL, for the explain table
 	formBody  string      // the form body before delivery, for the explain table
 	header    [][2]string // the header parameters, for the explain table
-	warnings  []string    // what the provider's settings say of this request
+	Warnings  []string    // what the provider's settings say of this request
 }
 
 func hashByName(name string) (crypto.Hash, error) {
@@ -96,10 +101,10 @@ func hashByName(name string) (crypto.Hash, error) {
 	return 0, fmt.Errorf("unknown hash %q (want SHA-1, SHA-256 or SHA-512)", name)
 }
 
-// signer returns the Signer for the job's signature method, in any case,
+// Signer returns the Signer for the job's signature method, in any case,
 // else the preset's (def), else HMAC-SHA1; an RSA method takes the job's
 // private key.
-func (j *job) signer(def string) (oauth1.Signer, error) {
+func (j *Job) Signer(def string) (oauth1.Signer, error) {
 	m := strings.ToUpper(cmp.Or(j.SignatureMethod, def, "HMAC-SHA1"))
 	if !slices.Contains(signatureMethods, m) {
 		return nil, &methodError{j.SignatureMethod}
@@ -114,7 +119,7 @@ func (j *job) signer(def string) (oauth1.Signer, error) {
 	if j.PrivateKeyPEM == "" {
 		return nil, fmt.Errorf("%s needs a private key (--key-file, or private_key_pem in batch mode)", m)
 	}
-	key, err := rsakey.Parse([]byte(j.PrivateKeyPEM), j.keyPassword)
+	key, err := rsakey.Parse([]byte(j.PrivateKeyPEM), j.KeyPassword)
 	switch {
 	case errors.Is(err, rsakey.ErrPasswordRequired):
 		return nil, fmt.Errorf("%w; give its password with --key-password or $OAUTH1_KEY_PASSWORD", err)
@@ -178,7 +183,7 @@ func isTchar(b byte) bool {
 type noKey struct{ crypto.Signer }
 
 // request builds the unsigned HTTP request.
-func (j *job) request() (*http.Request, error) {
+func (j *Job) request() (*http.Request, error) {
 	if j.URL == "" {
 		return nil, errors.New("no URL")
 	}
@@ -219,7 +224,7 @@ func (j *job) request() (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, h := range j.headers {
+	for _, h := range j.Headers {
 		name, value, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(name) == "" {
 			return nil, fmt.Errorf("header %q is not \"Name: value\"", h)
@@ -238,7 +243,7 @@ func (j *job) request() (*http.Request, error) {
 
 // config returns the Config that signs the job: the provider's settings,
 // if it names one, overridden by the job's own.
-func (j *job) config() (*oauth1.Config, error) {
+func (j *Job) config() (*oauth1.Config, error) {
 	if j.ConsumerKey == "" {
 		return nil, errors.New("no consumer key (--consumer-key or OAUTH1_CONSUMER_KEY)")
 	}
@@ -251,7 +256,7 @@ func (j *job) config() (*oauth1.Config, error) {
 		def = cfg.Signer.SignatureMethod()
 	}
 	preHMAC, _ := cfg.Signer.(oauth1.HMAC)
-	s, err := j.signer(def)
+	s, err := j.Signer(def)
 	if err != nil {
 		return nil, err
 	}
@@ -277,7 +282,7 @@ func (j *job) config() (*oauth1.Config, error) {
 	if j.Version != nil {
 		cfg.OmitVersion = !*j.Version
 	}
-	cfg.AllowInsecurePlaintext = j.allowInsecure
+	cfg.AllowInsecurePlaintext = j.AllowInsecure
 	if j.SendEmptyToken != nil {
 		cfg.SendEmptyToken = *j.SendEmptyToken
 	}
@@ -311,9 +316,9 @@ func (j *job) config() (*oauth1.Config, error) {
 	return &cfg, nil
 }
 
-// sign signs the job with oauth1.Config.BaseString and SignAt, so that the
+// Sign signs the job with oauth1.Config.BaseString and SignAt, so that the
 // command signs exactly as the library does.
-func (j *job) sign(now time.Time) (*signed, error) {
+func (j *Job) Sign(now time.Time) (*Signed, error) {
 	if len(j.Method) > 0 {
 		return nil, errors.New(`field "method" was renamed "http_method" (the HTTP method); "signature_method" is the signature method`)
 	}
@@ -356,9 +361,9 @@ func (j *job) sign(now time.Time) (*signed, error) {
 	if j.Token != "" || j.TokenSecret != "" {
 		tok = &oauth1.Credentials{Token: j.Token, Secret: j.TokenSecret}
 	}
-	s := &signed{req: r, cfg: cfg, tok: tok, query: r.URL.RawQuery, header: j.HeaderParams, warnings: warnings}
+	s := &Signed{req: r, cfg: cfg, tok: tok, query: r.URL.RawQuery, header: j.HeaderParams, Warnings: warnings}
 	if r.GetBody != nil {
-		if form, _ := isFormType(r.Header.Get("Content-Type")); form {
+		if form, _ := IsFormType(r.Header.Get("Content-Type")); form {
 			s.formBody = readBody(r)
 		}
 	}
@@ -396,7 +401,7 @@ var ownFlags = map[string]string{
 // job's, or now and a random nonce; a zero time and "" when the job leaves
 // them out, which RFC 5849 §3.1 permits with PLAINTEXT only, and which
 // SignAt does for both or neither.
-func (j *job) timeNonce(now time.Time, cfg *oauth1.Config) (time.Time, string, error) {
+func (j *Job) timeNonce(now time.Time, cfg *oauth1.Config) (time.Time, string, error) {
 	ts := j.Timestamp.String()
 	switch {
 	case j.NoNonce != j.NoTimestamp:
@@ -424,7 +429,8 @@ func (j *job) timeNonce(now time.Time, cfg *oauth1.Config) (time.Time, string, e
 	return t, nonce, nil
 }
 
-func isFormType(ct string) (bool, error) {
+// IsFormType reports whether the media type of ct is a form.
+func IsFormType(ct string) (bool, error) {
 	if ct == "" {
 		return false, nil
 	}
