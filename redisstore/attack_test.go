@@ -41,8 +41,8 @@ import (
 //     which maximise what parsing allocates per byte.
 //
 // The run lasts attackDuration, and then as long as it takes the flood to
-// be refused by both stores for holding its share (or to send
-// floodLimit requests) and each honest client to send honestMinimum
+// be refused by both stores for holding its share (or to send floodLimit
+// requests without that) and each honest client to send honestMinimum
 // requests: its checks count what the test controls, not what a loaded
 // machine manages in a wall-clock period. It checks that at least 99.9% of
 // the honest requests succeed, that the flood was refused by both stores
@@ -71,10 +71,11 @@ const (
 	// honestMinimum is the fewest requests each honest client sends; the
 	// run goes on past attackDuration until each has.
 	honestMinimum = 16
-	// floodLimit is the most requests the flood sends; it stops before
-	// once both stores have refused it for holding its share. Its share
-	// is attackShare in each: 2*attackShare requests fill both, and the
-	// rest allow for the ones refused for another reason.
+	// floodLimit is the most requests the flood sends before both stores
+	// have refused it for holding its share, after which it goes on until
+	// the run ends. Its share is attackShare in each: 2*attackShare
+	// requests fill both, and the rest allow for the ones refused for
+	// another reason.
 	floodLimit = 16 * attackShare
 
 	// attackHeapBound is the most the heap may hold at any moment of the
@@ -301,21 +302,24 @@ func attackRun(tb testing.TB, d time.Duration) *attackFigures {
 		}
 	}
 
-	// The flood: 16 workers, alternating between the targets, until both
-	// have refused it for holding its share (503) or it has sent
-	// floodLimit requests, however long that takes.
+	// The flood: 16 workers, alternating between the targets, until the
+	// run ends. The run lasts until both targets have refused it for
+	// holding its share (503), however long that takes on a loaded
+	// machine; a flood that has sent floodLimit requests without that
+	// stops, and the run ends and fails.
 	floodKey, floodSecret := attackKey("flood", 0)
 	flood := &oauth1.Config{ConsumerKey: floodKey, ConsumerSecret: floodSecret}
 	var floodSent atomic.Int64
-	floodDone := func() bool {
-		return atomic.LoadInt64(&f.floodFull[0]) > 0 && atomic.LoadInt64(&f.floodFull[1]) > 0 || floodSent.Load() >= floodLimit
+	floodFull := func() bool {
+		return atomic.LoadInt64(&f.floodFull[0]) > 0 && atomic.LoadInt64(&f.floodFull[1]) > 0
 	}
+	floodDone := func() bool { return floodFull() || floodSent.Load() >= floodLimit }
 	for w := range 16 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			c := &http.Client{Timeout: 5 * time.Second}
-			for n := 0; !stopped() && !floodDone() && floodSent.Add(1) <= floodLimit; n++ {
+			for n := 0; !stopped() && (floodSent.Add(1) <= floodLimit || floodFull()); n++ {
 				i := (w + n) % 2
 				r, _ := http.NewRequest("GET", targets[i]+"/api/flood", nil)
 				// As far in the future as the window allows, less a margin for
