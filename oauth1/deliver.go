@@ -3,16 +3,63 @@ package oauth1
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
+	"strings"
 
 	"github.com/countersign/countersign/internal/ascii"
 
 	"github.com/countersign/countersign/oauth1/internal/wire"
 	"github.com/countersign/countersign/percent"
 )
+
+// What follows the signature on the signing path (sign.go): the Trace's
+// Signed hook, given what was signed, and the delivery of the parameters.
+
+// signedHook returns the Signed hook of r's trace, or nil.
+func signedHook(r *http.Request) func(SignInfo) {
+	if tr := contextTrace(r.Context()); tr != nil {
+		return tr.Signed
+	}
+	return nil
+}
+
+// contextTrace returns the Trace of ctx, or nil if it has none.
+func contextTrace(ctx context.Context) *Trace {
+	t, _ := ctx.Value(traceKey{}).(*Trace)
+	return t
+}
+
+// signInfo describes the request s has signed; it copies what it keeps.
+// c and tok are the key it signed with.
+func (s *state) signInfo(r *http.Request, proto []Param, c *Config, tok *Credentials) SignInfo {
+	u := *r.URL
+	u.User = nil
+	ps := slices.Clone(proto)
+	slices.SortFunc(ps, func(a, b Param) int { // as in the base string
+		if c := strings.Compare(percent.Encode(a.Name), percent.Encode(b.Name)); c != 0 {
+			return c
+		}
+		return strings.Compare(percent.Encode(a.Value), percent.Encode(b.Value))
+	})
+	info := SignInfo{Method: r.Method, URL: u.String(), BaseString: string(s.Base), Params: ps}
+	info.EmptyConsumerSecret, info.EmptyTokenSecret = emptySecrets(c, tok)
+	return info
+}
+
+// emptySecrets reports whether c, signing with tok, signs with an empty
+// consumer secret, and with a token whose secret is empty.
+func emptySecrets(c *Config, tok *Credentials) (consumer, token bool) {
+	if c == nil {
+		return false, false
+	}
+	if m, _ := signerMethod(c.signer()); strings.HasPrefix(m, "RSA-") {
+		return false, false
+	}
+	return c.ConsumerSecret == "", tok != nil && tok.Token != "" && tok.Secret == ""
+}
 
 // deliver adds the protocol parameters and the signature to r (§3.5), in
 // sorted order as the RFC's examples are: easier to read and to compare.
@@ -110,15 +157,4 @@ func appendSep(b []byte, header bool) []byte {
 		return append(b, '"', ',', ' ')
 	}
 	return append(b, '&')
-}
-
-// checkRealm refuses a realm that cannot be written as a quoted-string:
-// a control character such as CR or LF would end or split the header.
-func checkRealm(realm string) error {
-	for i := 0; i < len(realm); i++ {
-		if c := realm[i]; c < ' ' || c == 0x7f {
-			return fmt.Errorf("oauth1: realm holds control character %s at offset %d", strconv.QuoteRune(rune(c)), i)
-		}
-	}
-	return nil
 }

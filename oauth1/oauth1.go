@@ -2,12 +2,11 @@ package oauth1
 
 import (
 	"crypto"
-	"crypto/rand"
-	"github.com/countersign/countersign/oauth1/internal/wire"
 	"net/http"
-	"slices"
 	"strconv"
 	"time"
+
+	"github.com/countersign/countersign/oauth1/internal/wire"
 )
 
 // Credentials is a token and shared-secret pair: the client credentials
@@ -165,147 +164,4 @@ type Config struct {
 // Config supplies.
 type Param struct {
 	Name, Value string
-}
-
-// Sign signs r, using the current time and a fresh random nonce, and adds
-// the protocol parameters to it as c.Delivery says. tok holds the token
-// credentials; it is nil for two-legged requests and for temporary
-// credential requests, which have no token.
-//
-// Sign modifies r: it sets the Authorization header, or extends the query or
-// the body. When r has a form body (or c.BodyHash is set) but no GetBody,
-// Sign reads r.Body and replaces it with an in-memory copy.
-//
-// c.Now and c.Nonce, when set, replace the clock and the random nonce.
-func (c *Config) Sign(r *http.Request, tok *Credentials) error {
-	return c.SignAt(r, tok, c.now(), c.nonce())
-}
-
-// SignAt is Sign with an explicit timestamp and nonce, for tests, published
-// vectors and replays. extra holds additional protocol parameters to send and
-// sign, such as oauth_callback (§2.1) or oauth_verifier (§2.3); c.Params
-// are added to them.
-//
-// With the PLAINTEXT method, a zero t and an empty nonce leave
-// oauth_timestamp and oauth_nonce out, as §3.1 permits.
-//
-// When r's context carries a [Trace] (see [WithTrace]), its Signed hook is
-// called once r is signed.
-func (c *Config) SignAt(r *http.Request, tok *Credentials, t time.Time, nonce string, extra ...Param) error {
-	return c.signAt(r, tok, t, nonce, extra, nil)
-}
-
-// signAt is SignAt; when base is not nil, it also stores there a copy of
-// the base string it signed, for the diagnosis of a refusal (see
-// [ResponseError]).
-func (c *Config) signAt(r *http.Request, tok *Credentials, t time.Time, nonce string, extra []Param, base *string) error {
-	s, err := c.signState(r, tok, t, nonce, extra)
-	if err != nil {
-		return err
-	}
-	if base != nil {
-		*base = string(s.Base)
-	}
-	putState(s)
-	return nil
-}
-
-// signState signs r and returns the state that holds what was signed, for
-// the caller to put back in the pool.
-func (c *Config) signState(r *http.Request, tok *Credentials, t time.Time, nonce string, extra []Param) (*state, error) {
-	extra = c.withParams(extra)
-	s := getState()
-	if err := c.signInto(s, r, tok, t, nonce, extra); err != nil {
-		putState(s)
-		return nil, err
-	}
-	return s, nil
-}
-
-func (c *Config) signInto(s *state, r *http.Request, tok *Credentials, t time.Time, nonce string, extra []Param) error {
-	var buf [8]Param // the Config's own, and room for an extra one
-	proto, err := s.build(c, r, tok, t, nonce, extra, buf[:0])
-	if err != nil {
-		return err
-	}
-	sig, err := s.sign(c.signer(), c.ConsumerSecret, tok.secret())
-	if err != nil {
-		return err
-	}
-	hook := signedHook(r)
-	var info SignInfo
-	if hook != nil {
-		info = s.signInfo(r, proto, c, tok) // before delivery changes r
-	}
-	if err := s.deliver(c, r, sig, proto, len(extra) == 0); err != nil {
-		return err
-	}
-	if hook != nil {
-		hook(info)
-	}
-	return nil
-}
-
-// BaseString returns the signature base string (RFC 5849 §3.4.1) that
-// SignAt would sign for the same arguments, c.Params included. It does not
-// sign r or add anything to it; like Sign, it replaces a form body that has
-// no GetBody with an in-memory copy so that the request can still be sent.
-func (c *Config) BaseString(r *http.Request, tok *Credentials, t time.Time, nonce string, extra ...Param) (string, error) {
-	extra = c.withParams(extra)
-	s := getState()
-	defer putState(s)
-	var buf [8]Param
-	if _, err := s.build(c, r, tok, t, nonce, extra, buf[:0]); err != nil {
-		return "", err
-	}
-	return string(s.Base), nil
-}
-
-// newNonce returns 26 characters from crypto/rand (130 bits), all
-// unreserved, so that the nonce never needs escaping.
-func newNonce() string {
-	return rand.Text()
-}
-
-func (c *Config) now() time.Time {
-	if c != nil && c.Now != nil {
-		return c.Now()
-	}
-	return time.Now()
-}
-
-func (c *Config) nonce() string {
-	if c != nil && c.Nonce != nil {
-		return c.Nonce()
-	}
-	return newNonce()
-}
-
-// withParams returns extra with c.Params added, in memory of its own.
-func (c *Config) withParams(extra []Param) []Param {
-	if c == nil || len(c.Params) == 0 {
-		return extra
-	}
-	return slices.Concat(c.Params, extra)
-}
-
-func (tok *Credentials) secret() string {
-	if tok == nil {
-		return ""
-	}
-	return tok.Secret
-}
-
-func (tok *Credentials) token() string {
-	if tok == nil {
-		return ""
-	}
-	return tok.Token
-}
-
-func (c *Config) signer() Signer {
-	if c.Signer != nil {
-		return c.Signer
-	}
-	return HMAC{}
 }

@@ -148,18 +148,6 @@ func emptyKey(c *Config, tok *Credentials) string {
 	return ""
 }
 
-// emptySecrets reports whether c, signing with tok, signs with an empty
-// consumer secret, and with a token whose secret is empty.
-func emptySecrets(c *Config, tok *Credentials) (consumer, token bool) {
-	if c == nil {
-		return false, false
-	}
-	if m, _ := signerMethod(c.signer()); strings.HasPrefix(m, "RSA-") {
-		return false, false
-	}
-	return c.ConsumerSecret == "", tok != nil && tok.Token != "" && tok.Secret == ""
-}
-
 // CheckResponse returns nil if resp's status is 2xx and otherwise a
 // [*ResponseError] describing it, as the token requests of the flow do: the
 // status, the OAuth Problem Reporting parameters (oauth_problem and its

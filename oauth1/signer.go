@@ -96,21 +96,6 @@ func SignerFor(method string, key crypto.Signer) (Signer, error) {
 	return RSA{Key: key, Hash: h}, nil
 }
 
-// signerMethod returns s.SignatureMethod(), or an error naming what is wrong when
-// it is empty.
-func signerMethod(s Signer) (string, error) {
-	if m := s.SignatureMethod(); m != "" {
-		return m, nil
-	}
-	switch m := s.(type) {
-	case HMAC:
-		return "", mac.UnsupportedHash("HMAC", m.Hash)
-	case RSA:
-		return "", mac.UnsupportedHash("RSA", m.Hash)
-	}
-	return "", fmt.Errorf("oauth1: signer %T has an empty Method name", s)
-}
-
 // SignatureMethod returns "HMAC-SHA1", "HMAC-SHA256" or "HMAC-SHA512", or "" when
 // Hash is none of those (Sign then returns an error).
 func (s HMAC) SignatureMethod() string { return mac.MethodName(false, s.Hash) }

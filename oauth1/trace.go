@@ -2,11 +2,6 @@ package oauth1
 
 import (
 	"context"
-	"net/http"
-	"slices"
-	"strings"
-
-	"github.com/countersign/countersign/percent"
 )
 
 // A Trace holds hooks that are called as requests are signed, in the manner
@@ -58,12 +53,6 @@ func WithTrace(ctx context.Context, t *Trace) context.Context {
 	return context.WithValue(ctx, traceKey{}, t)
 }
 
-// contextTrace returns the Trace of ctx, or nil if it has none.
-func contextTrace(ctx context.Context) *Trace {
-	t, _ := ctx.Value(traceKey{}).(*Trace)
-	return t
-}
-
 // compose returns a Trace whose hooks call t's and then old's.
 func (t *Trace) compose(old *Trace) *Trace {
 	switch {
@@ -77,29 +66,4 @@ func (t *Trace) compose(old *Trace) *Trace {
 		first(i)
 		then(i)
 	}}
-}
-
-// signedHook returns the Signed hook of r's trace, or nil.
-func signedHook(r *http.Request) func(SignInfo) {
-	if tr := contextTrace(r.Context()); tr != nil {
-		return tr.Signed
-	}
-	return nil
-}
-
-// signInfo describes the request s has signed; it copies what it keeps.
-// c and tok are the key it signed with.
-func (s *state) signInfo(r *http.Request, proto []Param, c *Config, tok *Credentials) SignInfo {
-	u := *r.URL
-	u.User = nil
-	ps := slices.Clone(proto)
-	slices.SortFunc(ps, func(a, b Param) int { // as in the base string
-		if c := strings.Compare(percent.Encode(a.Name), percent.Encode(b.Name)); c != 0 {
-			return c
-		}
-		return strings.Compare(percent.Encode(a.Value), percent.Encode(b.Value))
-	})
-	info := SignInfo{Method: r.Method, URL: u.String(), BaseString: string(s.Base), Params: ps}
-	info.EmptyConsumerSecret, info.EmptyTokenSecret = emptySecrets(c, tok)
-	return info
 }

@@ -28,7 +28,10 @@ import (
 // more is refused, with ErrStoreFull, also while its nonces take, at 150
 // bytes each, at least the memory that the node holding them has free
 // below three quarters of its maxmemory (maxmemory × 3/4 − used_memory,
-// read with INFO memory): it may take no more than it leaves. Clients
+// read with INFO memory): it may take no more than it leaves. INFO is read
+// once in 100 ms at most for each such client, not on each request: in
+// between, the nonces it added since are counted against the free memory
+// read then. Clients
 // that flood, however many, are refused before Redis is full, and the last
 // quarter of its memory is kept for the clients that hold fewer than 256
 // nonces, which are refused only by a Redis that is full. A client alone
@@ -99,16 +102,18 @@ func NewNonceStore(client redis.UniversalClient, prefix string) *NonceStore {
 // Fair refusal in Redis: a client that holds at least fairFloor unexpired
 // nonces is refused while they take, at nonceBytes each, at least the
 // memory the node that holds them has free below three quarters of its
-// maxmemory.
+// maxmemory, read at most once every freeInterval for each client.
 const (
-	fairFloor  = 256
-	nonceBytes = 150 // Redis memory a nonce takes, measured by TestNonceStoreBytes
+	fairFloor    = 256
+	nonceBytes   = 150                    // Redis memory a nonce takes, measured by TestNonceStoreBytes
+	freeInterval = 100 * time.Millisecond // how long a client's reading of INFO memory is used
 )
 
 // useNonce records a nonce: KEYS[1] is its client's sorted set of nonce
 // hashes scored by expiry on Redis's clock (Unix milliseconds); ARGV[1] is
 // the nonce's hash, ARGV[2] its time to live in milliseconds, ARGV[3] the
-// share, ARGV[4] the floor and ARGV[5] the bytes of a nonce. It adds the
+// share, ARGV[4] the floor, ARGV[5] the bytes of a nonce and ARGV[6] how
+// long, in milliseconds, a reading of free memory is used. It adds the
 // nonce unless it is there unexpired (a replay), the share is reached, or
 // the client holds at least its floor and as many bytes of nonces as the
 // node has free below three quarters of its maxmemory (if it has one);
@@ -116,10 +121,22 @@ const (
 // expires. It returns 1 once added, 0 for a replay, 2 when the share is
 // reached and 3 for a client over its fair share. Each call costs O(log n)
 // in the set's size, plus the members it drops, each once, and for a
-// client over its floor an INFO memory.
+// client over its floor, once in ARGV[6] milliseconds, an INFO memory.
+//
+// The reading is kept in the set itself, so that it is on the node whose
+// memory it measures and under the client's key (no other key, no other
+// Cluster slot): one member "free <bytes free> <nonces held>" (or "free
+// none" without a maxmemory), scored by minus the time of the reading, below
+// every nonce (scored by their expiry, positive), so that counting and
+// dropping nonces skips it (ZREMRANGEBYSCORE from 0) and the set's last
+// member is always a nonce. Until it is ARGV[6] milliseconds old, the
+// memory free is the reading less the bytes of the nonces added since.
 //
 // ZADD is its first write: Redis refuses a script's first write with OOM
-// when it is over maxmemory, and lets the writes after it through.
+// when it is over maxmemory, and lets the writes after it through. The
+// reading is written with pcall, so that OOM refuses only the nonce, with
+// the same error as before; the stale reading is dropped after, so that
+// the first write is still a ZADD.
 var useNonce = redis.NewScript(`
 if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
@@ -129,13 +146,38 @@ if e and tonumber(e) > now then return 0 end
 local held = redis.call('ZCOUNT', KEYS[1], string.format('(%.0f', now), '+inf')
 if held >= tonumber(ARGV[3]) then return 2 end
 if held >= tonumber(ARGV[4]) then
-	local info = redis.call('INFO', 'memory')
-	local max = tonumber(string.match(info, '\nmaxmemory:(%d+)'))
-	local used = tonumber(string.match(info, '\nused_memory:(%d+)'))
-	if max and used and max > 0 and held * tonumber(ARGV[5]) >= max / 4 * 3 - used then return 3 end
+	local nb = tonumber(ARGV[5])
+	local free, cached
+	local r = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(0', 'WITHSCORES', 'LIMIT', 0, 1)
+	if r[1] and -tonumber(r[2]) > now - tonumber(ARGV[6]) and -tonumber(r[2]) <= now then
+		if r[1] == 'free none' then
+			cached = true
+		else
+			local f, h = string.match(r[1], '^free (%-?%d+) (%d+)$')
+			if f then
+				free = tonumber(f) - (held - tonumber(h)) * nb
+				cached = true
+			end
+		end
+	end
+	if not cached then
+		local info = redis.call('INFO', 'memory')
+		local max = tonumber(string.match(info, '\nmaxmemory:(%d+)'))
+		local used = tonumber(string.match(info, '\nused_memory:(%d+)'))
+		local m = 'free none'
+		if max and used and max > 0 then
+			free = math.floor(max / 4 * 3 - used)
+			m = string.format('free %.0f %.0f', free, held)
+		end
+		local ok = redis.pcall('ZADD', KEYS[1], -now, m)
+		if type(ok) == 'number' then
+			redis.call('ZREMRANGEBYSCORE', KEYS[1], string.format('(%.0f', -now), '(0')
+		end
+	end
+	if free and held * nb >= free then return 3 end
 end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], 0, now)
 local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
 redis.call('PEXPIREAT', KEYS[1], last[2])
 return 1
@@ -163,7 +205,7 @@ func (s *NonceStore) Use(ctx context.Context, n server.Nonce, now, expires time.
 	}
 	key, member := s.key(n)
 	r, err := bounded(ctx, s.honours, func(ctx context.Context) (int, error) {
-		return useNonce.Run(ctx, s.client, []string{key}, member, ttl, share, fairFloor, nonceBytes).Int()
+		return useNonce.Run(ctx, s.client, []string{key}, member, ttl, share, fairFloor, nonceBytes, freeInterval.Milliseconds()).Int()
 	})
 	switch {
 	case err != nil:

@@ -81,25 +81,23 @@ func randomVariant(rng *rand.Rand, base string, sent Request) (string, bool) {
 	return v, ok && v != base
 }
 
-// TestReproduceWideNoFalseClaim is the negative suite: 150 cases, and
-// 102,000 with COUNTERSIGN_FALSE_CLAIMS=1 (.ci/run runs it on its own, with
-// a timeout of its own: about 1,000 CPU-seconds), over as many goroutines
-// as there are CPUs. A third are signed with the right key over
-// a variant (a claim must name it), a third with another key over a
-// variant, and a third with the right key over a variant of another
-// request (no claim at all).
+// TestReproduceWideNoFalseClaim is the negative suite: 150 cases; with
+// COUNTERSIGN_FALSE_CLAIMS=1, the full suite of 102,000 (.ci/full runs it
+// apart: about 780 CPU-seconds); with COUNTERSIGN_FALSE_CLAIMS=sample, a
+// sample of 10,200 from a seed that changes each run and is printed
+// (COUNTERSIGN_FALSE_CLAIMS_SEED=n runs that sample again; .ci/run runs a
+// sample on every stop). The large runs spread over as many goroutines as
+// there are CPUs. A third are signed with the right key over a variant (a
+// claim must name it), a third with another key over a variant, and a
+// third with the right key over a variant of another request (no claim at
+// all).
 func TestReproduceWideNoFalseClaim(t *testing.T) {
-	n, workers := 150, 1
-	if os.Getenv("COUNTERSIGN_FALSE_CLAIMS") == "1" {
-		n, workers = 102000, runtime.GOMAXPROCS(0)
-	} else {
-		t.Log("150 cases; COUNTERSIGN_FALSE_CLAIMS=1 runs 102,000")
-	}
+	n, workers, seed := falseClaimsSize(t)
 	start := time.Now()
 	results := make([]negativeResult, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
-		wg.Go(func() { results[w] = negativeCases(uint64(w), (n+workers-1)/workers) })
+		wg.Go(func() { results[w] = negativeCases(seed+uint64(w), (n+workers-1)/workers) })
 	}
 	wg.Wait()
 	var all negativeResult
@@ -116,6 +114,36 @@ func TestReproduceWideNoFalseClaim(t *testing.T) {
 	}
 	if all.right < all.signedRight*9/10 {
 		t.Errorf("only %d of the %d variants signed with the right key reproduced", all.right, all.signedRight)
+	}
+}
+
+// falseClaimsSize returns the size of the negative suite that
+// COUNTERSIGN_FALSE_CLAIMS asks for, the goroutines to spread it over, and
+// the seed of its first goroutine (goroutine w uses seed+w): 0 for the
+// quick and the full suite, which are the same every run, and for a sample
+// COUNTERSIGN_FALSE_CLAIMS_SEED or else a random seed, logged so that a
+// failing sample can be run again.
+func falseClaimsSize(t *testing.T) (n, workers int, seed uint64) {
+	switch v := os.Getenv("COUNTERSIGN_FALSE_CLAIMS"); v {
+	case "":
+		t.Log("150 cases; COUNTERSIGN_FALSE_CLAIMS=sample runs 10,200 and COUNTERSIGN_FALSE_CLAIMS=1 102,000")
+		return 150, 1, 0
+	case "1":
+		return 102000, runtime.GOMAXPROCS(0), 0
+	case "sample":
+		seed = rand.Uint64()
+		if s := os.Getenv("COUNTERSIGN_FALSE_CLAIMS_SEED"); s != "" {
+			var err error
+			if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
+				t.Fatalf("COUNTERSIGN_FALSE_CLAIMS_SEED=%q: want a decimal seed", s)
+			}
+		}
+		workers = runtime.GOMAXPROCS(0)
+		t.Logf("a sample of 10,200 cases over %d goroutines; run it again with COUNTERSIGN_FALSE_CLAIMS=sample COUNTERSIGN_FALSE_CLAIMS_SEED=%d -cpu %d", workers, seed, workers)
+		return 10200, workers, seed
+	default:
+		t.Fatalf("COUNTERSIGN_FALSE_CLAIMS=%q: want 1 (the full suite) or sample", v)
+		return 0, 0, 0
 	}
 }
 

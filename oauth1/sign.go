@@ -2,9 +2,11 @@ package oauth1
 
 import (
 	"bytes"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +18,110 @@ import (
 	"github.com/countersign/countersign/oauth1/internal/wire"
 	"github.com/countersign/countersign/percent"
 )
+
+// The signing path, in the order a request takes it: Sign and SignAt
+// (BaseString stops after the base string), the pooled scratch state, the
+// parameters and base string (build and its checks), the signature (sign),
+// and then, in deliver.go, the Trace's hook and the delivery. Each function
+// comes after its caller.
+
+// Sign signs r, using the current time and a fresh random nonce, and adds
+// the protocol parameters to it as c.Delivery says. tok holds the token
+// credentials; it is nil for two-legged requests and for temporary
+// credential requests, which have no token.
+//
+// Sign modifies r: it sets the Authorization header, or extends the query or
+// the body. When r has a form body (or c.BodyHash is set) but no GetBody,
+// Sign reads r.Body and replaces it with an in-memory copy.
+//
+// c.Now and c.Nonce, when set, replace the clock and the random nonce.
+func (c *Config) Sign(r *http.Request, tok *Credentials) error {
+	return c.SignAt(r, tok, c.now(), c.nonce())
+}
+
+func (c *Config) now() time.Time {
+	if c != nil && c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+func (c *Config) nonce() string {
+	if c != nil && c.Nonce != nil {
+		return c.Nonce()
+	}
+	return newNonce()
+}
+
+// newNonce returns 26 characters from crypto/rand (130 bits), all
+// unreserved, so that the nonce never needs escaping.
+func newNonce() string {
+	return rand.Text()
+}
+
+// SignAt is Sign with an explicit timestamp and nonce, for tests, published
+// vectors and replays. extra holds additional protocol parameters to send and
+// sign, such as oauth_callback (§2.1) or oauth_verifier (§2.3); c.Params
+// are added to them.
+//
+// With the PLAINTEXT method, a zero t and an empty nonce leave
+// oauth_timestamp and oauth_nonce out, as §3.1 permits.
+//
+// When r's context carries a [Trace] (see [WithTrace]), its Signed hook is
+// called once r is signed.
+func (c *Config) SignAt(r *http.Request, tok *Credentials, t time.Time, nonce string, extra ...Param) error {
+	return c.signAt(r, tok, t, nonce, extra, nil)
+}
+
+// BaseString returns the signature base string (RFC 5849 §3.4.1) that
+// SignAt would sign for the same arguments, c.Params included. It does not
+// sign r or add anything to it; like Sign, it replaces a form body that has
+// no GetBody with an in-memory copy so that the request can still be sent.
+func (c *Config) BaseString(r *http.Request, tok *Credentials, t time.Time, nonce string, extra ...Param) (string, error) {
+	extra = c.withParams(extra)
+	s := getState()
+	defer putState(s)
+	var buf [8]Param
+	if _, err := s.build(c, r, tok, t, nonce, extra, buf[:0]); err != nil {
+		return "", err
+	}
+	return string(s.Base), nil
+}
+
+// signAt is SignAt; when base is not nil, it also stores there a copy of
+// the base string it signed, for the diagnosis of a refusal (see
+// [ResponseError]).
+func (c *Config) signAt(r *http.Request, tok *Credentials, t time.Time, nonce string, extra []Param, base *string) error {
+	s, err := c.signState(r, tok, t, nonce, extra)
+	if err != nil {
+		return err
+	}
+	if base != nil {
+		*base = string(s.Base)
+	}
+	putState(s)
+	return nil
+}
+
+// signState signs r and returns the state that holds what was signed, for
+// the caller to put back in the pool.
+func (c *Config) signState(r *http.Request, tok *Credentials, t time.Time, nonce string, extra []Param) (*state, error) {
+	extra = c.withParams(extra)
+	s := getState()
+	if err := c.signInto(s, r, tok, t, nonce, extra); err != nil {
+		putState(s)
+		return nil, err
+	}
+	return s, nil
+}
+
+// withParams returns extra with c.Params added, in memory of its own.
+func (c *Config) withParams(extra []Param) []Param {
+	if c == nil || len(c.Params) == 0 {
+		return extra
+	}
+	return slices.Concat(c.Params, extra)
+}
 
 // state is the scratch space of one signing, pooled so that a request
 // allocates little beyond what it hands back. Nothing returned to a caller
@@ -34,6 +140,30 @@ func putState(s *state) {
 		return
 	}
 	statePool.Put(s)
+}
+
+func (c *Config) signInto(s *state, r *http.Request, tok *Credentials, t time.Time, nonce string, extra []Param) error {
+	var buf [8]Param // the Config's own, and room for an extra one
+	proto, err := s.build(c, r, tok, t, nonce, extra, buf[:0])
+	if err != nil {
+		return err
+	}
+	sig, err := s.sign(c.signer(), c.ConsumerSecret, tok.secret())
+	if err != nil {
+		return err
+	}
+	hook := signedHook(r)
+	var info SignInfo
+	if hook != nil {
+		info = s.signInfo(r, proto, c, tok) // before delivery changes r
+	}
+	if err := s.deliver(c, r, sig, proto, len(extra) == 0); err != nil {
+		return err
+	}
+	if hook != nil {
+		hook(info)
+	}
+	return nil
 }
 
 // build collects the parameters of r, appends the protocol parameters to
@@ -143,25 +273,61 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 	return proto, nil
 }
 
-// sign signs s.Base into s.Sig. HMAC signs with crypto/hmac directly, into
-// pooled memory, reusing keyed states.
-func (s *state) sign(sg Signer, cs, ts string) ([]byte, error) {
-	h, ok := sg.(HMAC)
-	if !ok {
-		sig, err := sg.Sign(s.Base, cs, ts)
-		s.Sig = append(s.Sig[:0], sig...)
-		return s.Sig, err
+// checkRealm refuses a realm that cannot be written as a quoted-string:
+// a control character such as CR or LF would end or split the header.
+func checkRealm(realm string) error {
+	for i := 0; i < len(realm); i++ {
+		if c := realm[i]; c < ' ' || c == 0x7f {
+			return fmt.Errorf("oauth1: realm holds control character %s at offset %d", strconv.QuoteRune(rune(c)), i)
+		}
 	}
-	if h.SignatureMethod() == "" {
-		return nil, mac.UnsupportedHash("HMAC", h.Hash)
+	return nil
+}
+
+// signerMethod returns s.SignatureMethod(), or an error naming what is wrong when
+// it is empty.
+func signerMethod(s Signer) (string, error) {
+	if m := s.SignatureMethod(); m != "" {
+		return m, nil
 	}
-	var err error
-	if h.ConsumerSecretOnly {
-		s.Sig, err = h.appendSecretOnly(s.Sig[:0], s.Sum[:], s.Base, cs, ts)
-		return s.Sig, err
+	switch m := s.(type) {
+	case HMAC:
+		return "", mac.UnsupportedHash("HMAC", m.Hash)
+	case RSA:
+		return "", mac.UnsupportedHash("RSA", m.Hash)
 	}
-	s.Sig, err = mac.AppendSign(s.Sig[:0], s.Key, s.Sum[:], h.Hash, s.Base, cs, ts)
-	return s.Sig, err
+	return "", fmt.Errorf("oauth1: signer %T has an empty Method name", s)
+}
+
+func (c *Config) signer() Signer {
+	if c.Signer != nil {
+		return c.Signer
+	}
+	return HMAC{}
+}
+
+func (tok *Credentials) token() string {
+	if tok == nil {
+		return ""
+	}
+	return tok.Token
+}
+
+// bodyHash returns the oauth_body_hash value: the base64 hash of the body,
+// or of the empty string when there is none.
+func (s *state) bodyHash(c *Config, r *http.Request, hasBody bool, limit int64) (string, error) {
+	var body []byte
+	if hasBody {
+		var err error
+		if body, err = s.ReadBody(r, limit); err != nil {
+			return "", err
+		}
+	}
+	sum, err := mac.HashBody(c.BodyHash, body)
+	if err != nil {
+		return "", fmt.Errorf("oauth1: oauth_body_hash: %w", err)
+	}
+	return sum, nil
 }
 
 // lastTimestamp holds the last oauth_timestamp formatted: requests signed
@@ -214,23 +380,6 @@ func (s *state) checkDuplicates(proto []Param, supplied int, query string) error
 		}
 	}
 	return nil
-}
-
-// bodyHash returns the oauth_body_hash value: the base64 hash of the body,
-// or of the empty string when there is none.
-func (s *state) bodyHash(c *Config, r *http.Request, hasBody bool, limit int64) (string, error) {
-	var body []byte
-	if hasBody {
-		var err error
-		if body, err = s.ReadBody(r, limit); err != nil {
-			return "", err
-		}
-	}
-	sum, err := mac.HashBody(c.BodyHash, body)
-	if err != nil {
-		return "", fmt.Errorf("oauth1: oauth_body_hash: %w", err)
-	}
-	return sum, nil
 }
 
 // mayRepeat reports whether the request's parameters may repeat one of
@@ -308,4 +457,32 @@ func byteAt[T string | []byte](raw T, i int) byte {
 		return raw[i]
 	}
 	return 0
+}
+
+func (tok *Credentials) secret() string {
+	if tok == nil {
+		return ""
+	}
+	return tok.Secret
+}
+
+// sign signs s.Base into s.Sig. HMAC signs with crypto/hmac directly, into
+// pooled memory, reusing keyed states.
+func (s *state) sign(sg Signer, cs, ts string) ([]byte, error) {
+	h, ok := sg.(HMAC)
+	if !ok {
+		sig, err := sg.Sign(s.Base, cs, ts)
+		s.Sig = append(s.Sig[:0], sig...)
+		return s.Sig, err
+	}
+	if h.SignatureMethod() == "" {
+		return nil, mac.UnsupportedHash("HMAC", h.Hash)
+	}
+	var err error
+	if h.ConsumerSecretOnly {
+		s.Sig, err = h.appendSecretOnly(s.Sig[:0], s.Sum[:], s.Base, cs, ts)
+		return s.Sig, err
+	}
+	s.Sig, err = mac.AppendSign(s.Sig[:0], s.Key, s.Sum[:], h.Hash, s.Base, cs, ts)
+	return s.Sig, err
 }
