@@ -11,7 +11,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import oauthlib
 from oauthlib.oauth1 import SIGNATURE_HMAC_SHA1, Client
 
-from corpa_lines import run
+from corpa_lines import debian_version, run
 
 hashed = []
 sign_hmac = Client.SIGNATURE_METHODS[SIGNATURE_HMAC_SHA1]
@@ -38,4 +38,4 @@ def sign(r):
     return {"got": hashed[0], "authorization": headers["Authorization"], "url": uri, "body": body or ""}
 
 
-run(oauthlib.__version__, sign)
+run(debian_version("python3-oauthlib", oauthlib.__version__), sign)

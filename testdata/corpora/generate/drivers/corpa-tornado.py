@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tornado
 import tornado.auth
 
-from corpa_lines import run
+from corpa_lines import debian_version, run
 
 hashed = []
 
@@ -69,4 +69,4 @@ def sign(r):
     return {"got": hashed[0], "authorization": h, "url": sent, "body": body}
 
 
-run(tornado.version, sign)
+run(debian_version("python3-tornado", tornado.version), sign)

@@ -1,5 +1,6 @@
 """Shared by the Python drivers added with corpa-*.py: the JSON-lines loop."""
 import json
+import subprocess
 import sys
 import traceback
 
@@ -18,3 +19,14 @@ def run(version, sign):
                 traceback.print_exc()
         sys.stdout.write(json.dumps(out) + "\n")
         sys.stdout.flush()
+
+
+def debian_version(package, version):
+    """Returns version with the Debian package's own, as "6.2 (Debian
+    6.2.0-3+deb12u4)", or version alone off Debian."""
+    try:
+        deb = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package],
+                             capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return version
+    return "%s (Debian %s)" % (version, deb)
