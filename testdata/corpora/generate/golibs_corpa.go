@@ -1,7 +1,7 @@
 package main
 
-// The libraries added by issue 42's corpus work (corpa): three Go ones
-// run here, the npm and Python ones as drivers/corpa-*.
+// The libraries added by issue 42's corpus work (corpa): four Go ones
+// run here, the npm, Python and R ones as drivers/corpa-*.
 
 import (
 	"context"
@@ -35,6 +35,7 @@ func init() {
 		"flickr-sdk":      external("node", "drivers/corpa-flickr-sdk.js"),
 		"oauthlib":        external("/usr/bin/python3", "drivers/corpa-oauthlib.py"),
 		"tornado":         external("/usr/bin/python3", "drivers/corpa-tornado.py"),
+		"httr":            external("Rscript", "drivers/corpa-httr.R"),
 	} {
 		drivers[name] = d
 	}

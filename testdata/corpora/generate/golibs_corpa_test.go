@@ -38,12 +38,12 @@ func TestCorpaGoDrivers(t *testing.T) {
 // has its script.
 func TestCorpaDriverFiles(t *testing.T) {
 	for _, f := range []string{"corpa-twitter-api-v2.js", "corpa-oauth-header.js", "corpa-node-oauth1.js", "corpa-flickr-sdk.js",
-		"corpa-mastercard.js", "corpa-lines.js", "corpa-oauthlib.py", "corpa-tornado.py", "corpa_lines.py"} {
+		"corpa-mastercard.js", "corpa-lines.js", "corpa-oauthlib.py", "corpa-tornado.py", "corpa_lines.py", "corpa-httr.R"} {
 		if _, err := os.Stat("drivers/" + f); err != nil {
 			t.Error(err)
 		}
 	}
-	for _, name := range []string{"twitter-api-v2", "oauth-header", "node-oauth1", "flickr-sdk", "mastercard-js", "oauthlib", "tornado"} {
+	for _, name := range []string{"twitter-api-v2", "oauth-header", "node-oauth1", "flickr-sdk", "mastercard-js", "oauthlib", "tornado", "httr"} {
 		if drivers[name] == nil {
 			t.Errorf("no driver %q", name)
 		}
