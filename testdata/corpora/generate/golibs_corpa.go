@@ -24,18 +24,19 @@ import (
 
 func init() {
 	for name, d := range map[string]driver{
-		"gomodule-oauth1": gomoduleOAuth1,
-		"kurrik-oauth1a":  kurrikOAuth1a,
-		"gotwi":           gotwiOAuth1,
-		"mastercard-go":   mastercardGo,
-		"mastercard-js":   external("node", "drivers/corpa-mastercard.js"),
-		"twitter-api-v2":  external("node", "drivers/corpa-twitter-api-v2.js"),
-		"oauth-header":    external("node", "drivers/corpa-oauth-header.js"),
-		"node-oauth1":     external("node", "drivers/corpa-node-oauth1.js"),
-		"flickr-sdk":      external("node", "drivers/corpa-flickr-sdk.js"),
-		"oauthlib":        external("/usr/bin/python3", "drivers/corpa-oauthlib.py"),
-		"tornado":         external("/usr/bin/python3", "drivers/corpa-tornado.py"),
-		"httr":            external("Rscript", "drivers/corpa-httr.R"),
+		"gomodule-oauth1":  gomoduleOAuth1,
+		"kurrik-oauth1a":   kurrikOAuth1a,
+		"gotwi":            gotwiOAuth1,
+		"mastercard-go":    mastercardGo,
+		"mastercard-js":    external("node", "drivers/corpa-mastercard.js"),
+		"twitter-api-v2":   external("node", "drivers/corpa-twitter-api-v2.js"),
+		"oauth-header":     external("node", "drivers/corpa-oauth-header.js"),
+		"node-oauth1":      external("node", "drivers/corpa-node-oauth1.js"),
+		"flickr-sdk":       external("node", "drivers/corpa-flickr-sdk.js"),
+		"oauth1-signature": external("node", "drivers/corpa-oauth1-signature.js"),
+		"oauthlib":         external("/usr/bin/python3", "drivers/corpa-oauthlib.py"),
+		"tornado":          external("/usr/bin/python3", "drivers/corpa-tornado.py"),
+		"httr":             external("Rscript", "drivers/corpa-httr.R"),
 	} {
 		drivers[name] = d
 	}

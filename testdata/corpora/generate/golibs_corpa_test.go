@@ -37,13 +37,13 @@ func TestCorpaGoDrivers(t *testing.T) {
 // TestCorpaDriverFiles checks that every external driver corpa registers
 // has its script.
 func TestCorpaDriverFiles(t *testing.T) {
-	for _, f := range []string{"corpa-twitter-api-v2.js", "corpa-oauth-header.js", "corpa-node-oauth1.js", "corpa-flickr-sdk.js",
+	for _, f := range []string{"corpa-twitter-api-v2.js", "corpa-oauth-header.js", "corpa-node-oauth1.js", "corpa-flickr-sdk.js", "corpa-oauth1-signature.js",
 		"corpa-mastercard.js", "corpa-lines.js", "corpa-oauthlib.py", "corpa-tornado.py", "corpa_lines.py", "corpa-httr.R"} {
 		if _, err := os.Stat("drivers/" + f); err != nil {
 			t.Error(err)
 		}
 	}
-	for _, name := range []string{"twitter-api-v2", "oauth-header", "node-oauth1", "flickr-sdk", "mastercard-js", "oauthlib", "tornado", "httr"} {
+	for _, name := range []string{"twitter-api-v2", "oauth-header", "node-oauth1", "flickr-sdk", "oauth1-signature", "mastercard-js", "oauthlib", "tornado", "httr"} {
 		if drivers[name] == nil {
 			t.Errorf("no driver %q", name)
 		}
