@@ -108,6 +108,15 @@ const nonceShards = 32
 // store keeps a keyed 64-bit hash of the secret or key, never the secret.
 // Nonces recorded by calling Use directly are the consumer key's alone.
 //
+// A client's nonces are charged, against its share and floor, to its
+// consumer key at its tenant, which for the store is the Verifier's Store
+// (the same map, pointer or comparable value; a Provider for all of its
+// endpoints): a client that rotates its secret, its nonces under the old
+// secret still unexpired, holds one share and one floor however many
+// times it rotates, while a client of another tenant with the same key
+// has a share of its own. (A Store that is a func, or a value that cannot
+// be compared, makes each registration a tenant of its own.)
+//
 // # Fair refusal
 //
 // A client's floor is a 1024th of MaxNonces (1,024 nonces by default).
@@ -126,7 +135,7 @@ const nonceShards = 32
 // # Sizing
 //
 // A nonce costs about 57 bytes, and each consumer key with unexpired
-// nonces about 250 more and its length. The Verifier keeps a nonce until
+// nonces about 400 more and its length. The Verifier keeps a nonce until
 // its timestamp leaves the window: Window plus a second after the
 // timestamp, so about five minutes for a client whose clock is right and
 // up to ten for one that dates its requests five minutes ahead (the
@@ -147,7 +156,7 @@ type MemoryNonceStore struct {
 	MaxNonces int
 
 	// MaxNoncesPerConsumer is the number of nonces the store holds at
-	// most for one client (see Tenants), its share of MaxNonces; zero
+	// most for one consumer key at one tenant (see Tenants), its share of MaxNonces; zero
 	// means an eighth of MaxNonces, at least one. Exactly that many
 	// distinct unexpired nonces of one client are accepted, while the
 	// store has room; the next is refused with ErrStoreFull, and the other
@@ -160,8 +169,8 @@ type MemoryNonceStore struct {
 	// nonce is added so that concurrent Uses in different shards never
 	// take the store past MaxNonces.
 	count atomic.Int64
-	// clients is the number of sets in all shards: of the clients that
-	// hold nonces, expired or not.
+	// clients is the number of holdings in all shards: of the holders
+	// whose clients hold nonces, expired or not.
 	clients atomic.Int64
 	// nextSweep is no later than the earliest expiry of any nonce, once a
 	// sweep has set it: until then a sweep would free nothing.
@@ -174,6 +183,7 @@ type MemoryNonceStore struct {
 type nonceShard struct {
 	mu        sync.Mutex
 	consumers map[client]*nonceSet // a client → its nonces; no empty set is kept
+	holdings  map[holder]*holding  // a holder → what its clients hold; no empty holding is kept
 }
 
 // A client is whose nonces a nonceSet holds: a consumer key and the
@@ -184,9 +194,36 @@ type client struct {
 	reg uint64
 }
 
+// A holder is whom a client's nonces are charged to, against a share and
+// a floor: its consumer key at a tenant, the fingerprint of the Verifier's
+// Store (see tenant), zero for nonces recorded by Use. So a client that
+// rotates its secret at one tenant holds one share and one floor,
+// whatever the number of its registrations, and tenants stay apart.
+type holder struct {
+	key    string
+	tenant uint64
+}
+
+// A holding is what the clients of one holder hold: the sets charged to
+// it, all in the shard of its consumer key, and their number of nonces.
+// A set is charged to the holder of the first nonce recorded in it (a
+// tenant that gave a client the same credentials as another shares that
+// client's set, and its holding).
+type holding struct {
+	who  holder
+	held int64     // the nonces of its sets, expired or not
+	sets *nonceSet // the first of its sets, linked by next
+	// nextSweep is no later than the earliest expiry in its sets, once a
+	// sweep of the holding has set it; before, it is zero.
+	nextSweep int64
+}
+
 // A nonceSet holds the nonces of one client.
 type nonceSet struct {
-	seen map[uint64]int64 // hash → expiry, Unix nanoseconds
+	reg        uint64           // the client's, whose key is hold.who.key
+	hold       *holding         // charged with the nonces of the set
+	prev, next *nonceSet        // the holding's other sets
+	seen       map[uint64]int64 // hash → expiry, Unix nanoseconds
 	// order holds the hashes in insertion order, for purging. Expiries are
 	// nearly, not strictly, increasing: a nonce behind an unexpired one waits
 	// for it, and Use treats it as absent meanwhile; a full set is swept
@@ -209,6 +246,7 @@ func (m *MemoryNonceStore) init() {
 	m.seed = maphash.MakeSeed()
 	for i := range m.shards {
 		m.shards[i].consumers = make(map[client]*nonceSet)
+		m.shards[i].holdings = make(map[holder]*holding)
 	}
 }
 
@@ -254,12 +292,12 @@ func (m *MemoryNonceStore) size() int {
 // a [Verifier] keeps those of each registration apart (see Tenants).
 func (m *MemoryNonceStore) Use(_ context.Context, n Nonce, now, expires time.Time) (bool, error) {
 	m.once.Do(m.init)
-	return m.use(n, 0, now, expires)
+	return m.use(n, 0, 0, now, expires)
 }
 
 // use is Use for the nonces of the client whose registration's
-// fingerprint is reg (zero for Use).
-func (m *MemoryNonceStore) use(n Nonce, reg uint64, now, expires time.Time) (bool, error) {
+// fingerprint is reg, charged to its key at tenant (both zero for Use).
+func (m *MemoryNonceStore) use(n Nonce, reg, tenant uint64, now, expires time.Time) (bool, error) {
 	var h maphash.Hash
 	h.SetSeed(m.seed)
 	// Length prefixes keep ("ab", "c") and ("a", "bc") apart.
@@ -274,10 +312,12 @@ func (m *MemoryNonceStore) use(n Nonce, reg uint64, now, expires time.Time) (boo
 
 	b := m.bounds()
 	c := client{n.ConsumerKey, reg}
-	s := &m.shards[(maphash.String(m.seed, n.ConsumerKey)+reg)%nonceShards]
+	// All the sets of a consumer key are in one shard, so that a holder's
+	// nonces are counted under one lock.
+	s := &m.shards[maphash.String(m.seed, n.ConsumerKey)%nonceShards]
 	t, exp := now.UnixNano(), expires.UnixNano()
 	s.mu.Lock()
-	fresh, err := s.use(m, b, c, sum, t, exp)
+	fresh, err := s.use(m, b, c, tenant, sum, t, exp)
 	s.mu.Unlock()
 	if err != errNonceStoreFull && err != errOverFair { // not full, or full for this client only
 		return fresh, err
@@ -287,7 +327,7 @@ func (m *MemoryNonceStore) use(n Nonce, reg uint64, now, expires time.Time) (boo
 	// fast) and those of idle clients wait for this sweep.
 	m.sweep(t)
 	s.mu.Lock()
-	fresh, err = s.use(m, b, c, sum, t, exp)
+	fresh, err = s.use(m, b, c, tenant, sum, t, exp)
 	s.mu.Unlock()
 	if err == errOverFair {
 		// %q: a key, though registered, is no place for control characters.
@@ -309,13 +349,12 @@ func (m *MemoryNonceStore) sweep(now int64) {
 	for i := range m.shards {
 		s := &m.shards[i]
 		s.mu.Lock()
-		for c, set := range s.consumers {
+		for _, set := range s.consumers {
 			if now >= set.nextSweep {
 				set.sweep(now, &m.count)
 			}
 			if len(set.seen) == 0 {
-				delete(s.consumers, c)
-				m.clients.Add(-1)
+				s.remove(m, set)
 			} else {
 				m.lowerNextSweep(set.nextSweep)
 			}
@@ -335,28 +374,57 @@ func (m *MemoryNonceStore) lowerNextSweep(t int64) {
 }
 
 // use is Use for the shard that holds the nonces of c, at time t, in store
-// m with bounds b. It records nothing, and returns errNonceStoreFull, when
-// h is not in the set and the store has no room, errOverFair when the
-// store has no room for a client that holds as much as c, or another error
-// wrapping errNonceStoreFull when c holds its share.
-func (s *nonceShard) use(m *MemoryNonceStore, b nonceBounds, c client, h uint64, t, exp int64) (bool, error) {
+// m with bounds b, charging them to c's key at tenant when c holds none.
+// It records nothing, and returns errNonceStoreFull, when h is not in the
+// set and the store has no room, errOverFair when the store has no room
+// for a holder that holds as much as c's, or another error wrapping
+// errNonceStoreFull when c's holder holds its share.
+func (s *nonceShard) use(m *MemoryNonceStore, b nonceBounds, c client, tenant uint64, h uint64, t, exp int64) (bool, error) {
 	set := s.consumers[c]
 	if set == nil {
-		set = &nonceSet{seen: make(map[uint64]int64)}
-		// A copy: the key may be part of a larger string, such as a header.
-		s.consumers[client{strings.Clone(c.key), c.reg}] = set
-		m.clients.Add(1)
+		hd := s.holdings[holder{c.key, tenant}]
+		if hd == nil {
+			// A copy: the key may be part of a larger string, such as a header.
+			hd = &holding{who: holder{strings.Clone(c.key), tenant}}
+			s.holdings[hd.who] = hd
+			m.clients.Add(1)
+		}
+		set = &nonceSet{reg: c.reg, hold: hd, next: hd.sets, seen: make(map[uint64]int64)}
+		if hd.sets != nil {
+			hd.sets.prev = set
+		}
+		hd.sets = set
+		s.consumers[client{hd.who.key, c.reg}] = set
 	}
-	fresh, err := set.use(m, b, h, t, exp)
+	fresh, err := set.use(s, m, b, h, t, exp)
 	if len(set.seen) == 0 {
-		delete(s.consumers, c)
-		m.clients.Add(-1)
+		s.remove(m, set)
 	}
 	if err == errShareFull {
 		// %q: a key, though registered, is no place for control characters.
 		err = fmt.Errorf("oauth1: consumer key %.64q holds its share of the nonce store, %d unexpired nonces: %w", c.key, b.share, errNonceStoreFull)
 	}
 	return fresh, err
+}
+
+// remove drops set, which is empty, and its holding if it was the last of
+// its sets.
+func (s *nonceShard) remove(m *MemoryNonceStore, set *nonceSet) {
+	hd := set.hold
+	delete(s.consumers, client{hd.who.key, set.reg})
+	if set.prev != nil {
+		set.prev.next = set.next
+	} else {
+		hd.sets = set.next
+	}
+	if set.next != nil {
+		set.next.prev = set.prev
+	}
+	set.prev, set.next = nil, nil
+	if hd.sets == nil {
+		delete(s.holdings, hd.who)
+		m.clients.Add(-1)
+	}
 }
 
 // errShareFull is nonceSet.use's refusal of a client that holds its
@@ -368,8 +436,8 @@ var errShareFull = errors.New("share full")
 // names the key, once a sweep of the store has freed nothing.
 var errOverFair = errors.New("over its fair share")
 
-// use is nonceShard.use for the client's set.
-func (set *nonceSet) use(m *MemoryNonceStore, b nonceBounds, h uint64, t, exp int64) (bool, error) {
+// use is nonceShard.use for the client's set, in shard s.
+func (set *nonceSet) use(s *nonceShard, m *MemoryNonceStore, b nonceBounds, h uint64, t, exp int64) (bool, error) {
 	e, ok := set.seen[h]
 	if ok && e > t {
 		return false, nil
@@ -378,42 +446,63 @@ func (set *nonceSet) use(m *MemoryNonceStore, b nonceBounds, h uint64, t, exp in
 	if ok {
 		_, ok = set.seen[h] // purge may have dropped the expired entry
 	}
+	hd := set.hold
 	if !ok {
-		held := int64(len(set.seen))
-		if held >= b.share || !reserve(&m.count, set.room(m, b, held)) {
-			// Expired nonces behind a live one still count; a sweep, at
+		if hd.held >= b.share || !reserve(&m.count, hd.room(m, b)) {
+			// Expired nonces behind a live one, or in the holder's other
+			// sets (of a secret rotated away), still count; a sweep, at
 			// most once per expiry, frees them.
-			if t >= set.nextSweep {
-				set.sweep(t, &m.count)
+			if t >= hd.nextSweep {
+				hd.sweep(s, m, set, t)
 			}
-			held = int64(len(set.seen))
-			if held >= b.share {
+			if hd.held >= b.share {
 				return false, errShareFull
 			}
-			if !reserve(&m.count, set.room(m, b, held)) {
-				if held >= b.floor && m.clients.Load() > 1 {
+			if !reserve(&m.count, hd.room(m, b)) {
+				if hd.held >= b.floor && m.clients.Load() > 1 {
 					return false, errOverFair
 				}
 				return false, errNonceStoreFull
 			}
 		}
+		hd.held++
 	}
 	set.seen[h] = exp
 	set.order = append(set.order, nonceEntry{h, exp})
 	set.nextSweep = min(set.nextSweep, exp) // an old timestamp expires soon
+	hd.nextSweep = min(hd.nextSweep, exp)
 	m.lowerNextSweep(exp)
 	return true, nil
 }
 
 // room returns how many nonces the store may hold, at most, for it to
-// take one more of a client that holds held: its capacity for a client
-// under its floor, or alone in the store; for any other, the pool less
-// what the client holds, so that a client may take no more than it leaves.
-func (set *nonceSet) room(m *MemoryNonceStore, b nonceBounds, held int64) int64 {
-	if held < b.floor || m.clients.Load() <= 1 {
+// take one more of the holder: its capacity for a holder under its floor,
+// or alone in the store; for any other, the pool less what the holder
+// holds, so that a client may take no more than it leaves.
+func (hd *holding) room(m *MemoryNonceStore, b nonceBounds) int64 {
+	if hd.held < b.floor || m.clients.Load() <= 1 {
 		return b.limit
 	}
-	return b.pool - held
+	return b.pool - hd.held
+}
+
+// sweep drops the expired nonces of every set of the holding that has
+// any, and the sets left empty but keep, in shard s of store m.
+func (hd *holding) sweep(s *nonceShard, m *MemoryNonceStore, keep *nonceSet, now int64) {
+	next := int64(math.MaxInt64)
+	for set := hd.sets; set != nil; {
+		following := set.next // remove unlinks set
+		if now >= set.nextSweep {
+			set.sweep(now, &m.count)
+		}
+		if len(set.seen) == 0 && set != keep {
+			s.remove(m, set)
+		} else {
+			next = min(next, set.nextSweep)
+		}
+		set = following
+	}
+	hd.nextSweep = next
 }
 
 // reserve adds one to count unless that would take it past limit. A
@@ -454,6 +543,7 @@ func (s *nonceSet) sweep(now int64, count *atomic.Int64) {
 	clear(s.order[len(kept):])
 	s.order, s.head, s.nextSweep = kept, 0, next
 	count.Add(-int64(dropped))
+	s.hold.held -= int64(dropped)
 }
 
 // purge drops the expired nonces at the front of the insertion order.
@@ -471,6 +561,7 @@ func (s *nonceSet) purge(now int64, count *atomic.Int64) {
 	}
 	if dropped > 0 {
 		count.Add(-int64(dropped))
+		s.hold.held -= int64(dropped)
 	}
 	// Compact when the dead prefix is half the slice, so that order stays
 	// within twice the live count.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"net/http"
+	"reflect"
 	"strconv"
 	"time"
 
@@ -202,7 +203,11 @@ func (v *Verifier) useNonce(q *found) error {
 	var err error
 	if m, ok := v.nonceStore().(*MemoryNonceStore); ok && m != nil {
 		m.once.Do(m.init)
-		fresh, err = m.use(n, registration(m.seed, q.method, q.consumer), q.now, expires)
+		reg, t := registration(m.seed, q.method, q.consumer), tenant(m.seed, v.Store)
+		if t == 0 {
+			t = reg
+		}
+		fresh, err = m.use(n, reg, t, q.now, expires)
 	} else {
 		fresh, err = v.nonceStore().Use(q.r.Context(), n, q.now, expires)
 	}
@@ -215,6 +220,31 @@ func (v *Verifier) useNonce(q *found) error {
 		return pe
 	}
 	return nil
+}
+
+// tenant returns the fingerprint, under seed, of the tenant a Verifier
+// with store serves: of the store itself, its address if it is a pointer
+// or a map, its value if that is comparable, so that the Verifiers built
+// on one store (copies, one per request, a Provider's three) charge the
+// registrations of a consumer key to one share. A store of any other kind
+// (a func, a value holding a slice) has no identity to take: each
+// registration is then a tenant of its own, as before clients were
+// charged by key. It is never zero, which is MemoryNonceStore.Use's.
+func tenant(seed maphash.Seed, store CredentialStore) uint64 {
+	if t, ok := store.(interface{ tenant() any }); ok {
+		return maphash.Comparable(seed, t.tenant()) | 1
+	}
+	rv := reflect.ValueOf(store)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.UnsafePointer:
+		return maphash.Comparable(seed, rv.Pointer()) | 1
+	case reflect.Func, reflect.Slice:
+		return 0
+	}
+	if rv.Comparable() {
+		return maphash.Comparable(seed, store) | 1
+	}
+	return 0
 }
 
 // registration returns the fingerprint, under seed, of what a request
