@@ -6,6 +6,7 @@ import (
 	"crypto/rsa"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -454,5 +455,60 @@ func TestMemoryNonceStoreRotatedShare(t *testing.T) {
 	}
 	if n := len(m.sets()); n != 2 {
 		t.Errorf("the store keeps %d sets, want 2 (the new secret's, the other tenant's)", n)
+	}
+}
+
+// valueStore and otherValueStore are CredentialStores held by value.
+type valueStore struct {
+	Consumers
+	name string
+}
+
+type otherValueStore struct {
+	Consumers
+	name string
+}
+
+// sliceStore is a CredentialStore that cannot be compared.
+type sliceStore struct {
+	Consumers
+	names []string
+}
+
+// TestTenant checks which Verifier Stores are one tenant, to whom a
+// consumer key's nonces are charged: the same map or pointer, equal
+// values of one type, and a Provider's three stores; and that a Store
+// with no identity (one that cannot be compared) is none (zero).
+func TestTenant(t *testing.T) {
+	seed := maphash.MakeSeed()
+	a, b := Consumers{"acme": {}}, Consumers{"acme": {}}
+	p, q := new(Provider), new(Provider)
+	mc := &memCredentials{}
+	tests := []struct {
+		name string
+		x, y CredentialStore
+		same bool
+	}{
+		{"the same map", a, a, true},
+		{"two maps", a, b, false},
+		{"the same pointer", mc, mc, true},
+		{"two pointers", mc, &memCredentials{}, false},
+		{"equal values", valueStore{a, "t"}, valueStore{a, "t"}, true},
+		{"values that differ", valueStore{a, "t"}, valueStore{a, "u"}, false},
+		{"values of two types", valueStore{a, "t"}, otherValueStore{a, "t"}, false},
+		{"a Provider's stores", providerStore{p: p}, resourceStore{providerStore{p: p, temporary: true}, p}, true},
+		{"two Providers", providerStore{p: p}, providerStore{p: q}, false},
+	}
+	for _, tt := range tests {
+		x, y := tenant(seed, tt.x), tenant(seed, tt.y)
+		if x == 0 || y == 0 {
+			t.Errorf("%s: tenant = %#x, %#x; want nonzero", tt.name, x, y)
+		}
+		if (x == y) != tt.same {
+			t.Errorf("%s: tenant = %#x, %#x; want the same: %v", tt.name, x, y, tt.same)
+		}
+	}
+	if x := tenant(seed, sliceStore{a, nil}); x != 0 {
+		t.Errorf("a store that cannot be compared: tenant = %#x, want 0", x)
 	}
 }

@@ -227,24 +227,81 @@ func (v *Verifier) useNonce(q *found) error {
 // or a map, its value if that is comparable, so that the Verifiers built
 // on one store (copies, one per request, a Provider's three) charge the
 // registrations of a consumer key to one share. A store of any other kind
-// (a func, a value holding a slice) has no identity to take: each
-// registration is then a tenant of its own, as before clients were
-// charged by key. It is never zero, which is MemoryNonceStore.Use's.
+// (a func, a value holding a slice) has no identity to take, and tenant
+// returns zero: each registration is then a tenant of its own, as before
+// clients were charged by key.
 func tenant(seed maphash.Seed, store CredentialStore) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
 	if t, ok := store.(interface{ tenant() any }); ok {
-		return maphash.Comparable(seed, t.tenant()) | 1
-	}
-	rv := reflect.ValueOf(store)
-	switch rv.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.UnsafePointer:
-		return maphash.Comparable(seed, rv.Pointer()) | 1
-	case reflect.Func, reflect.Slice:
+		if !writeIdentity(&h, reflect.ValueOf(t.tenant()), 0) {
+			return 0
+		}
+	} else if !writeIdentity(&h, reflect.ValueOf(store), 0) {
 		return 0
 	}
-	if rv.Comparable() {
-		return maphash.Comparable(seed, store) | 1
+	return h.Sum64() | 1
+}
+
+// writeIdentity writes what makes v the value it is to h: its type, and
+// its address or its comparable contents, without allocating (as
+// maphash.Comparable does for an interface). It reports false for a value
+// that has no identity to take, or more than a few levels or fields.
+func writeIdentity(h *maphash.Hash, v reflect.Value, depth int) bool {
+	if !v.IsValid() || depth > 4 {
+		return false
 	}
-	return 0
+	var buf [8]byte
+	// The type's descriptor, by address: two types alike in shape and
+	// value are still two stores.
+	binary.LittleEndian.PutUint64(buf[:], uint64(reflect.ValueOf(v.Type()).Pointer()))
+	h.Write(buf[:])
+	var w uint64
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.UnsafePointer:
+		w = uint64(v.Pointer())
+	case reflect.Bool:
+		if v.Bool() {
+			w = 1
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		w = uint64(v.Int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		w = v.Uint()
+	case reflect.String:
+		h.WriteString(v.String())
+		w = uint64(v.Len())
+	case reflect.Struct:
+		if v.NumField() > 16 {
+			return false
+		}
+		for i := range v.NumField() {
+			if !writeIdentity(h, v.Field(i), depth+1) {
+				return false
+			}
+		}
+		return true
+	case reflect.Array:
+		if v.Len() > 16 {
+			return false
+		}
+		for i := range v.Len() {
+			if !writeIdentity(h, v.Index(i), depth+1) {
+				return false
+			}
+		}
+		return true
+	case reflect.Interface:
+		if v.IsNil() {
+			return true
+		}
+		return writeIdentity(h, v.Elem(), depth+1)
+	default: // a func, a slice, a float: no identity to take
+		return false
+	}
+	binary.LittleEndian.PutUint64(buf[:], w)
+	h.Write(buf[:])
+	return true
 }
 
 // registration returns the fingerprint, under seed, of what a request
