@@ -2,11 +2,11 @@ package server
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/maphash"
 	"math"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -196,7 +196,7 @@ type client struct {
 
 // A holder is whom a client's nonces are charged to, against a share and
 // a floor: its consumer key at a tenant, the fingerprint of the Verifier's
-// Store (see tenant), zero for nonces recorded by Use. So a client that
+// Store (see tenantOf), zero for nonces recorded by Use. So a client that
 // rotates its secret at one tenant holds one share and one floor,
 // whatever the number of its registrations, and tenants stay apart.
 type holder struct {
@@ -292,22 +292,25 @@ func (m *MemoryNonceStore) size() int {
 // a [Verifier] keeps those of each registration apart (see Tenants).
 func (m *MemoryNonceStore) Use(_ context.Context, n Nonce, now, expires time.Time) (bool, error) {
 	m.once.Do(m.init)
-	return m.use(n, 0, 0, now, expires)
+	return m.use(n, 0, nil, now, expires)
 }
 
 // use is Use for the nonces of the client whose registration's
-// fingerprint is reg, charged to its key at tenant (both zero for Use).
-func (m *MemoryNonceStore) use(n Nonce, reg, tenant uint64, now, expires time.Time) (bool, error) {
+// fingerprint is reg, charged to its key at the tenant of store (see
+// tenant; reg zero and store nil for Use).
+func (m *MemoryNonceStore) use(n Nonce, reg uint64, store CredentialStore, now, expires time.Time) (bool, error) {
+	// The consumer key is left out: a set holds the nonces of one key.
+	// The token's length keeps ("ab", "c") and ("a", "bc") apart, and the
+	// timestamp is of fixed length.
 	var h maphash.Hash
 	h.SetSeed(m.seed)
-	// Length prefixes keep ("ab", "c") and ("a", "bc") apart.
-	var num [20]byte
-	for _, s := range [...]string{n.ConsumerKey, n.Token, n.Value} {
-		h.Write(strconv.AppendInt(num[:0], int64(len(s)), 10))
-		h.WriteByte(':')
-		h.WriteString(s)
-	}
-	h.Write(strconv.AppendInt(num[:0], n.Timestamp, 10))
+	var num [8]byte
+	binary.LittleEndian.PutUint64(num[:], uint64(len(n.Token)))
+	h.Write(num[:])
+	h.WriteString(n.Token)
+	h.WriteString(n.Value)
+	binary.LittleEndian.PutUint64(num[:], uint64(n.Timestamp))
+	h.Write(num[:])
 	sum := h.Sum64()
 
 	b := m.bounds()
@@ -317,7 +320,7 @@ func (m *MemoryNonceStore) use(n Nonce, reg, tenant uint64, now, expires time.Ti
 	s := &m.shards[maphash.String(m.seed, n.ConsumerKey)%nonceShards]
 	t, exp := now.UnixNano(), expires.UnixNano()
 	s.mu.Lock()
-	fresh, err := s.use(m, b, c, tenant, sum, t, exp)
+	fresh, err := s.use(m, b, c, store, sum, t, exp)
 	s.mu.Unlock()
 	if err != errNonceStoreFull && err != errOverFair { // not full, or full for this client only
 		return fresh, err
@@ -327,7 +330,7 @@ func (m *MemoryNonceStore) use(n Nonce, reg, tenant uint64, now, expires time.Ti
 	// fast) and those of idle clients wait for this sweep.
 	m.sweep(t)
 	s.mu.Lock()
-	fresh, err = s.use(m, b, c, tenant, sum, t, exp)
+	fresh, err = s.use(m, b, c, store, sum, t, exp)
 	s.mu.Unlock()
 	if err == errOverFair {
 		// %q: a key, though registered, is no place for control characters.
@@ -374,14 +377,21 @@ func (m *MemoryNonceStore) lowerNextSweep(t int64) {
 }
 
 // use is Use for the shard that holds the nonces of c, at time t, in store
-// m with bounds b, charging them to c's key at tenant when c holds none.
+// m with bounds b, charging them to c's key at the tenant of store when c
+// holds none: only then is the tenant worked out.
 // It records nothing, and returns errNonceStoreFull, when h is not in the
 // set and the store has no room, errOverFair when the store has no room
 // for a holder that holds as much as c's, or another error wrapping
 // errNonceStoreFull when c's holder holds its share.
-func (s *nonceShard) use(m *MemoryNonceStore, b nonceBounds, c client, tenant uint64, h uint64, t, exp int64) (bool, error) {
+func (s *nonceShard) use(m *MemoryNonceStore, b nonceBounds, c client, store CredentialStore, h uint64, t, exp int64) (bool, error) {
 	set := s.consumers[c]
 	if set == nil {
+		var tenant uint64
+		if store != nil {
+			if tenant = tenantOf(m.seed, store); tenant == 0 {
+				tenant = c.reg // no identity: a tenant of its own
+			}
+		}
 		hd := s.holdings[holder{c.key, tenant}]
 		if hd == nil {
 			// A copy: the key may be part of a larger string, such as a header.

@@ -16,7 +16,7 @@ type providerStore struct {
 }
 
 // tenant is the Provider: its three Verifiers charge a consumer key's
-// nonces to one share (see tenant, in verify.go).
+// nonces to one share (see tenantOf, in verify.go).
 func (s providerStore) tenant() any { return s.p }
 
 func (s providerStore) Consumer(ctx context.Context, consumerKey string, now time.Time) (Registration, error) {

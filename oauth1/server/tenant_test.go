@@ -429,8 +429,9 @@ func TestMemoryNonceStoreRotatedShare(t *testing.T) {
 	m := &MemoryNonceStore{MaxNonces: 1 << 10, MaxNoncesPerConsumer: 16}
 	m.once.Do(m.init)
 	t0 := time.Unix(1e9, 0)
-	use := func(reg, tenant uint64, value string, now time.Time) error {
-		ok, err := m.use(Nonce{ConsumerKey: "acme", Value: value, Timestamp: now.Unix()}, reg, tenant, now, now.Add(time.Minute))
+	tenants := map[int]CredentialStore{7: Consumers{}, 8: Consumers{}}
+	use := func(reg uint64, tenant int, value string, now time.Time) error {
+		ok, err := m.use(Nonce{ConsumerKey: "acme", Value: value, Timestamp: now.Unix()}, reg, tenants[tenant], now, now.Add(time.Minute))
 		if err == nil && !ok {
 			t.Fatalf("registration %d at tenant %d: nonce %s refused as a replay", reg, tenant, value)
 		}
@@ -500,7 +501,7 @@ func TestTenant(t *testing.T) {
 		{"two Providers", providerStore{p: p}, providerStore{p: q}, false},
 	}
 	for _, tt := range tests {
-		x, y := tenant(seed, tt.x), tenant(seed, tt.y)
+		x, y := tenantOf(seed, tt.x), tenantOf(seed, tt.y)
 		if x == 0 || y == 0 {
 			t.Errorf("%s: tenant = %#x, %#x; want nonzero", tt.name, x, y)
 		}
@@ -508,7 +509,7 @@ func TestTenant(t *testing.T) {
 			t.Errorf("%s: tenant = %#x, %#x; want the same: %v", tt.name, x, y, tt.same)
 		}
 	}
-	if x := tenant(seed, sliceStore{a, nil}); x != 0 {
+	if x := tenantOf(seed, sliceStore{a, nil}); x != 0 {
 		t.Errorf("a store that cannot be compared: tenant = %#x, want 0", x)
 	}
 }

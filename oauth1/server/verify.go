@@ -203,11 +203,7 @@ func (v *Verifier) useNonce(q *found) error {
 	var err error
 	if m, ok := v.nonceStore().(*MemoryNonceStore); ok && m != nil {
 		m.once.Do(m.init)
-		reg, t := registration(m.seed, q.method, q.consumer), tenant(m.seed, v.Store)
-		if t == 0 {
-			t = reg
-		}
-		fresh, err = m.use(n, reg, t, q.now, expires)
+		fresh, err = m.use(n, registration(m.seed, q.method, q.consumer), v.Store, q.now, expires)
 	} else {
 		fresh, err = v.nonceStore().Use(q.r.Context(), n, q.now, expires)
 	}
@@ -222,7 +218,7 @@ func (v *Verifier) useNonce(q *found) error {
 	return nil
 }
 
-// tenant returns the fingerprint, under seed, of the tenant a Verifier
+// tenantOf returns the fingerprint, under seed, of the tenant a Verifier
 // with store serves: of the store itself, its address if it is a pointer
 // or a map, its value if that is comparable, so that the Verifiers built
 // on one store (copies, one per request, a Provider's three) charge the
@@ -230,33 +226,38 @@ func (v *Verifier) useNonce(q *found) error {
 // (a func, a value holding a slice) has no identity to take, and tenant
 // returns zero: each registration is then a tenant of its own, as before
 // clients were charged by key.
-func tenant(seed maphash.Seed, store CredentialStore) uint64 {
+func tenantOf(seed maphash.Seed, store CredentialStore) uint64 {
+	var v reflect.Value
+	if t, ok := store.(interface{ tenant() any }); ok {
+		v = reflect.ValueOf(t.tenant())
+	} else {
+		v = reflect.ValueOf(store)
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.UnsafePointer:
+		// The address alone: no other store lives there meanwhile.
+		return uint64(v.Pointer()) | 1
+	case reflect.Invalid:
+		return 0
+	}
 	var h maphash.Hash
 	h.SetSeed(seed)
-	if t, ok := store.(interface{ tenant() any }); ok {
-		if !writeIdentity(&h, reflect.ValueOf(t.tenant()), 0) {
-			return 0
-		}
-	} else if !writeIdentity(&h, reflect.ValueOf(store), 0) {
+	if !writeIdentity(&h, v, 0) {
 		return 0
 	}
 	return h.Sum64() | 1
 }
 
-// writeIdentity writes what makes v the value it is to h: its type, and
-// its address or its comparable contents, without allocating (as
-// maphash.Comparable does for an interface). It reports false for a value
-// that has no identity to take, or more than a few levels or fields.
+// writeIdentity writes what makes v the value it is to h, its type and
+// its comparable contents, without allocating (as maphash.Comparable does
+// for an interface). It reports false for a value that has no identity to
+// take, or more than a few levels or fields.
 func writeIdentity(h *maphash.Hash, v reflect.Value, depth int) bool {
-	if !v.IsValid() || depth > 4 {
+	if depth > 4 {
 		return false
 	}
 	var buf [8]byte
-	// The type's descriptor, by address: two types alike in shape and
-	// value are still two stores.
-	binary.LittleEndian.PutUint64(buf[:], uint64(reflect.ValueOf(v.Type()).Pointer()))
-	h.Write(buf[:])
-	var w uint64
+	w := uint64(0)
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.UnsafePointer:
 		w = uint64(v.Pointer())
@@ -271,7 +272,20 @@ func writeIdentity(h *maphash.Hash, v reflect.Value, depth int) bool {
 	case reflect.String:
 		h.WriteString(v.String())
 		w = uint64(v.Len())
-	case reflect.Struct:
+	case reflect.Struct, reflect.Interface:
+		if v.Kind() == reflect.Interface {
+			if v.IsNil() {
+				break
+			}
+			v = v.Elem()
+		}
+		// The type's descriptor, by address: two types alike in shape
+		// and value are still two stores.
+		binary.LittleEndian.PutUint64(buf[:], uint64(reflect.ValueOf(v.Type()).Pointer()))
+		h.Write(buf[:])
+		if v.Kind() != reflect.Struct {
+			return writeIdentity(h, v, depth+1)
+		}
 		if v.NumField() > 16 {
 			return false
 		}
@@ -291,11 +305,6 @@ func writeIdentity(h *maphash.Hash, v reflect.Value, depth int) bool {
 			}
 		}
 		return true
-	case reflect.Interface:
-		if v.IsNil() {
-			return true
-		}
-		return writeIdentity(h, v.Elem(), depth+1)
 	default: // a func, a slice, a float: no identity to take
 		return false
 	}
@@ -314,24 +323,23 @@ func writeIdentity(h *maphash.Hash, v reflect.Value, depth int) bool {
 // one consumer key share their nonces, as every registration did before;
 // no replay is accepted for it.
 func registration(seed maphash.Seed, method string, r Registration) uint64 {
+	_, isRSA, _ := mac.MethodHash(method)
+	if !isRSA || r.PublicKey == nil || r.PublicKey.N == nil {
+		return maphash.String(seed, r.Secret) | 1
+	}
 	var h maphash.Hash
 	h.SetSeed(seed)
-	if _, isRSA, _ := mac.MethodHash(method); isRSA && r.PublicKey != nil && r.PublicKey.N != nil {
-		h.WriteByte('k')
-		var buf [64]byte
-		b := buf[:0]
-		for _, w := range r.PublicKey.N.Bits() {
-			if len(b) == len(buf) {
-				h.Write(b)
-				b = b[:0]
-			}
-			b = binary.LittleEndian.AppendUint64(b, uint64(w))
+	h.WriteByte('k')
+	var buf [64]byte
+	b := buf[:0]
+	for _, w := range r.PublicKey.N.Bits() {
+		if len(b) == len(buf) {
+			h.Write(b)
+			b = b[:0]
 		}
-		h.Write(b)
-		h.Write(strconv.AppendInt(buf[:0], int64(r.PublicKey.E), 10))
-	} else {
-		h.WriteByte('s')
-		h.WriteString(r.Secret)
+		b = binary.LittleEndian.AppendUint64(b, uint64(w))
 	}
+	h.Write(b)
+	h.Write(strconv.AppendInt(buf[:0], int64(r.PublicKey.E), 10))
 	return h.Sum64() | 1
 }
