@@ -23,8 +23,9 @@ type Settings struct {
 	// client being a consumer key and the registration (secret or public
 	// key) it was verified with, so that tenants whose clients chose the
 	// same consumer key share nothing; and each client has a bounded,
-	// fair share of it, so that none can fill it for the others (see
-	// MemoryNonceStore). Set Nonces for other sizes, or to a store shared
+	// fair share of it, one for all the registrations of its key at one
+	// tenant (a secret rotated counts against the same share), so that
+	// none can fill it for the others (see MemoryNonceStore). Set Nonces for other sizes, or to a store shared
 	// by the instances of a service, such as redisstore's, one per tenant.
 	// PLAINTEXT requests without a timestamp and nonce are not recorded
 	// and have no replay protection (see SignatureMethods).
