@@ -85,41 +85,61 @@ func reproduce(base, signature, method string, key Key, sent Request) (Mistake, 
 
 // reproduceWithin is reproduce within budget b.
 func reproduceWithin(b budget, base, signature, method string, key Key, sent Request) (Mistake, string, bool, int) {
+	m, signed, ok, c := reproduceCounted(b, base, signature, method, key, sent)
+	return m, signed, ok, c.hmacs
+}
+
+// A searchCost is what one search did: its HMACs, and its work in bytes
+// hashed (work.go), within limit.
+type searchCost struct {
+	hmacs       int
+	work, limit int64
+}
+
+// reproduceCounted is reproduceWithin, and also returns what it did.
+func reproduceCounted(b budget, base, signature, method string, key Key, sent Request) (Mistake, string, bool, searchCost) {
 	if len(base) > maxReproduceBytes || len(sent.Query)+len(sent.Form)+len(sent.Host)+len(sent.Realm) > maxReproduceBytes ||
 		len(signature) > 1024 {
-		return Mistake{}, "", false, 0
+		return Mistake{}, "", false, searchCost{}
 	}
 	if m, bad := argsMistake("Reproduce", base, signature, method); bad && outOfOrder(base, signature, method) {
-		return m, "", true, 0
+		return m, "", true, searchCost{}
 	}
 	method = strings.ToUpper(method)
 	h, isRSA, known := mac.MethodHash(method)
 	if !known || isRSA {
-		return Mistake{}, "", false, 0
+		return Mistake{}, "", false, searchCost{}
+	}
+	limit := b.work
+	if limit == 0 {
+		limit = mac.ReproduceWork(len(base), len(sent.Query)+len(sent.Form))
 	}
 	p, err := Parse(base)
 	if err != nil {
-		return Mistake{}, "", false, 0
+		return Mistake{}, "", false, searchCost{}
 	}
 	r, ok := newRebuild(p, base, sent)
 	if !ok {
-		return Mistake{}, "", false, 0
+		return Mistake{}, "", false, searchCost{limit: limit} // at most two builds, which limit covers
 	}
 	t := &hmacTry{method: method, hash: h, sent: sentForms(signature)}
 	hashes := t.hashes()
 	if len(hashes) == 0 {
-		return Mistake{}, "", false, 0
+		return Mistake{}, "", false, searchCost{work: r.work, limit: limit}
 	}
 	h = hashes[0]
 	if r.fromRequest {
 		r.bodyHash = bodyHash(h, r.form)
+		r.work += int64(len(r.form))
 	}
-	s := &search{r: r, base: base, t: t, h: h, key: signingKey(key.ConsumerSecret, key.TokenSecret), b: b, tried: map[string]bool{}}
+	s := &search{r: r, base: base, t: t, h: h, key: signingKey(key.ConsumerSecret, key.TokenSecret), b: b, tried: map[string]bool{},
+		limit: limit, next: r.work}
 	f := s.run()
 	if f == nil {
-		return Mistake{}, "", false, t.n
+		return Mistake{}, "", false, searchCost{t.n, r.work, limit}
 	}
-	return r.mistake(f.bs, f.signed, f.form, h != t.hash, method, h), f.signed, true, t.n
+	m := r.mistake(f.bs, f.signed, f.form, h != t.hash, method, h)
+	return m, f.signed, true, searchCost{t.n, r.work, limit}
 }
 
 // bug is one way a client library builds the base string wrongly; a

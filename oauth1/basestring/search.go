@@ -31,10 +31,10 @@ func ReproduceWide(base, signature, method string, key Key, sent Request) (m Mis
 
 // A budget bounds one search.
 type budget struct {
-	hmacs  int // HMACs, each over a distinct variant
-	builds int // variants built, distinct or not
-	bytes  int // bytes of the variants built, all together; 0 for no bound
-	size   int // the most bugs in a set
+	hmacs  int   // HMACs, each over a distinct variant
+	builds int   // variants built, distinct or not
+	work   int64 // the work of building and signing them, in bytes hashed (work.go); 0 for mac.ReproduceWork's
+	size   int   // the most bugs in a set
 }
 
 // The two budgets: the Verifier's on a live refusal, within its diagnosis
@@ -42,8 +42,8 @@ type budget struct {
 // operator's, who asked for it, at about 100 ms of CPU at most. Building
 // a variant costs more than its HMAC: the bytes built bound both.
 var (
-	liveBudget = budget{hmacs: maxReproduceTries, builds: 160, bytes: 640 << 10, size: 3}
-	wideBudget = budget{hmacs: 2048, builds: 6144, bytes: 6 << 20, size: 5}
+	liveBudget = budget{hmacs: maxReproduceTries, builds: 160, size: 3}
+	wideBudget = budget{hmacs: 2048, builds: 6144, work: maxWideWork, size: 5}
 )
 
 // bugWeights is, per mille, how often real clients make each bug: the
@@ -114,8 +114,9 @@ type search struct {
 	b      budget
 	tried  map[string]bool
 	builds int
-	bytes  int
 	mac    hash.Hash // keyed once, and reset for each variant
+	limit  int64     // the work it may do
+	next   int64     // the most one try has cost: what the next may cost
 }
 
 // found is what a search returns on a match.
@@ -129,12 +130,14 @@ type found struct {
 // budget is spent (stop), whether it changes the base string (changes),
 // and a match.
 func (s *search) try(bs bug) (stop, changes bool, f *found) {
-	if s.t.n >= s.b.hmacs || s.builds >= s.b.builds || s.b.bytes > 0 && s.bytes >= s.b.bytes {
+	// Room is kept for the builds that name the bugs of a match (mistake).
+	if s.t.n >= s.b.hmacs || s.builds >= s.b.builds || s.r.work+int64(1+s.b.size)*s.next > s.limit {
 		return true, false, nil
 	}
 	s.builds++
+	w := s.r.work
+	defer func() { s.next = max(s.next, s.r.work-w) }()
 	v, ok := s.r.build(bs)
-	s.bytes += len(v)
 	if !ok || v == s.base || len(v) > maxVariantBytes {
 		return false, false, nil
 	}
@@ -151,6 +154,7 @@ func (s *search) try(bs bug) (stop, changes bool, f *found) {
 	}
 	s.mac.Reset()
 	s.mac.Write([]byte(v))
+	s.r.work += int64(len(v)) + workHMAC
 	sum := s.mac.Sum(nil)
 	s.t.n++
 	if form, ok := s.t.match(sum); ok {
