@@ -157,6 +157,7 @@ func (s *search) try(bs bug) (stop, changes bool, f *found) {
 	s.r.work += int64(len(v)) + workHMAC
 	sum := s.mac.Sum(nil)
 	s.t.n++
+	mac.Diagnosed.Add(1)
 	if form, ok := s.t.match(sum); ok {
 		return true, true, &found{bs, v, form}
 	}

@@ -1,5 +1,12 @@
 package mac
 
+import "sync/atomic"
+
+// Diagnosed counts the HMACs basestring's diagnoses (KeyMistake, Reproduce)
+// have computed in the program, for the tests that check that a refusal
+// computes as many whatever the form of its secrets.
+var Diagnosed atomic.Int64
+
 // MaxKeyTries bounds the HMACs basestring.KeyMistake computes over the base
 // string in one call: the right key, 22 mistaken keys and 2 keys with two
 // mistakes each. It lives here, unexported from the module, so that the
