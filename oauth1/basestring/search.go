@@ -17,11 +17,12 @@ import (
 
 // ReproduceWide is [Reproduce] for an operator who asked for it: it tries
 // the same bugs, and then far more sets of them (up to five at once, the
-// likeliest first), for at most 2,048 HMACs and about 100 ms of CPU on
-// the largest request it takes (BenchmarkReproduceBudgets). Like
+// likeliest first), for at most 2,048 HMACs and 48 MiB of work counted as
+// Reproduce counts it: about 100 ms of CPU where HMAC-SHA512 hashes 500 MB
+// a second, whatever the request (BenchmarkReproduceCrafted). Like
 // Reproduce it names a bug only when a variant's HMAC is the signature,
 // and tries nothing for a base string, or a query and form body, over 8
-// KiB. It costs up to 40 times what Reproduce does: run it when a person
+// KiB. It costs up to 32 times what Reproduce does: run it when a person
 // debugs a refusal (as "oauth1 verify" does), never on every refusal, nor
 // on one a client can repeat at will.
 func ReproduceWide(base, signature, method string, key Key, sent Request) (m Mistake, signed string, ok bool) {
@@ -38,9 +39,10 @@ type budget struct {
 }
 
 // The two budgets: the Verifier's on a live refusal, within its diagnosis
-// budget (server charges 48 HMACs of four times the base string), and an
-// operator's, who asked for it, at about 100 ms of CPU at most. Building
-// a variant costs more than its HMAC: the bytes built bound both.
+// budget (server charges mac.ReproduceWork, the work limit of this one),
+// and an operator's, who asked for it, at about 100 ms of CPU at most.
+// Building a variant costs more than its HMAC: the work counted (work.go)
+// bounds both.
 var (
 	liveBudget = budget{hmacs: maxReproduceTries, builds: 160, size: 3}
 	wideBudget = budget{hmacs: 2048, builds: 6144, work: maxWideWork, size: 5}

@@ -110,7 +110,7 @@ type Settings struct {
 	// form body exceed 192 KiB or whose body length is not declared; and
 	// the diagnoses of all the Verifiers in the program draw on a budget
 	// of bytes hashed, for each consumer key 2 MiB at once and 512 KiB a
-	// second after that, for all consumer keys together 16 MiB at once
+	// second after that, for all consumer keys together 64 MiB at once
 	// and 4 MiB a second (under 15 ms of CPU a second). A refusal
 	// past the bound costs what it costs without DiagnoseKeys, and its
 	// KeyMistake is [basestring.KeyUnchecked], with a Cause that begins
@@ -126,8 +126,12 @@ type Settings struct {
 	// [basestring.BaseStringDiffers]: spaces encoded as "+", the form body
 	// left out, the default port kept, ...), with the base string the
 	// client signed, as [basestring.Reproduce] finds them, for at most 48
-	// more HMACs, drawn on the same budget, and none for a base string,
-	// query or form body over 8 KiB.
+	// more HMACs and the work of building the base strings it tries,
+	// drawn on the same budget as the bytes HMAC-SHA512 hashes in its time
+	// (768 KiB and 1 KiB a byte of the base string, query and form body,
+	// at most 1.5 MiB: a check costs about what 80 diagnoses of a small
+	// request do), and none for a base string, query or form body over 8
+	// KiB.
 	//
 	// The budget is the program's and runs on the real clock, not on the
 	// Verifier's Now: every Verifier of the process, and so every test of
