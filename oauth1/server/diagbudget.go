@@ -31,12 +31,14 @@ const (
 	// in its time): a consumer key may spend diagConsumerBurst at once and
 	// diagConsumerRate a second after that (a key diagnosis of a 64 KiB
 	// base string costs about 1.5 MB, of a 300-byte one 14 KB; a check of
-	// a 300-byte base string about 1.2 MB, of the largest 1.5 MB); all
-	// consumers together diagAllBurst and diagAllRate. At 300 MB/s
-	// (HMAC-SHA512 on a slow core) the rates are under 2 ms and 14 ms of
-	// CPU a second, and diagAllBurst about 220 ms once.
+	// a 300-byte base string about 1.2 MB, of the largest 1.5 MB, so that
+	// the burst pays for the checks of a person who debugs a client's
+	// requests one after another); all consumers together diagAllBurst
+	// and diagAllRate. At 300 MB/s (HMAC-SHA512 on a slow core) the rates
+	// are under 2 ms and 14 ms of CPU a second, and diagAllBurst about 220
+	// ms once.
 	diagConsumerRate  = 512 << 10
-	diagConsumerBurst = 2 << 20
+	diagConsumerBurst = 32 << 20
 	diagAllRate       = 4 << 20
 	diagAllBurst      = 64 << 20
 

@@ -22,7 +22,7 @@ import (
 // out here as the documentation gives them, not taken from the code.
 const (
 	docMaxDiagnosedBase = 64 << 10  // bytes of base string
-	docConsumerBurst    = 2 << 20   // bytes hashed at once, per consumer key
+	docConsumerBurst    = 32 << 20  // bytes hashed at once, per consumer key
 	docConsumerRate     = 512 << 10 // bytes hashed a second, per consumer key
 	docAllBurst         = 64 << 20  // bytes hashed at once, all consumer keys
 	docHMACBlocks       = 256       // what one HMAC hashes besides its message
@@ -182,7 +182,7 @@ func TestDiagnoseKeysBudgetPerConsumer(t *testing.T) {
 		return diagnosed, diagBytes, checkBytes
 	}
 
-	const n = 400
+	const n = 5000 // enough that the share, spent at once, is a part of the flood
 	diagnosed, diagBytes, valid := flood("flood", n)
 	if diagnosed == 0 || diagBytes > docConsumerBurst {
 		t.Errorf("%d of %d refusals diagnosed, %d bytes hashed; want some, and at most %d", diagnosed, n, diagBytes, docConsumerBurst)

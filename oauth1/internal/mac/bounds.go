@@ -23,7 +23,7 @@ const MaxKeyTries = 25
 const (
 	reproduceWorkFixed   = 768 << 10
 	reproduceWorkPerByte = 1 << 10
-	MaxReproduceWork     = 3 << 19 // 1.5 MiB: under a consumer key's budget of diagnoses at once
+	MaxReproduceWork     = 3 << 19 // 1.5 MiB
 )
 
 // ReproduceWork is the most work basestring.Reproduce does on a refusal
