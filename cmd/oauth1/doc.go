@@ -13,6 +13,7 @@
 //	oauth1 explain BASE_STRING     break a signature base string into its parts
 //	oauth1 diff WANT GOT           compare two base strings and explain each difference
 //	oauth1 verify [flags] [FILE]   check the signature of a raw HTTP request
+//	oauth1 verify --json [FILE]    the same report as one JSON object (its fields: README)
 //	oauth1 response [FILE]         read a provider's raw response (curl -i): its problem report and the Deprecation and Sunset it announces
 //	oauth1 lti1p1 sign|verify      sign or check an LTI 1.3 id_token's LTI 1.1 migration claim
 //	oauth1 migrate [flags] [FILE]  exchange stored OAuth 1.0a tokens (JSON lines) for OAuth 2.0 tokens
