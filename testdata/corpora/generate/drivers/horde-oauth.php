@@ -13,7 +13,6 @@
 // without parentheses. The driver loads Request.php with that expression
 // parenthesized as PHP 5 and 7, which the library was written for, read it
 // (left to right); the rest of the library is run as installed.
-$version = trim(shell_exec("dpkg-query -W -f '\${Version}' php-horde-oauth"));
 spl_autoload_register(function ($class) {
     $file = '/usr/share/php/' . str_replace('_', '/', $class) . '.php';
     if ($class === 'Horde_Oauth_Request') {
@@ -55,7 +54,7 @@ function build_pairs($a)
 
 while (($line = fgets(STDIN)) !== false) {
     $r = json_decode($line, true);
-    $out = ['id' => $r['id'], 'version' => $version];
+    $out = ['id' => $r['id']];
     try {
         $url = explode('#', $r['url'], 2)[0];
         $parts = explode('?', $url, 2);
