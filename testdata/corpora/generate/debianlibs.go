@@ -15,9 +15,10 @@ import (
 //
 //	go run . -libs horde-oauth,signpost,... -o ../more-corpb.json.gz
 var debianDrivers = map[string]driver{
-	"horde-oauth":  debian("php-horde-oauth", external("php", "drivers/horde-oauth.php")),
-	"google-oauth": debian("libgoogle-oauth-client-java", java("drivers/google-oauth.java", "google-oauth-client", "google-http-client", "guava", "gson", "opencensus-api", "opencensus-contrib-http-util", "grpc-context", "jsr305")),
-	"signpost":     debian("liboauth-signpost-java", java("drivers/signpost.java", "signpost-core", "signpost-commonshttp4", "httpclient", "httpcore", "commons-codec", "commons-logging", "gson")),
+	"horde-oauth":        debian("php-horde-oauth", external("php", "drivers/horde-oauth.php")),
+	"authenticate-oauth": debian("libghc-authenticate-oauth-dev", external("runghc", "drivers/authenticate-oauth.hs")),
+	"google-oauth":       debian("libgoogle-oauth-client-java", java("drivers/google-oauth.java", "google-oauth-client", "google-http-client", "guava", "gson", "opencensus-api", "opencensus-contrib-http-util", "grpc-context", "jsr305")),
+	"signpost":           debian("liboauth-signpost-java", java("drivers/signpost.java", "signpost-core", "signpost-commonshttp4", "httpclient", "httpcore", "commons-codec", "commons-logging", "gson")),
 }
 
 func init() {
