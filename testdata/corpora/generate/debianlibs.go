@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 )
 
@@ -18,6 +20,8 @@ var debianDrivers = map[string]driver{
 	"horde-oauth":        debian("php-horde-oauth", external("php", "drivers/horde-oauth.php")),
 	"authenticate-oauth": debian("libghc-authenticate-oauth-dev", external("runghc", "drivers/authenticate-oauth.hs")),
 	"google-oauth":       debian("libgoogle-oauth-client-java", java("drivers/google-oauth.java", "google-oauth-client", "google-http-client", "guava", "gson", "opencensus-api", "opencensus-contrib-http-util", "grpc-context", "jsr305")),
+	"qt5-networkauth":    debian("libqt5networkauth5-dev", cxx("drivers/qoauth1.cpp", "Qt5NetworkAuth", "Qt5Network", "Qt5Core")),
+	"qt6-networkauth":    debian("qt6-networkauth-dev", cxx("drivers/qoauth1.cpp", "Qt6NetworkAuth", "Qt6Network", "Qt6Core")),
 	"signpost":           debian("liboauth-signpost-java", java("drivers/signpost.java", "signpost-core", "signpost-commonshttp4", "httpclient", "httpcore", "commons-codec", "commons-logging", "gson")),
 }
 
@@ -54,4 +58,29 @@ func java(src string, jars ...string) driver {
 		cp[i] = "/usr/share/java/" + j + ".jar"
 	}
 	return external("java", "-cp", strings.Join(cp, ":"), src)
+}
+
+// cxx builds the C++ program src with g++ against the pkg-config modules
+// pkgs, in a temporary directory, and runs it. It is built -rdynamic, so
+// that a function it defines can stand in for a shared library's.
+func cxx(src string, pkgs ...string) driver {
+	return func(rs []request) ([]result, error) {
+		dir, err := os.MkdirTemp("", "generate-cxx")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		flags, err := exec.Command("pkg-config", append([]string{"--cflags", "--libs"}, pkgs...)...).Output()
+		if err != nil {
+			return nil, fmt.Errorf("pkg-config %s: %v", strings.Join(pkgs, " "), err)
+		}
+		bin := filepath.Join(dir, "driver")
+		args := append([]string{"-std=c++17", "-O1", "-fPIC", "-rdynamic", "-o", bin, src}, strings.Fields(string(flags))...)
+		cmd := exec.Command("g++", append(args, "-ldl")...)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("g++ %s: %v", src, err)
+		}
+		return external(bin)(rs)
+	}
 }
