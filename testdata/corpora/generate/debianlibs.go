@@ -22,6 +22,7 @@ var debianDrivers = map[string]driver{
 	"google-oauth":       debian("libgoogle-oauth-client-java", java("drivers/google-oauth.java", "google-oauth-client", "google-http-client", "guava", "gson", "opencensus-api", "opencensus-contrib-http-util", "grpc-context", "jsr305")),
 	"qt5-networkauth":    debian("libqt5networkauth5-dev", cxx("drivers/qoauth1.cpp", "Qt5NetworkAuth", "Qt5Network", "Qt5Core")),
 	"qt6-networkauth":    debian("qt6-networkauth-dev", cxx("drivers/qoauth1.cpp", "Qt6NetworkAuth", "Qt6Network", "Qt6Core")),
+	"tcllib-oauth":       debian("tcllib", external("tclsh", "drivers/tcllib-oauth.tcl")),
 	"signpost":           debian("liboauth-signpost-java", java("drivers/signpost.java", "signpost-core", "signpost-commonshttp4", "httpclient", "httpcore", "commons-codec", "commons-logging", "gson")),
 }
 
