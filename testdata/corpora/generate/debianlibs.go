@@ -23,6 +23,7 @@ var debianDrivers = map[string]driver{
 	"qt5-networkauth":    debian("libqt5networkauth5-dev", cxx("drivers/qoauth1.cpp", "Qt5NetworkAuth", "Qt5Network", "Qt5Core")),
 	"qt6-networkauth":    debian("qt6-networkauth-dev", cxx("drivers/qoauth1.cpp", "Qt6NetworkAuth", "Qt6Network", "Qt6Core")),
 	"tcllib-oauth":       debian("tcllib", external("tclsh", "drivers/tcllib-oauth.tcl")),
+	"httr":               debian("r-cran-httr", external("Rscript", "drivers/httr.R")),
 	"signpost":           debian("liboauth-signpost-java", java("drivers/signpost.java", "signpost-core", "signpost-commonshttp4", "httpclient", "httpcore", "commons-codec", "commons-logging", "gson")),
 }
 
