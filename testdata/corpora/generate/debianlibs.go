@@ -24,6 +24,7 @@ var debianDrivers = map[string]driver{
 	"qt6-networkauth":    debian("qt6-networkauth-dev", cxx("drivers/qoauth1.cpp", "Qt6NetworkAuth", "Qt6Network", "Qt6Core")),
 	"tcllib-oauth":       debian("tcllib", external("tclsh", "drivers/tcllib-oauth.tcl")),
 	"httr":               debian("r-cran-httr", external("Rscript", "drivers/httr.R")),
+	"twittering-mode":    debian("twittering-mode", external("emacs", "--batch", "-Q", "-L", "/usr/share/emacs/site-lisp/twittering-mode", "-l", "twittering-mode", "-l", "drivers/twittering-mode.el")),
 	"signpost":           debian("liboauth-signpost-java", java("drivers/signpost.java", "signpost-core", "signpost-commonshttp4", "httpclient", "httpcore", "commons-codec", "commons-logging", "gson")),
 }
 
