@@ -20,12 +20,14 @@ var debianDrivers = map[string]driver{
 	"horde-oauth":        debian("php-horde-oauth", external("php", "drivers/horde-oauth.php")),
 	"authenticate-oauth": debian("libghc-authenticate-oauth-dev", external("runghc", "drivers/authenticate-oauth.hs")),
 	"google-oauth":       debian("libgoogle-oauth-client-java", java("drivers/google-oauth.java", "google-oauth-client", "google-http-client", "guava", "gson", "opencensus-api", "opencensus-contrib-http-util", "grpc-context", "jsr305")),
-	"qt5-networkauth":    debian("libqt5networkauth5-dev", cxx("drivers/qoauth1.cpp", "Qt5NetworkAuth", "Qt5Network", "Qt5Core")),
-	"qt6-networkauth":    debian("qt6-networkauth-dev", cxx("drivers/qoauth1.cpp", "Qt6NetworkAuth", "Qt6Network", "Qt6Core")),
-	"tcllib-oauth":       debian("tcllib", external("tclsh", "drivers/tcllib-oauth.tcl")),
-	"httr":               debian("r-cran-httr", external("Rscript", "drivers/httr.R")),
-	"twittering-mode":    debian("twittering-mode", external("emacs", "--batch", "-Q", "-L", "/usr/share/emacs/site-lisp/twittering-mode", "-l", "twittering-mode", "-l", "drivers/twittering-mode.el")),
-	"signpost":           debian("liboauth-signpost-java", java("drivers/signpost.java", "signpost-core", "signpost-commonshttp4", "httpclient", "httpcore", "commons-codec", "commons-logging", "gson")),
+	// libqoauth's qoauth.pc names Qt 4's modules: its flags are given.
+	"qoauth":          debian("libqoauth-dev", cxx("drivers/qoauth.cpp", []string{"qca2-qt5", "Qt5Network", "Qt5Core"}, "-I/usr/include/QtOAuth", "-lqoauth")),
+	"qt5-networkauth": debian("libqt5networkauth5-dev", cxx("drivers/qoauth1.cpp", []string{"Qt5NetworkAuth", "Qt5Network", "Qt5Core"})),
+	"qt6-networkauth": debian("qt6-networkauth-dev", cxx("drivers/qoauth1.cpp", []string{"Qt6NetworkAuth", "Qt6Network", "Qt6Core"})),
+	"tcllib-oauth":    debian("tcllib", external("tclsh", "drivers/tcllib-oauth.tcl")),
+	"httr":            debian("r-cran-httr", external("Rscript", "drivers/httr.R")),
+	"twittering-mode": debian("twittering-mode", external("emacs", "--batch", "-Q", "-L", "/usr/share/emacs/site-lisp/twittering-mode", "-l", "twittering-mode", "-l", "drivers/twittering-mode.el")),
+	"signpost":        debian("liboauth-signpost-java", java("drivers/signpost.java", "signpost-core", "signpost-commonshttp4", "httpclient", "httpcore", "commons-codec", "commons-logging", "gson")),
 }
 
 func init() {
@@ -64,9 +66,10 @@ func java(src string, jars ...string) driver {
 }
 
 // cxx builds the C++ program src with g++ against the pkg-config modules
-// pkgs, in a temporary directory, and runs it. It is built -rdynamic, so
-// that a function it defines can stand in for a shared library's.
-func cxx(src string, pkgs ...string) driver {
+// pkgs (and the flags extra), in a temporary directory, and runs it. It is
+// built -rdynamic, so that a function it defines can stand in for a shared
+// library's.
+func cxx(src string, pkgs []string, extra ...string) driver {
 	return func(rs []request) ([]result, error) {
 		dir, err := os.MkdirTemp("", "generate-cxx")
 		if err != nil {
@@ -79,7 +82,8 @@ func cxx(src string, pkgs ...string) driver {
 		}
 		bin := filepath.Join(dir, "driver")
 		args := append([]string{"-std=c++17", "-O1", "-fPIC", "-rdynamic", "-o", bin, src}, strings.Fields(string(flags))...)
-		cmd := exec.Command("g++", append(args, "-ldl")...)
+		args = append(append(args, extra...), "-ldl")
+		cmd := exec.Command("g++", args...)
 		cmd.Stderr = os.Stderr
 		if err := cmd.Run(); err != nil {
 			return nil, fmt.Errorf("g++ %s: %v", src, err)
