@@ -40,7 +40,8 @@ func init() {
 }
 
 // debian returns d with every result's version that of the Debian package
-// pkg as installed.
+// pkg as installed, followed by the one the driver reported, if any (that
+// of a library within a larger package).
 func debian(pkg string, d driver) driver {
 	return func(rs []request) ([]result, error) {
 		out, err := exec.Command("dpkg-query", "-W", "-f", "${Version}", pkg).Output()
@@ -49,7 +50,11 @@ func debian(pkg string, d driver) driver {
 		}
 		res, err := d(rs)
 		for i := range res {
-			res[i].Version = pkg + " " + strings.TrimSpace(string(out))
+			v := pkg + " " + strings.TrimSpace(string(out))
+			if res[i].Version != "" { // the library's own, within the package
+				v += " (" + res[i].Version + ")"
+			}
+			res[i].Version = v
 		}
 		return res, err
 	}

@@ -22,7 +22,7 @@ fconfigure stdin -encoding utf-8
 fconfigure stdout -encoding utf-8
 while {[gets stdin line] >= 0} {
     set r [json::json2dict $line]
-    set out [list id [dict get $r id]]
+    set out [list id [dict get $r id] version [json::write string "oauth [package present oauth]"]]
     set debug {}
     set url [lindex [split [dict get $r url] #] 0]
     set form [string match -nocase application/x-www-form-urlencoded* [dict get $r content_type]]
