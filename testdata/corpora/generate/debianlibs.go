@@ -19,6 +19,7 @@ import (
 var debianDrivers = map[string]driver{
 	"horde-oauth":        debian("php-horde-oauth", external("php", "drivers/horde-oauth.php")),
 	"authenticate-oauth": debian("libghc-authenticate-oauth-dev", external("runghc", "drivers/authenticate-oauth.hs")),
+	"gdata-oauth":        debian("libgdata2.1-cil", csharp("drivers/gdata-oauth.cs", "Google.GData.Client-2.2/Google.GData.Client.dll", "Newtonsoft.Json-5.0/Newtonsoft.Json.dll")),
 	"google-oauth":       debian("libgoogle-oauth-client-java", java("drivers/google-oauth.java", "google-oauth-client", "google-http-client", "guava", "gson", "opencensus-api", "opencensus-contrib-http-util", "grpc-context", "jsr305")),
 	// libqoauth's qoauth.pc names Qt 4's modules: its flags are given.
 	"qoauth":          debian("libqoauth-dev", cxx("drivers/qoauth.cpp", []string{"qca2-qt5", "Qt5Network", "Qt5Core"}, "-I/usr/include/QtOAuth", "-lqoauth")),
@@ -94,5 +95,33 @@ func cxx(src string, pkgs []string, extra ...string) driver {
 			return nil, fmt.Errorf("g++ %s: %v", src, err)
 		}
 		return external(bin)(rs)
+	}
+}
+
+// csharp builds the C# program src with Mono's mcs against the assemblies
+// dlls (paths under /usr/lib/cli), in a temporary directory, and runs it
+// with mono.
+func csharp(src string, dlls ...string) driver {
+	return func(rs []request) ([]result, error) {
+		dir, err := os.MkdirTemp("", "generate-cs")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		exe := filepath.Join(dir, "driver.exe")
+		args := []string{"-out:" + exe}
+		var path []string
+		for _, d := range dlls {
+			args = append(args, "-r:/usr/lib/cli/"+d)
+			path = append(path, filepath.Dir("/usr/lib/cli/"+d))
+		}
+		cmd := exec.Command("mcs", append(args, src)...)
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("mcs %s: %v", src, err)
+		}
+		os.Setenv("MONO_PATH", strings.Join(path, ":"))
+		defer os.Unsetenv("MONO_PATH")
+		return external("mono", exe)(rs)
 	}
 }
