@@ -16,19 +16,27 @@ import (
 // ../more-corpb.json.gz:
 //
 //	go run . -libs horde-oauth,signpost,... -o ../more-corpb.json.gz
+//
+// (../README.md lists them all, with the packages they need).
 var debianDrivers = map[string]driver{
-	"horde-oauth":        debian("php-horde-oauth", external("php", "drivers/horde-oauth.php")),
+	// PHP.
+	"horde-oauth": debian("php-horde-oauth", external("php", "drivers/horde-oauth.php")),
+	// Java.
+	"signpost":     debian("liboauth-signpost-java", java("drivers/signpost.java", "signpost-core", "signpost-commonshttp4", "httpclient", "httpcore", "commons-codec", "commons-logging", "gson")),
+	"google-oauth": debian("libgoogle-oauth-client-java", java("drivers/google-oauth.java", "google-oauth-client", "google-http-client", "guava", "gson", "opencensus-api", "opencensus-contrib-http-util", "grpc-context", "jsr305")),
+	// C# on Mono.
+	"gdata-oauth": debian("libgdata2.1-cil", csharp("drivers/gdata-oauth.cs", "Google.GData.Client-2.2/Google.GData.Client.dll", "Newtonsoft.Json-5.0/Newtonsoft.Json.dll")),
+	// Haskell.
 	"authenticate-oauth": debian("libghc-authenticate-oauth-dev", external("runghc", "drivers/authenticate-oauth.hs")),
-	"gdata-oauth":        debian("libgdata2.1-cil", csharp("drivers/gdata-oauth.cs", "Google.GData.Client-2.2/Google.GData.Client.dll", "Newtonsoft.Json-5.0/Newtonsoft.Json.dll")),
-	"google-oauth":       debian("libgoogle-oauth-client-java", java("drivers/google-oauth.java", "google-oauth-client", "google-http-client", "guava", "gson", "opencensus-api", "opencensus-contrib-http-util", "grpc-context", "jsr305")),
-	// libqoauth's qoauth.pc names Qt 4's modules: its flags are given.
-	"qoauth":          debian("libqoauth-dev", cxx("drivers/qoauth.cpp", []string{"qca2-qt5", "Qt5Network", "Qt5Core"}, "-I/usr/include/QtOAuth", "-lqoauth")),
+	// C++, built at generate time.
 	"qt5-networkauth": debian("libqt5networkauth5-dev", cxx("drivers/qoauth1.cpp", []string{"Qt5NetworkAuth", "Qt5Network", "Qt5Core"})),
 	"qt6-networkauth": debian("qt6-networkauth-dev", cxx("drivers/qoauth1.cpp", []string{"Qt6NetworkAuth", "Qt6Network", "Qt6Core"})),
+	// libqoauth's qoauth.pc names Qt 4's modules: its flags are given.
+	"qoauth": debian("libqoauth-dev", cxx("drivers/qoauth.cpp", []string{"qca2-qt5", "Qt5Network", "Qt5Core"}, "-I/usr/include/QtOAuth", "-lqoauth")),
+	// Tcl, R, Emacs Lisp.
 	"tcllib-oauth":    debian("tcllib", external("tclsh", "drivers/tcllib-oauth.tcl")),
 	"httr":            debian("r-cran-httr", external("Rscript", "drivers/httr.R")),
 	"twittering-mode": debian("twittering-mode", external("emacs", "--batch", "-Q", "-L", "/usr/share/emacs/site-lisp/twittering-mode", "-l", "twittering-mode", "-l", "drivers/twittering-mode.el")),
-	"signpost":        debian("liboauth-signpost-java", java("drivers/signpost.java", "signpost-core", "signpost-commonshttp4", "httpclient", "httpcore", "commons-codec", "commons-logging", "gson")),
 }
 
 func init() {
