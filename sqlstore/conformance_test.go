@@ -1,0 +1,17 @@
+package sqlstore_test
+
+import (
+	"crypto/rand"
+	"database/sql"
+	"testing"
+
+	"github.com/countersign/countersign/oauth1/oauth1test"
+	"github.com/countersign/countersign/oauth1/server"
+	"github.com/countersign/countersign/sqlstore"
+)
+
+func TestNonceStoreConformance(t *testing.T) {
+	dialects(t, func(t *testing.T, db *sql.DB) {
+		oauth1test.TestNonceStore(t, func() server.NonceStore { return sqlstore.NewNonceStore(db, rand.Text()) })
+	})
+}
