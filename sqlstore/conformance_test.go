@@ -15,3 +15,9 @@ func TestNonceStoreConformance(t *testing.T) {
 		oauth1test.TestNonceStore(t, func() server.NonceStore { return sqlstore.NewNonceStore(db, rand.Text()) })
 	})
 }
+
+func TestTemporaryStoreConformance(t *testing.T) {
+	dialects(t, func(t *testing.T, db *sql.DB) {
+		oauth1test.TestTemporaryStore(t, func() server.TemporaryStore { return sqlstore.NewTemporaryStore(db, rand.Text()) })
+	})
+}
