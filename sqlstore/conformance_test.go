@@ -21,3 +21,9 @@ func TestTemporaryStoreConformance(t *testing.T) {
 		oauth1test.TestTemporaryStore(t, func() server.TemporaryStore { return sqlstore.NewTemporaryStore(db, rand.Text()) })
 	})
 }
+
+func TestTokenStoreConformance(t *testing.T) {
+	dialects(t, func(t *testing.T, db *sql.DB) {
+		oauth1test.TestTokenStore(t, func() server.TokenStore { return sqlstore.NewTokenStore(db, rand.Text()) })
+	})
+}

@@ -81,7 +81,7 @@ func (s *TemporaryStore) PutTemporary(ctx context.Context, t server.TemporaryCre
 	if t.Token == "" || t.Expires.IsZero() {
 		return errors.New("sqlstore: PutTemporary: empty token or zero Expires")
 	}
-	for _, f := range [...]string{t.Token, t.Secret, t.ConsumerKey, t.Callback, t.User, t.VerificationCode, t.Scope} {
+	for _, f := range [...]string{t.Token, t.ConsumerKey, t.Callback, t.User, t.VerificationCode, t.Scope} {
 		if !storable(f) {
 			return errors.New("sqlstore: PutTemporary: a field holds NUL or is not UTF-8")
 		}
@@ -91,7 +91,7 @@ func (s *TemporaryStore) PutTemporary(ctx context.Context, t server.TemporaryCre
 		quota = DefaultMaxTemporaryPerClient
 	}
 	var one int
-	err := s.db.QueryRowContext(ctx, putTemporary, s.tenant, t.Token, t.Secret, t.ConsumerKey, t.Callback,
+	err := s.db.QueryRowContext(ctx, putTemporary, s.tenant, t.Token, []byte(t.Secret), t.ConsumerKey, t.Callback,
 		ms(t.Expires), t.User, t.VerificationCode, t.Scope, ms(now), quota).Scan(&one)
 	if err == nil {
 		return nil
@@ -119,8 +119,9 @@ func scanTemporary(row *sql.Row) (server.TemporaryCredentials, int, error) {
 	var t server.TemporaryCredentials
 	var expires int64
 	var state int
-	err := row.Scan(&t.Token, &t.Secret, &t.ConsumerKey, &t.Callback, &expires, &t.User, &t.VerificationCode, &t.Scope, &state)
-	t.Expires = time.UnixMilli(expires)
+	var secret []byte
+	err := row.Scan(&t.Token, &secret, &t.ConsumerKey, &t.Callback, &expires, &t.User, &t.VerificationCode, &t.Scope, &state)
+	t.Expires, t.Secret = time.UnixMilli(expires), string(secret)
 	return t, state, err
 }
 
@@ -233,7 +234,7 @@ func (s *TemporaryStore) RevokeGrant(ctx context.Context, consumerKey, user stri
 	if !storable(consumerKey) || !storable(user) {
 		return 0, fmt.Errorf("sqlstore: no approved temporary credentials of the grant: %w", server.ErrNotFound)
 	}
-	res, err := s.db.ExecContext(ctx, `UPDATE oauth1_temporary SET state = 3, secret = '', verifier = ''
+	res, err := s.db.ExecContext(ctx, `UPDATE oauth1_temporary SET state = 3, secret = substr(secret, 1, 0), verifier = ''
 WHERE tenant = $1 AND consumer_key = $2 AND usr = $3 AND state = 1 AND expires > $4`, s.tenant, consumerKey, user, ms(now))
 	if err != nil {
 		return 0, storeError(ctx, "revoking temporary credentials", err)

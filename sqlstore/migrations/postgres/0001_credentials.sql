@@ -18,7 +18,7 @@ CREATE TABLE oauth1_nonces_default PARTITION OF oauth1_nonces DEFAULT;
 CREATE TABLE oauth1_temporary (
 	tenant       text     NOT NULL,
 	token        text     NOT NULL,
-	secret       text     NOT NULL,
+	secret       bytea    NOT NULL,
 	consumer_key text     NOT NULL,
 	callback     text     NOT NULL,
 	expires      bigint   NOT NULL,
@@ -36,7 +36,7 @@ CREATE TABLE oauth1_tokens (
 	seq          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, -- issue order, for the grant's bound
 	tenant       text   NOT NULL,
 	token        text   NOT NULL,
-	secret       text   NOT NULL,
+	secret       bytea  NOT NULL,
 	consumer_key text   NOT NULL,
 	usr          text   NOT NULL,
 	scope        text   NOT NULL,

@@ -14,7 +14,7 @@ CREATE INDEX oauth1_nonces_expires ON oauth1_nonces (expires);
 CREATE TABLE oauth1_temporary (
 	tenant       TEXT    NOT NULL,
 	token        TEXT    NOT NULL,
-	secret       TEXT    NOT NULL,
+	secret       BLOB    NOT NULL,
 	consumer_key TEXT    NOT NULL,
 	callback     TEXT    NOT NULL,
 	expires      INTEGER NOT NULL,
@@ -32,7 +32,7 @@ CREATE TABLE oauth1_tokens (
 	seq          INTEGER PRIMARY KEY AUTOINCREMENT, -- issue order, for the grant's bound
 	tenant       TEXT    NOT NULL,
 	token        TEXT    NOT NULL,
-	secret       TEXT    NOT NULL,
+	secret       BLOB    NOT NULL,
 	consumer_key TEXT    NOT NULL,
 	usr          TEXT    NOT NULL,
 	scope        TEXT    NOT NULL,
