@@ -16,9 +16,11 @@ const expireBatch = 5000
 
 // Expire drops from db what has expired by now, for every tenant: nonces
 // whose expiry has passed, temporary credentials past their Expires,
-// revocations older than 24 hours. now must be the clock the stores are
-// passed (the Verifiers' and Providers', time.Now in production): a
-// nonce dropped before its expiry on a Verifier's clock could be replayed.
+// revocations older than 24 hours, the token exchange's answers past
+// their window and its records past their lease or keep. now must be the
+// clock the stores are passed (the Verifiers', the Providers' and the
+// token exchange Handlers', time.Now in production): a nonce dropped
+// before its expiry on a Verifier's clock could be replayed.
 //
 // The stores never sweep on the request path, so that no request pays for
 // the size of a table: call Expire apart from requests, once a minute or
@@ -58,10 +60,15 @@ func Expire(ctx context.Context, db *sql.DB, now time.Time) error {
 		{"expired nonces", nonceTable(d), "tenant, id, ts", "expires <= $1", t},
 		{"expired temporary credentials", "oauth1_temporary", "tenant, token", "expires <= $1", t},
 		{"old revocations", "oauth1_tokens", "seq", "revoked IS NOT NULL AND revoked <= $1", t - revokedTTL.Milliseconds()},
+		{"old exchanges", "oauth1_exchanges", "seq", "drop_at <= $1", t},
 	} {
 		if err := deleteBatches(ctx, db, d, del.table, del.key, del.where, del.before); err != nil {
 			return storeError(ctx, "dropping "+del.what, err)
 		}
+	}
+	// The answers of exchanges whose window passed.
+	if _, err := db.ExecContext(ctx, `UPDATE oauth1_exchanges SET answer = NULL WHERE answer IS NOT NULL AND answer_until <= $1`, t); err != nil {
+		return storeError(ctx, "dropping old exchange answers", err)
 	}
 	return nil
 }

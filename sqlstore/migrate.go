@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"embed"
-	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -92,7 +91,7 @@ func migrateTo(ctx context.Context, db *sql.DB, dryRun bool, upTo int) ([]Migrat
 	if dryRun || len(pending) == 0 {
 		return pending, nil
 	}
-	if _, err := db.ExecContext(ctx, schemaTable); err != nil {
+	if err := createSchemaTable(ctx, db, d); err != nil {
 		return nil, storeError(ctx, "creating schema_migrations", err)
 	}
 	var applied []Migration
@@ -108,21 +107,41 @@ func migrateTo(ctx context.Context, db *sql.DB, dryRun bool, upTo int) ([]Migrat
 	return applied, nil
 }
 
+// createSchemaTable creates schema_migrations if it is missing; on
+// PostgreSQL under the migrations' lock, since concurrent CREATE TABLE IF
+// NOT EXISTS may fail there.
+func createSchemaTable(ctx context.Context, db *sql.DB, d dialect) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if d == postgres {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrationLock)); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, schemaTable); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
 // schemaVersion returns the last version applied to db, 0 for none.
 func schemaVersion(ctx context.Context, db *sql.DB) (int, error) {
+	probe := `SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations')`
+	if dialectOf(db) == postgres {
+		probe = `SELECT to_regclass('schema_migrations') IS NOT NULL`
+	}
+	var exists bool
+	if err := db.QueryRowContext(ctx, probe).Scan(&exists); err != nil {
+		return 0, storeError(ctx, "reading the schema version", err)
+	}
+	if !exists {
+		return 0, nil
+	}
 	var v sql.NullInt64
-	err := db.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&v)
-	if err != nil {
-		// No table yet is version 0; any other failure is the database's.
-		var exists bool
-		d := dialectOf(db)
-		probe := `SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations')`
-		if d == postgres {
-			probe = `SELECT to_regclass('schema_migrations') IS NOT NULL`
-		}
-		if perr := db.QueryRowContext(ctx, probe).Scan(&exists); perr == nil && !exists {
-			return 0, nil
-		}
+	if err := db.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&v); err != nil {
 		return 0, storeError(ctx, "reading the schema version", err)
 	}
 	return int(v.Int64), nil
@@ -168,6 +187,3 @@ func apply(ctx context.Context, db *sql.DB, d dialect, m Migration) (applied boo
 	}
 	return true, nil
 }
-
-// errSchema is wrapped by the stores' errors when a table is missing.
-var errSchema = errors.New("sqlstore: the schema is not migrated (call Migrate)")
