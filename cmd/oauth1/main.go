@@ -33,6 +33,8 @@ Commands:
                          (oauth_consumer_key_sign), and name the platform's mistake
   migrate [flags] [FILE]  exchange stored OAuth 1.0a tokens (JSON lines) for OAuth 2.0 tokens
                          (--provider x, or signed for an OAuth-1-signed exchange; --out resumes)
+  store migrate --db DSN  apply sqlstore's schema migrations (--dry-run: print their SQL);
+                         runs oauth1-store, from module sqlstore
   version                print the module version (also --version)
 
 Run "oauth1 <command> -h" (or "oauth1 help <command>") for the flags of a command,
@@ -72,6 +74,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return c.lti1p1(args[1:])
 	case "migrate":
 		return c.migrate(args[1:])
+	case "store":
+		return c.store(args[1:])
 	case "help", "-h", "-help", "--help":
 		if args[0] == "help" && len(args) > 1 {
 			return c.help(args[1:])
@@ -111,6 +115,8 @@ func (c *cmd) help(args []string) int {
 		return run([]string{args[0], "-h"}, c.stdin, c.stdout, c.stderr, c.getenv)
 	case "lti1p1":
 		return c.lti1p1([]string{"-h"})
+	case "store":
+		return c.store([]string{"-h"})
 	case "providers":
 		printProviders(c.stdout)
 		return exitOK
