@@ -71,7 +71,7 @@ func main() {
 	flag.Parse()
 	log.SetFlags(log.LstdFlags | log.LUTC)
 	if *autoApprove != "" && !loopback(*addr) {
-		log.Fatalf("-auto-approve approves anyone's authorization: it is refused unless -addr is a loopback address (got %q)", *addr)
+		log.Fatalf("-auto-approve approves anyone's authorization: it is refused unless -addr is a loopback IP address, such as 127.0.0.1:8080 (got %q)", *addr)
 	}
 	var key []byte
 	if *sealKey != "" {
@@ -205,14 +205,13 @@ func newServer(h http.Handler) *http.Server {
 	}
 }
 
-// loopback reports whether addr (host:port) listens on loopback only.
+// loopback reports whether addr (host:port) listens on loopback only: its
+// host is a loopback IP literal. A name, "localhost" included, is refused:
+// what it resolves to is not this program's to check (RFC 8252 §8.3).
 func loopback(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return false
-	}
-	if host == "localhost" {
-		return true
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()

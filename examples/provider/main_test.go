@@ -168,7 +168,7 @@ func TestConsentPage(t *testing.T) {
 
 func TestLoopback(t *testing.T) {
 	for addr, want := range map[string]bool{
-		"127.0.0.1:8080": true, "127.0.0.2:0": true, "[::1]:8080": true, "localhost:8080": true,
+		"127.0.0.1:8080": true, "127.0.0.2:0": true, "[::1]:8080": true, "localhost:8080": false,
 		":8080": false, "0.0.0.0:8080": false, "[::]:8080": false, "192.168.1.10:8080": false,
 		"example.com:8080": false, "127.0.0.1": false,
 	} {
