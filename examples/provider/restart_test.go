@@ -96,6 +96,7 @@ func restart(t *testing.T, python, bin, dsn string) {
 	t.Logf("traffic before the kill: %s", strings.TrimSpace(trafficOut.String()))
 
 	p2 := startProvider(t, bin, dsn, strings.TrimPrefix(p1.base, "http://"))
+	require.NotContains(t, p2.log(), "schema: applied", "the schema the first start made was not kept")
 	var fig struct {
 		Replayed           int `json:"replayed"`
 		RefusedNonceUsed   int `json:"refused_nonce_used"`
