@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/countersign/countersign/oauth1"
+	"github.com/countersign/countersign/sqlstore"
 )
 
 // newTestProvider serves the provider on loopback, on a new SQLite file,
@@ -190,4 +192,37 @@ func TestExpireLoopStops(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("expireLoop did not return once its context was done")
 	}
+}
+
+func TestSealKey(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, content, err string }{
+		{"ok", strings.Repeat("0f", 32) + "\n", ""},
+		{"short", strings.Repeat("0f", 31), "want 64 hex digits"},
+		{"not hex", strings.Repeat("zz", 32), "want 64 hex digits"},
+	} {
+		file := filepath.Join(dir, tc.name)
+		require.NoError(t, os.WriteFile(file, []byte(tc.content), 0o600))
+		key, err := readKey(file)
+		if tc.err != "" {
+			assert.ErrorContains(t, err, tc.err, tc.name)
+			assert.NotContains(t, err.Error(), tc.content, "the error repeats the file's content")
+			continue
+		}
+		require.NoError(t, err, tc.name)
+		assert.Len(t, key, 32)
+	}
+
+	// A consumer registered with a key is sealed: a store without it
+	// cannot read the secret.
+	ctx := context.Background()
+	db, err := openDB(ctx, filepath.Join(dir, "provider.db"))
+	require.NoError(t, err)
+	defer db.Close()
+	_, err = newProvider(ctx, db, randomKey(), map[string]string{"app": "app-secret"})
+	require.NoError(t, err)
+	plain, err := sqlstore.NewConsumerStore(db, "", nil)
+	require.NoError(t, err)
+	_, err = plain.Consumer(ctx, "app", time.Now())
+	assert.Error(t, err)
 }
