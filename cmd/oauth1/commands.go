@@ -42,6 +42,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return c.lti1p1(args[1:])
 	case "migrate":
 		return c.migrate(args[1:])
+	case "store":
+		return c.store(args[1:])
 	case "help", "-h", "-help", "--help":
 		if args[0] == "help" && len(args) > 1 {
 			return c.help(args[1:])
@@ -71,6 +73,8 @@ func (c *cmd) help(args []string) int {
 		return run([]string{args[0], "-h"}, c.stdin, c.stdout, c.stderr, c.getenv)
 	case "lti1p1":
 		return c.lti1p1([]string{"-h"})
+	case "store":
+		return c.store([]string{"-h"})
 	case "providers":
 		sign.PrintProviders(c.stdout)
 		return exitOK

@@ -40,6 +40,8 @@ Commands:
                          (oauth_consumer_key_sign), and name the platform's mistake
   migrate [flags] [FILE]  exchange stored OAuth 1.0a tokens (JSON lines) for OAuth 2.0 tokens
                          (--provider x, or signed for an OAuth-1-signed exchange; --out resumes)
+  store migrate --db DSN  apply sqlstore's schema migrations (--dry-run: print their SQL);
+                         runs oauth1-store, from module sqlstore
   version                print the module version (also --version)
 
 Run "oauth1 <command> -h" (or "oauth1 help <command>") for the flags of a command,

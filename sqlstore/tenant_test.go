@@ -1,0 +1,100 @@
+package sqlstore_test
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/countersign/countersign/oauth1/server"
+	"github.com/countersign/countersign/sqlstore"
+)
+
+// TestTenantsApart: two tenants of one database whose clients chose the
+// same consumer key, tokens and nonces see nothing of each other's.
+func TestTenantsApart(t *testing.T) {
+	dialects(t, func(t *testing.T, db *sql.DB) {
+		ctx := context.Background()
+		now := time.Date(2026, time.March, 1, 12, 0, 0, 0, time.UTC)
+		n := server.Nonce{ConsumerKey: "acme", Token: "tok", Value: "n", Timestamp: now.Unix()}
+		for _, tenant := range []string{"a", "b"} {
+			fresh, err := sqlstore.NewNonceStore(db, tenant).Use(ctx, n, now, now.Add(5*time.Minute))
+			require.NoError(t, err)
+			assert.True(t, fresh, "tenant %s: the nonce the other tenant's client used", tenant)
+
+			c, err := sqlstore.NewConsumerStore(db, tenant, nil)
+			require.NoError(t, err)
+			require.NoError(t, c.PutConsumer(ctx, "acme", server.Registration{Secret: "secret of " + tenant}))
+
+			tokens := sqlstore.NewTokenStore(db, tenant)
+			require.NoError(t, tokens.PutToken(ctx, server.TokenCredentials{Token: "tok", Secret: "s" + tenant, ConsumerKey: "acme", User: "u"}, now))
+
+			temps := sqlstore.NewTemporaryStore(db, tenant)
+			require.NoError(t, temps.PutTemporary(ctx, server.TemporaryCredentials{Token: "tmp", Secret: "s" + tenant, ConsumerKey: "acme", Callback: "oob", Expires: now.Add(time.Hour)}, now))
+		}
+		for _, tenant := range []string{"a", "b"} {
+			c, _ := sqlstore.NewConsumerStore(db, tenant, nil)
+			r, err := c.Consumer(ctx, "acme", now)
+			require.NoError(t, err)
+			assert.Equal(t, "secret of "+tenant, r.Secret)
+			tok, err := sqlstore.NewTokenStore(db, tenant).Token(ctx, "tok", now)
+			require.NoError(t, err)
+			assert.Equal(t, "s"+tenant, tok.Secret)
+		}
+		// Revoking a's grant leaves b's.
+		_, err := sqlstore.NewTokenStore(db, "a").RevokeGrant(ctx, "acme", "u", now)
+		require.NoError(t, err)
+		_, err = sqlstore.NewTokenStore(db, "b").Token(ctx, "tok", now)
+		assert.NoError(t, err, "b's token after a's grant was revoked")
+		_, err = sqlstore.NewTemporaryStore(db, "a").TakeTemporary(ctx, "tmp", now)
+		require.NoError(t, err)
+		_, err = sqlstore.NewTemporaryStore(db, "b").TakeTemporary(ctx, "tmp", now)
+		assert.NoError(t, err, "b's temporary credentials after a's were exchanged")
+	})
+}
+
+// TestSealedSecret: a sealed consumer secret is not in the database as
+// it is, does not open with another key, and does not open in another
+// row.
+func TestSealedSecret(t *testing.T) {
+	ctx := context.Background()
+	db := openSQLite(t, true)
+	key := make([]byte, 32)
+	key[0] = 1
+	s, err := sqlstore.NewConsumerStore(db, "", key)
+	require.NoError(t, err)
+	require.NoError(t, s.PutConsumer(ctx, "app", server.Registration{Secret: "hunter2-hunter2"}))
+	require.NoError(t, s.PutConsumer(ctx, "other", server.Registration{Secret: "other secret"}))
+	var raw []byte
+	require.NoError(t, db.QueryRowContext(ctx, `SELECT secret FROM oauth1_consumers WHERE consumer_key = 'app'`).Scan(&raw))
+	assert.NotContains(t, string(raw), "hunter2")
+
+	r, err := s.Consumer(ctx, "app", time.Now())
+	require.NoError(t, err)
+	assert.Equal(t, "hunter2-hunter2", r.Secret)
+
+	other := make([]byte, 32)
+	wrong, err := sqlstore.NewConsumerStore(db, "", other)
+	require.NoError(t, err)
+	_, err = wrong.Consumer(ctx, "app", time.Now())
+	assert.Error(t, err, "opened with another key")
+	plain, err := sqlstore.NewConsumerStore(db, "", nil)
+	require.NoError(t, err)
+	_, err = plain.Consumer(ctx, "app", time.Now())
+	assert.Error(t, err, "read without a key")
+
+	// app's sealed secret copied into other's row does not open there.
+	_, err = db.ExecContext(ctx, `UPDATE oauth1_consumers SET secret = $1 WHERE consumer_key = 'other'`, raw)
+	require.NoError(t, err)
+	_, err = s.Consumer(ctx, "other", time.Now())
+	assert.Error(t, err, "a sealed secret moved to another row")
+	for _, e := range []error{err} {
+		assert.NotContains(t, e.Error(), "hunter2")
+	}
+
+	_, err = sqlstore.NewConsumerStore(db, "", make([]byte, 16))
+	assert.Error(t, err, "a 16-byte key")
+}
