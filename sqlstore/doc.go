@@ -95,7 +95,10 @@
 // partition whole once its nonces expired (DROP TABLE returns the space
 // at once, where DELETE leaves it to VACUUM), and makes the partitions of
 // the next 24 hours. Without Expire nothing is refused, but the tables
-// grow.
+// grow. A SQLite file keeps the largest size it reached: the pages Expire
+// frees are used again, not returned to the file system (VACUUM, run
+// apart, returns them); PostgreSQL's autovacuum reclaims the rows deleted
+// from the other tables.
 //
 // # Failure
 //
