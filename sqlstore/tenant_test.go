@@ -157,3 +157,24 @@ func TestResealRotation(t *testing.T) {
 		assert.Equal(t, "secret a", r.Secret)
 	})
 }
+
+// TestTakeTemporaryClears: the row of exchanged temporary credentials
+// keeps neither their secret nor their verification code.
+func TestTakeTemporaryClears(t *testing.T) {
+	dialects(t, func(t *testing.T, db *sql.DB) {
+		ctx := context.Background()
+		now := time.Now()
+		s := sqlstore.NewTemporaryStore(db, "")
+		require.NoError(t, s.PutTemporary(ctx, server.TemporaryCredentials{Token: "t", Secret: "temp-secret", ConsumerKey: "c", Callback: "oob", Expires: now.Add(time.Hour)}, now))
+		require.NoError(t, s.Authorize(ctx, server.TemporaryCredentials{Token: "t", User: "u", VerificationCode: "code-123"}, now))
+		got, err := s.TakeTemporary(ctx, "t", now)
+		require.NoError(t, err)
+		assert.Equal(t, "temp-secret", got.Secret)
+		assert.Equal(t, "code-123", got.VerificationCode)
+		var secret []byte
+		var verifier string
+		require.NoError(t, db.QueryRowContext(ctx, `SELECT secret, verifier FROM oauth1_temporary WHERE token = 't'`).Scan(&secret, &verifier))
+		assert.Empty(t, secret)
+		assert.Empty(t, verifier)
+	})
+}
