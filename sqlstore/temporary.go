@@ -32,7 +32,9 @@ import (
 type TemporaryStore struct {
 	// MaxTemporaryPerClient bounds the unexpired temporary credentials
 	// kept for one client (consumer key), exchanged ones included until
-	// they expire; zero means DefaultMaxTemporaryPerClient. Set it before
+	// they expire; zero means 1024, as in server.MemoryTemporaryStore and
+	// redisstore (1.7 flows a second per client with a Provider's default
+	// ten-minute TemporaryTTL), which a release may raise. Set it before
 	// the store is first used.
 	MaxTemporaryPerClient int
 
@@ -43,12 +45,9 @@ type TemporaryStore struct {
 
 var _ server.TemporaryStore = (*TemporaryStore)(nil)
 
-// DefaultMaxTemporaryPerClient is the quota of a TemporaryStore whose
-// MaxTemporaryPerClient is zero, that of server.MemoryTemporaryStore and
-// redisstore: with a Provider's default ten-minute TemporaryTTL, a
-// sustained 1.7 flows a second per client. The value may change in a
-// minor release; it is not part of the compatibility promise.
-const DefaultMaxTemporaryPerClient = 1024
+// defaultMaxTemporaryPerClient is the quota of a TemporaryStore whose
+// MaxTemporaryPerClient is zero.
+const defaultMaxTemporaryPerClient = 1024
 
 // NewTemporaryStore returns a TemporaryStore that keeps its records in
 // db, a database opened with [Open] and migrated, apart from other
@@ -88,7 +87,7 @@ func (s *TemporaryStore) PutTemporary(ctx context.Context, t server.TemporaryCre
 	}
 	quota := s.MaxTemporaryPerClient
 	if quota <= 0 {
-		quota = DefaultMaxTemporaryPerClient
+		quota = defaultMaxTemporaryPerClient
 	}
 	var one int
 	err := s.db.QueryRowContext(ctx, putTemporary, s.tenant, t.Token, []byte(t.Secret), t.ConsumerKey, t.Callback,
