@@ -141,11 +141,24 @@ func nonceParts(ctx context.Context, db *sql.DB, now time.Time) error {
 		if live {
 			continue
 		}
-		if err := ddl(ctx, db, `DROP TABLE IF EXISTS `+name); err != nil && ctx.Err() != nil {
+		if err := ddl(ctx, db, dropIfExpired(name, now)); err != nil && ctx.Err() != nil {
 			return storeError(ctx, "dropping a nonce partition", err)
 		}
 	}
 	return nil
+}
+
+// dropIfExpired returns the statement that drops the nonce partition name
+// if none of its nonces is live at now. It looks again under the nonce
+// table's lock, taken first (as an INSERT takes it, so that neither waits
+// for the other in a cycle): a nonce used since the look before, stamped
+// late in the partition's hour and still in its window, is kept, or its
+// replay would be fresh.
+func dropIfExpired(name string, now time.Time) string {
+	return fmt.Sprintf(`DO $$ BEGIN
+	LOCK TABLE ONLY oauth1_nonces IN ACCESS EXCLUSIVE MODE;
+	IF NOT EXISTS (SELECT 1 FROM %s WHERE expires > %d) THEN DROP TABLE IF EXISTS %[1]s; END IF;
+END $$`, name, ms(now))
 }
 
 // partitions returns the hours of the nonce partitions db has, by the
