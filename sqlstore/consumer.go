@@ -98,7 +98,7 @@ func (s *ConsumerStore) open(consumerKey string, b []byte) (string, error) {
 		return string(b[1:]), nil
 	case len(b) > 0 && b[0] == secretSealed && s.aead == nil:
 		return "", fmt.Errorf("sqlstore: the secret of consumer %q is sealed, and the store has no key", consumerKey)
-	case len(b) > 1+s.aead.NonceSize() && b[0] == secretSealed:
+	case s.aead != nil && len(b) > 1+s.aead.NonceSize() && b[0] == secretSealed:
 		n := 1 + s.aead.NonceSize()
 		p, err := s.aead.Open(nil, b[1:n], b[n:], s.additional(consumerKey))
 		if err != nil {
