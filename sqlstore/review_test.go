@@ -10,6 +10,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -287,4 +289,36 @@ func TestReviewCanceled(t *testing.T) {
 		_, err := temps.TakeTemporary(context.Background(), "t", now)
 		assert.NoError(t, err)
 	})
+}
+
+// TestReviewPrivateFile: a SQLite file Open creates, and its -wal and
+// -shm files, are readable by their owner only: they hold every token
+// secret and verification code, and the consumer secrets unless sealed;
+// another user of the machine who reads them signs as any client and
+// user. A file that exists keeps the mode its operator gave it.
+func TestReviewPrivateFile(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	for _, dsn := range []string{filepath.Join(dir, "new.db"), "file:" + filepath.Join(dir, "uri.db") + "?_pragma=synchronous(FULL)"} {
+		db, err := sqlstore.Open(ctx, dsn)
+		require.NoError(t, err)
+		_, err = sqlstore.Migrate(ctx, db, false)
+		require.NoError(t, err)
+		path := strings.TrimPrefix(strings.Split(dsn, "?")[0], "file:")
+		for _, f := range []string{path, path + "-wal", path + "-shm"} {
+			fi, err := os.Stat(f)
+			require.NoError(t, err, f)
+			assert.Zero(t, fi.Mode().Perm()&0o077, "%s is %v", f, fi.Mode())
+		}
+		db.Close()
+	}
+	shared := filepath.Join(dir, "shared.db")
+	require.NoError(t, os.WriteFile(shared, nil, 0o640))
+	require.NoError(t, os.Chmod(shared, 0o640))
+	db, err := sqlstore.Open(ctx, shared)
+	require.NoError(t, err)
+	db.Close()
+	fi, err := os.Stat(shared)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o640), fi.Mode().Perm())
 }
