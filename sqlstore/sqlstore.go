@@ -54,9 +54,8 @@ var sqlitePragmas = []struct{ name, value string }{
 // Open opens the database dsn names: PostgreSQL for a URL that starts
 // with postgres:// or postgresql:// (through pgx), and otherwise SQLite,
 // dsn being a file's path (created if missing, readable and writable by
-// its owner only) or a "file:" URI. SQLite
-// is set to write-ahead logging, a busy timeout of 10 s and
-// synchronous=NORMAL, unless a "file:" URI sets them with _pragma
+// its owner only) or a "file:" URI. SQLite is set to write-ahead logging,
+// a busy timeout of 10 s and synchronous=NORMAL, unless a "file:" URI sets them with _pragma
 // parameters (such as _pragma=synchronous(FULL)); transactions begin
 // IMMEDIATE. Open checks that the database answers, and does not change
 // its schema: call [Migrate] for that.
