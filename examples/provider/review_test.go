@@ -221,3 +221,15 @@ func TestReviewCallbackPolicy(t *testing.T) {
 		assert.Error(t, err, "callback %q taken", cb)
 	}
 }
+
+// TestReviewPoolBounded: the provider bounds its database pool, so that a
+// flood of requests cannot open a connection each: on PostgreSQL, past
+// max_connections (100 by default, shared with every other client of the
+// server), every request, and every other application there, is refused.
+func TestReviewPoolBounded(t *testing.T) {
+	db, err := openDB(context.Background(), filepath.Join(t.TempDir(), "provider.db"))
+	require.NoError(t, err)
+	defer db.Close()
+	n := db.Stats().MaxOpenConnections
+	assert.True(t, n > 0 && n <= 64, "the pool opens up to %d connections (0: no bound)", n)
+}
