@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/countersign/countersign/oauth1/server"
+	"github.com/countersign/countersign/oauth1/server/tokenexchange"
 	"github.com/countersign/countersign/sqlstore/internal/pgtest"
 )
 
@@ -108,4 +109,33 @@ func TestReviewDefaultDeleteRace(t *testing.T) {
 	fresh, err = s.Use(ctx, n, later.Add(time.Second), later.Add(5*time.Minute))
 	require.NoError(t, err)
 	assert.False(t, fresh, "the nonce used again at 12:02 (live until 12:07) was dropped by the Expire that raced it")
+}
+
+// TestReviewExpireClaimRace: an exchange record past its keep is claimed
+// again while Expire's DELETE, which read it as due, waits for its row;
+// the fresh claim must survive, or a second Handler claims the same grant
+// at once.
+func TestReviewExpireClaimRace(t *testing.T) {
+	db := reviewPostgres(t)
+	ctx := context.Background()
+	now := time.Date(2026, time.March, 1, 12, 0, 0, 0, time.UTC)
+	s := NewExchangeStore(db, "")
+	c, err := s.Claim(ctx, "tok", "first", time.Second, now)
+	require.NoError(t, err)
+	require.Equal(t, tokenexchange.Claimed, c.State)
+
+	later := now.Add(time.Minute) // the first claim's lease has passed
+	tx, err := db.BeginTx(ctx, nil)
+	require.NoError(t, err)
+	var one int
+	require.NoError(t, tx.QueryRow(claimExchange, "", "tok", "second", ms(later.Add(time.Minute)), ms(later)).Scan(&one))
+	done := make(chan error, 1)
+	go func() { done <- Expire(ctx, db, later) }()
+	time.Sleep(300 * time.Millisecond)
+	require.NoError(t, tx.Commit())
+	require.NoError(t, <-done)
+
+	c, err = s.Claim(ctx, "tok", "third", time.Minute, later.Add(time.Second))
+	require.NoError(t, err)
+	assert.Equal(t, tokenexchange.Busy, c.State, "the second claim, held until 12:02, was dropped by the Expire that raced it")
 }
