@@ -233,3 +233,30 @@ func TestReviewPoolBounded(t *testing.T) {
 	n := db.Stats().MaxOpenConnections
 	assert.True(t, n > 0 && n <= 64, "the pool opens up to %d connections (0: no bound)", n)
 }
+
+// TestReviewLogVerifier: an access token request with a wrong
+// verification code is refused, the log names neither the right code nor
+// the temporary credentials' secret, and the grant had its one guess.
+func TestReviewLogVerifier(t *testing.T) {
+	cfg, base := reviewProvider(t)
+	ctx := context.Background()
+	res, err := cfg.RequestToken(ctx)
+	require.NoError(t, err)
+	csrf := consentCSRF(t, cfg, res.Credentials, "alice", "pw-alice")
+	resp := decideAs(t, base, "alice", "pw-alice", url.Values{"oauth_token": {res.Credentials.Token}, "approve": {"1"}, "csrf": {csrf}})
+	code := callbackCode(t, resp, res.Credentials)
+
+	var buf bytes.Buffer
+	log.SetOutput(&buf)
+	t.Cleanup(func() { log.SetOutput(os.Stderr) })
+	_, err = cfg.AccessToken(ctx, res.Credentials, "wrong-"+code[:len(code)/2])
+	require.Error(t, err)
+	out := buf.String()
+	require.NotEmpty(t, out, "the refusal is logged")
+	assert.NotContains(t, out, code)
+	assert.NotContains(t, out, res.Credentials.Secret)
+	// One guess a grant (the Provider's rule): the right code after a
+	// wrong one is refused too, across the database.
+	_, err = cfg.AccessToken(ctx, res.Credentials, code)
+	assert.ErrorContains(t, err, "token_used")
+}
