@@ -240,6 +240,9 @@ func TestReviewOpenHidesPassword(t *testing.T) {
 		"postgres://alice:" + pw + "@127.0.0.1:1/db?sslmode=bogus",
 		"postgres://alice:" + pw + "@127.0.0.1:1/db?password=" + pw + "&sslmode=disable&connect_timeout=2",
 		"postgres://alice:%zz" + pw + "@127.0.0.1:1/db",
+		// Not PostgreSQL's prefix, byte for byte: taken for a SQLite path.
+		"POSTGRES://alice:" + pw + "@127.0.0.1:1/db",
+		"postgres:/alice:" + pw + "@127.0.0.1:1/db",
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		db, err := sqlstore.Open(ctx, dsn)
