@@ -9,6 +9,13 @@ import (
 	"time"
 )
 
+// nonceGrace is how long Expire keeps a nonce past its expiry: a Verifier
+// reads its clock, then its Use may wait seconds for a lock while Expire
+// runs on a later clock (the same host's, or another instance's a little
+// ahead); a nonce dropped before the Verifier's now had its expiry would
+// be fresh again. The Verifier's own margin is a second.
+const nonceGrace = 30 * time.Second
+
 // expireBatch is the most rows one DELETE of Expire drops: each batch is
 // a transaction of its own, short, so that requests are not held behind
 // the sweep.
@@ -20,7 +27,9 @@ const expireBatch = 5000
 // their window and its records past their lease or keep. now must be the
 // clock the stores are passed (the Verifiers', the Providers' and the
 // token exchange Handlers', time.Now in production): a nonce dropped
-// before its expiry on a Verifier's clock could be replayed.
+// before its expiry on a Verifier's clock could be replayed. Nonces are
+// kept 30 s past their expiry, for a Use that waited for a lock while
+// Expire ran, and for instances whose clocks are a little apart.
 //
 // The stores never sweep on the request path, so that no request pays for
 // the size of a table: call Expire apart from requests, once a minute or
@@ -52,7 +61,7 @@ func Expire(ctx context.Context, db *sql.DB, now time.Time) error {
 		what, table, key, where string
 		before                  int64
 	}{
-		{"expired nonces", nonceTable(d), "tenant, id, ts", "expires <= $1", t},
+		{"expired nonces", nonceTable(d), "tenant, id, ts", "expires <= $1", t - nonceGrace.Milliseconds()},
 		{"expired temporary credentials", "oauth1_temporary", "tenant, token", "expires <= $1", t},
 		{"old revocations", "oauth1_tokens", "seq", "revoked IS NOT NULL AND revoked <= $1", t - revokedTTL.Milliseconds()},
 		{"old exchanges", "oauth1_exchanges", "seq", "drop_at <= $1", t},
@@ -131,6 +140,7 @@ func nonceParts(ctx context.Context, db *sql.DB, now time.Time) error {
 		// (Expire was not called for a while), or the lock was busy:
 		// they stay in the default partition, swept by DELETE.
 	}
+	now = now.Add(-nonceGrace) // the partitions are dropped as Expire drops nonces
 	for h := range have {
 		if h+3600 > now.Unix() {
 			continue
@@ -143,11 +153,24 @@ func nonceParts(ctx context.Context, db *sql.DB, now time.Time) error {
 		if live {
 			continue
 		}
-		if err := ddl(ctx, db, `DROP TABLE IF EXISTS `+name); err != nil && ctx.Err() != nil {
+		if err := ddl(ctx, db, dropIfExpired(name, now)); err != nil && ctx.Err() != nil {
 			return storeError(ctx, "dropping a nonce partition", err)
 		}
 	}
 	return nil
+}
+
+// dropIfExpired returns the statement that drops the nonce partition name
+// if none of its nonces is live at now. It looks again under the nonce
+// table's lock, taken first (as an INSERT takes it, so that neither waits
+// for the other in a cycle): a nonce used since the look before, stamped
+// late in the partition's hour and still in its window, is kept, or its
+// replay would be fresh.
+func dropIfExpired(name string, now time.Time) string {
+	return fmt.Sprintf(`DO $$ BEGIN
+	LOCK TABLE ONLY oauth1_nonces IN ACCESS EXCLUSIVE MODE;
+	IF NOT EXISTS (SELECT 1 FROM %s WHERE expires > %d) THEN DROP TABLE IF EXISTS %[1]s; END IF;
+END $$`, name, ms(now))
 }
 
 // partitions returns the hours of the nonce partitions db has, by the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -52,9 +53,9 @@ var sqlitePragmas = []struct{ name, value string }{
 
 // Open opens the database dsn names: PostgreSQL for a URL that starts
 // with postgres:// or postgresql:// (through pgx), and otherwise SQLite,
-// dsn being a file's path (created if missing) or a "file:" URI. SQLite
-// is set to write-ahead logging, a busy timeout of 10 s and
-// synchronous=NORMAL, unless a "file:" URI sets them with _pragma
+// dsn being a file's path (created if missing, readable and writable by
+// its owner only) or a "file:" URI. SQLite is set to write-ahead logging,
+// a busy timeout of 10 s and synchronous=NORMAL, unless a "file:" URI sets them with _pragma
 // parameters (such as _pragma=synchronous(FULL)); transactions begin
 // IMMEDIATE. Open checks that the database answers, and does not change
 // its schema: call [Migrate] for that.
@@ -68,6 +69,7 @@ func Open(ctx context.Context, dsn string) (*sql.DB, error) {
 			return nil, err
 		}
 		source = s
+		createPrivate(dsn)
 	}
 	db, err := sql.Open(driver, source)
 	if err != nil {
@@ -108,6 +110,28 @@ func sqliteDSN(dsn string) (string, error) {
 		q.Set("_txlock", "immediate")
 	}
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode(), nil
+}
+
+// createPrivate creates the SQLite file dsn names, if it does not exist,
+// readable and writable by its owner only: it holds the token secrets and
+// verification codes, and the consumer secrets unless sealed. SQLite gives
+// the -wal and -shm files the database's mode. An existing file keeps its
+// mode; an error is left for Open to meet.
+func createPrivate(dsn string) {
+	path := dsn
+	if rest, ok := strings.CutPrefix(dsn, "file:"); ok {
+		p, query, _ := strings.Cut(rest, "?")
+		if v, _ := url.ParseQuery(query); v.Get("mode") == "memory" {
+			return
+		}
+		path = p
+	}
+	if path == "" || path == ":memory:" {
+		return
+	}
+	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		f.Close()
+	}
 }
 
 // storeError wraps err, from the database, in what the store was doing

@@ -40,6 +40,7 @@ func newHandler(p *server.Provider, users map[string]string, autoApprove string)
 func me(w http.ResponseWriter, r *http.Request) {
 	v, _ := server.FromContext(r.Context())
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store") // a user's data, for this token only
 	json.NewEncoder(w).Encode(map[string]string{"name": v.User})
 }
 

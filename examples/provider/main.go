@@ -126,6 +126,9 @@ func main() {
 	log.Print("stopped")
 }
 
+// maxConns bounds the provider's connections to its database.
+const maxConns = 16
+
 // openDB opens dsn and brings its schema to the version sqlstore needs.
 func openDB(ctx context.Context, dsn string) (*sql.DB, error) {
 	openCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -134,6 +137,11 @@ func openDB(ctx context.Context, dsn string) (*sql.DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A bounded pool: a flood of requests waits for a connection rather
+	// than open one each, past PostgreSQL's max_connections (shared with
+	// every other client of the server) or the open files' limit.
+	db.SetMaxOpenConns(maxConns)
+	db.SetMaxIdleConns(maxConns)
 	applied, err := sqlstore.Migrate(openCtx, db, false)
 	if err != nil {
 		db.Close()
