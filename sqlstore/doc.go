@@ -141,7 +141,7 @@
 //
 // The schema is versioned SQL embedded in the package, one file a
 // version for each database, applied by [Migrate] in order, each in a
-// transaction with its row in the table schema_migrations. Tables are
+// transaction with its row in the table oauth1_schema_migrations. Tables are
 // named oauth1_*; times are Unix milliseconds on the clock the stores are
 // passed; text is compared byte for byte.
 //

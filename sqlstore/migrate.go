@@ -24,7 +24,7 @@ type Migration struct {
 }
 
 // schemaTable records the migrations applied, one row a version.
-const schemaTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
+const schemaTable = `CREATE TABLE IF NOT EXISTS oauth1_schema_migrations (
 	version    INTEGER PRIMARY KEY,
 	name       TEXT    NOT NULL,
 	applied_at TEXT    NOT NULL
@@ -59,9 +59,9 @@ func migrationsOf(d dialect) ([]Migration, error) {
 // Migrate brings the schema of db to the version this package needs, and
 // returns the migrations it applied; with dryRun, it changes nothing and
 // returns those it would apply, whose SQL a DBA may run instead (then
-// record each in schema_migrations as Migrate does: version, name and the
+// record each in oauth1_schema_migrations as Migrate does: version, name and the
 // time as text). Each migration runs in a transaction of its own with its
-// row in schema_migrations, so that it is applied whole or not at all;
+// row in oauth1_schema_migrations, so that it is applied whole or not at all;
 // Migrate run by several processes at once applies each once (PostgreSQL:
 // under an advisory lock; SQLite: in an IMMEDIATE transaction). A
 // database whose schema is newer than this package's is an error, not a
@@ -92,7 +92,7 @@ func migrateTo(ctx context.Context, db *sql.DB, dryRun bool, upTo int) ([]Migrat
 		return pending, nil
 	}
 	if err := createSchemaTable(ctx, db, d); err != nil {
-		return nil, storeError(ctx, "creating schema_migrations", err)
+		return nil, storeError(ctx, "creating oauth1_schema_migrations", err)
 	}
 	var applied []Migration
 	for _, m := range pending {
@@ -107,7 +107,7 @@ func migrateTo(ctx context.Context, db *sql.DB, dryRun bool, upTo int) ([]Migrat
 	return applied, nil
 }
 
-// createSchemaTable creates schema_migrations if it is missing; on
+// createSchemaTable creates oauth1_schema_migrations if it is missing; on
 // PostgreSQL under the migrations' lock, since concurrent CREATE TABLE IF
 // NOT EXISTS may fail there.
 func createSchemaTable(ctx context.Context, db *sql.DB, d dialect) error {
@@ -129,9 +129,9 @@ func createSchemaTable(ctx context.Context, db *sql.DB, d dialect) error {
 
 // schemaVersion returns the last version applied to db, 0 for none.
 func schemaVersion(ctx context.Context, db *sql.DB) (int, error) {
-	probe := `SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations')`
+	probe := `SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'oauth1_schema_migrations')`
 	if dialectOf(db) == postgres {
-		probe = `SELECT to_regclass('schema_migrations') IS NOT NULL`
+		probe = `SELECT to_regclass('oauth1_schema_migrations') IS NOT NULL`
 	}
 	var exists bool
 	if err := db.QueryRowContext(ctx, probe).Scan(&exists); err != nil {
@@ -141,7 +141,7 @@ func schemaVersion(ctx context.Context, db *sql.DB) (int, error) {
 		return 0, nil
 	}
 	var v sql.NullInt64
-	if err := db.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&v); err != nil {
+	if err := db.QueryRowContext(ctx, `SELECT max(version) FROM oauth1_schema_migrations`).Scan(&v); err != nil {
 		return 0, storeError(ctx, "reading the schema version", err)
 	}
 	return int(v.Int64), nil
@@ -169,7 +169,7 @@ func apply(ctx context.Context, db *sql.DB, d dialect, m Migration) (applied boo
 		}
 	}
 	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = $1`, m.Version).Scan(&n); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM oauth1_schema_migrations WHERE version = $1`, m.Version).Scan(&n); err != nil {
 		return false, storeError(ctx, "reading the schema version", err)
 	}
 	if n > 0 {
@@ -178,7 +178,7 @@ func apply(ctx context.Context, db *sql.DB, d dialect, m Migration) (applied boo
 	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
 		return false, fmt.Errorf("sqlstore: migration %s: %w", m.Name, err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
+	if _, err := tx.ExecContext(ctx, `INSERT INTO oauth1_schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
 		m.Version, m.Name, time.Now().UTC().Format(time.RFC3339)); err != nil {
 		return false, storeError(ctx, "recording migration "+m.Name, err)
 	}

@@ -38,7 +38,7 @@ func TestMigrate(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, dry, applied)
 			var n int
-			require.NoError(t, db.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&n))
+			require.NoError(t, db.QueryRowContext(ctx, `SELECT count(*) FROM oauth1_schema_migrations`).Scan(&n))
 			assert.Equal(t, len(applied), n)
 
 			again, err := sqlstore.Migrate(ctx, db, false)
@@ -124,7 +124,7 @@ func TestMigrateUpgrade(t *testing.T) {
 func TestMigrateNewer(t *testing.T) {
 	ctx := context.Background()
 	db := openSQLite(t, true)
-	_, err := db.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, '0999_future.sql', 'x')`)
+	_, err := db.ExecContext(ctx, `INSERT INTO oauth1_schema_migrations (version, name, applied_at) VALUES (999, '0999_future.sql', 'x')`)
 	require.NoError(t, err)
 	_, err = sqlstore.Migrate(ctx, db, true)
 	require.Error(t, err)

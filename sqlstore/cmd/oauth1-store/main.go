@@ -129,14 +129,14 @@ func migrate(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 
 // schemaTable is sqlstore's record of the migrations applied (the test
 // checks that a database the script made is one Migrate finds up to date).
-const schemaTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
+const schemaTable = `CREATE TABLE IF NOT EXISTS oauth1_schema_migrations (
 	version    INTEGER PRIMARY KEY,
 	name       TEXT    NOT NULL,
 	applied_at TEXT    NOT NULL
 );`
 
 // printScript writes ms as one script: each migration in a transaction of
-// its own with its row in schema_migrations, as Migrate applies it.
+// its own with its row in oauth1_schema_migrations, as Migrate applies it.
 func printScript(w io.Writer, ms []sqlstore.Migration, postgres bool) {
 	if len(ms) == 0 {
 		fmt.Fprintln(w, "-- the schema is up to date: nothing to apply")
@@ -147,11 +147,11 @@ func printScript(w io.Writer, ms []sqlstore.Migration, postgres bool) {
 		now = `to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`
 	}
 	fmt.Fprintf(w, "-- oauth1-store migrate --dry-run: %d migrations, versions %d to %d.\n", len(ms), ms[0].Version, ms[len(ms)-1].Version)
-	fmt.Fprintln(w, "-- Each runs in a transaction of its own, recorded in schema_migrations.")
+	fmt.Fprintln(w, "-- Each runs in a transaction of its own, recorded in oauth1_schema_migrations.")
 	fmt.Fprintln(w, schemaTable)
 	for _, m := range ms {
 		fmt.Fprintf(w, "\n-- version %d: %s\nBEGIN;\n%s\n", m.Version, m.Name, strings.TrimSpace(m.SQL))
-		fmt.Fprintf(w, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (%d, '%s', %s);\nCOMMIT;\n",
+		fmt.Fprintf(w, "INSERT INTO oauth1_schema_migrations (version, name, applied_at) VALUES (%d, '%s', %s);\nCOMMIT;\n",
 			m.Version, strings.ReplaceAll(m.Name, "'", "''"), now)
 	}
 }

@@ -88,7 +88,7 @@ func TestDryRunScript(t *testing.T) {
 		code, script, stderr := runCmd([]string{"migrate", "--db", dsn, "--dry-run"}, nil)
 		require.Equal(t, exitOK, code, stderr)
 		assert.Contains(t, script, "-- version 1: 0001_")
-		assert.Contains(t, script, "INSERT INTO schema_migrations")
+		assert.Contains(t, script, "INSERT INTO oauth1_schema_migrations")
 
 		db, err := sqlstore.Open(ctx, dsn)
 		require.NoError(t, err)
@@ -104,7 +104,7 @@ func TestDryRunScript(t *testing.T) {
 		require.NoError(t, err)
 		assert.Empty(t, applied, "Migrate applied again what the script applied")
 		var at string
-		require.NoError(t, db.QueryRowContext(ctx, `SELECT applied_at FROM schema_migrations WHERE version = 1`).Scan(&at))
+		require.NoError(t, db.QueryRowContext(ctx, `SELECT applied_at FROM oauth1_schema_migrations WHERE version = 1`).Scan(&at))
 		_, err = time.Parse(time.RFC3339, at)
 		assert.NoError(t, err, "applied_at %q is not as Migrate writes it", at)
 
