@@ -129,6 +129,10 @@ func (c *Config) withParams(extra []Param) []Param {
 type state struct {
 	wire.State
 	plain uint16 // bit i: proto[i], one of the Config's own, needs no escaping
+	fast  bool   // the fast path built the base string (signown.go)
+	ref   bool   // tests: take the plain way only
+	own   own    // the fast path's parameters, kept from request to request
+	run   []byte // the fast path's run of parameters
 }
 
 var statePool = sync.Pool{New: func() any { return new(state) }}
@@ -243,6 +247,12 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 		proto = append(proto, Param{"oauth_version", "1.0"})
 	}
 	supplied := len(proto) // the Config's own, before the caller's
+	s.fast = false
+	if len(extra) == 0 && !omitTime && supplied > 0 && proto[0].Name == "oauth_consumer_key" && !s.ref {
+		if k, ok := ownKeyOf(c, tok, method, nonce); ok && s.buildOwn(k, r.Method, proto) {
+			return proto, nil
+		}
+	}
 	for _, p := range extra {
 		if p.Name == "realm" || p.Name == "oauth_signature" {
 			return nil, fmt.Errorf("oauth1: %q cannot be an extra protocol parameter", p.Name)
