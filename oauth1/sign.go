@@ -128,11 +128,12 @@ func (c *Config) withParams(extra []Param) []Param {
 // may share its memory.
 type state struct {
 	wire.State
-	plain uint16 // bit i: proto[i], one of the Config's own, needs no escaping
-	fast  bool   // the fast path built the base string (signown.go)
-	ref   bool   // tests: take the plain way only
-	own   own    // the fast path's parameters, kept from request to request
-	run   []byte // the fast path's run of parameters
+	plain uint16   // bit i: proto[i], one of the Config's own, needs no escaping
+	fast  bool     // the fast path built the base string (signown.go)
+	ref   bool     // tests: take the plain way only
+	own   own      // the fast path's parameters, kept from request to request
+	run   []byte   // the fast path's run of parameters
+	uri   uriCache // the base string URI, kept from request to request
 }
 
 var statePool = sync.Pool{New: func() any { return new(state) }}
@@ -210,7 +211,7 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 			return nil, errors.New("oauth1: empty nonce")
 		}
 	}
-	if s.URI, err = wire.AppendBaseURI(s.URI[:0], r); err != nil {
+	if err := s.baseURI(r); err != nil {
 		return nil, err
 	}
 	limit := wire.BodyLimit(c.MaxBodyBytes)
@@ -279,7 +280,7 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 	if err := s.checkDuplicates(proto, supplied, r.URL.RawQuery); err != nil {
 		return nil, err
 	}
-	s.Base = s.Params.AppendBaseString(s.Base[:0], r.Method, s.URI)
+	s.Base = s.Params.AppendBaseString(s.Base[:0], r.Method, s.uri.raw)
 	return proto, nil
 }
 

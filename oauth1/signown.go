@@ -1,6 +1,7 @@
 package oauth1
 
 import (
+	"net/http"
 	"slices"
 
 	"github.com/countersign/countersign/internal/ascii"
@@ -137,7 +138,7 @@ func (s *state) buildOwn(k ownKey, httpMethod string, proto []Param) bool {
 	run = append(run, ts...) // digits, and "-" before 1970: unreserved
 	run = append(run, o.run[o.runTime:]...)
 	s.run = run
-	base, ok := s.Params.AppendBaseStringRun(s.Base[:0], httpMethod, s.URI, run)
+	base, ok := s.Params.AppendBaseStringRun(s.Base[:0], httpMethod, s.uri.enc, run)
 	if !ok {
 		return false
 	}
@@ -165,4 +166,37 @@ func (s *state) appendOwnHeader(b, sig []byte, proto []Param) []byte {
 	b = append(b, o.hdr[o.hdrSig:o.hdrTime]...)
 	b = append(b, ts...)
 	return append(b, o.hdr[o.hdrTime:]...)
+}
+
+// uriCache is the base string URI of the last request a state signed,
+// and what it was made of: a client signs request after request to the
+// same URL, whose host wire.AppendBaseURI checks and lowercases each time.
+type uriCache struct {
+	key uriKey
+	ok  bool
+	raw []byte // §3.4.1.2
+	enc []byte // raw percent-encoded, as the base string holds it
+}
+
+// uriKey is what wire.AppendBaseURI reads of a request.
+type uriKey struct {
+	scheme, host, urlHost, path, rawPath, opaque string
+}
+
+// baseURI sets s.uri to r's base string URI, reusing it when r's URL is
+// made of the same strings as the last one's.
+func (s *state) baseURI(r *http.Request) error {
+	u, c := r.URL, &s.uri
+	k := uriKey{u.Scheme, r.Host, u.Host, u.Path, u.RawPath, u.Opaque}
+	if c.ok && k == c.key {
+		return nil
+	}
+	c.ok = false
+	b, err := wire.AppendBaseURI(c.raw[:0], r)
+	if err != nil {
+		return err
+	}
+	c.raw, c.enc = b, ascii.AppendEncode(c.enc[:0], b)
+	c.key, c.ok = k, true
+	return nil
 }

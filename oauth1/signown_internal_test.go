@@ -13,10 +13,11 @@ import (
 )
 
 // signOwnBoth signs two requests built alike, one through the fast path
-// (when it applies) and one the plain way only, and returns what each
-// sent and signed: the header, the URL, the body and the base string, or
-// the error.
-func signOwnBoth(t *testing.T, c *Config, tok *Credentials, method, url, ctype, body string, ts time.Time, nonce string) (fast, ref [5]string, took bool) {
+// (when it applies) with f, and one the plain way only, and returns what
+// each sent and signed: the header, the URL, the body and the base string,
+// or the error. f holds what the fast path keeps from the last request it
+// signed.
+func signOwnBoth(t *testing.T, f *state, c *Config, tok *Credentials, method, url, ctype, body string, ts time.Time, nonce string) (fast, ref [5]string, took bool) {
 	sign := func(s *state) (out [5]string) {
 		var rd io.Reader
 		if body != "" {
@@ -43,8 +44,8 @@ func signOwnBoth(t *testing.T, c *Config, tok *Credentials, method, url, ctype, 
 		out[3] = string(s.Base)
 		return out
 	}
-	var f state
-	fast = sign(&f)
+	f.Reset()
+	fast = sign(f)
 	return fast, sign(&state{ref: true}), f.fast
 }
 
@@ -52,7 +53,7 @@ func signOwnBoth(t *testing.T, c *Config, tok *Credentials, method, url, ctype, 
 func TestOwnSignsXExample(t *testing.T) {
 	c := &Config{ConsumerKey: "xvz1evFS4wEEPTGEFPHBog", ConsumerSecret: "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw"}
 	tok := &Credentials{Token: "370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb", Secret: "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE"}
-	fast, ref, took := signOwnBoth(t, c, tok, "POST", "https://api.twitter.com/1.1/statuses/update.json?include_entities=true",
+	fast, ref, took := signOwnBoth(t, new(state), c, tok, "POST", "https://api.twitter.com/1.1/statuses/update.json?include_entities=true",
 		"application/x-www-form-urlencoded", "status=Hello%20Ladies%20%2B%20Gentlemen%2C%20a%20signed%20OAuth%20request%21",
 		time.Unix(1318622958, 0), "kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg")
 	require.True(t, took, "the fast path did not apply")
@@ -67,11 +68,15 @@ func TestOwnSignsXExample(t *testing.T) {
 func TestOwnLeavesOAuthNamesToReference(t *testing.T) {
 	c := &Config{ConsumerKey: "k", ConsumerSecret: "s"}
 	for _, url := range []string{"https://h/p?oauth_callback=oob", "https://h/p?oauth_nonce=x", "https://h/p?oauth%5Fsignature=x"} {
-		fast, ref, took := signOwnBoth(t, c, nil, "GET", url, "", "", time.Unix(1, 0), "n")
+		fast, ref, took := signOwnBoth(t, new(state), c, nil, "GET", url, "", "", time.Unix(1, 0), "n")
 		assert.False(t, took, url)
 		assert.Equal(t, ref, fast, url)
 	}
 }
+
+// fuzzState is the fast path's state, kept from one input to the next as a
+// pooled state is from one request to the next.
+var fuzzState state
 
 func FuzzOwnMatchesReference(f *testing.F) {
 	f.Add("xvz1evFS4wEEPTGEFPHBog", "370773112-GmHx", "kYjzVBB8Y0", "", uint16(0), "POST", "https://api.twitter.com/1.1/statuses/update.json?include_entities=true", "status=Hello%20Ladies", int64(1318622958))
@@ -107,9 +112,51 @@ func FuzzOwnMatchesReference(f *testing.F) {
 		if flags&(1<<10) != 0 {
 			ts = time.Time{}
 		}
-		fast, ref, _ := signOwnBoth(t, c, tok, method, url, ctype, body, ts, nonce)
-		if fast != ref {
-			t.Fatalf("fast path\n%q\nplain way\n%q", fast, ref)
+		// Twice: the second time with what the first kept. fuzzState
+		// carries it from input to input too.
+		for range 2 {
+			fast, ref, _ := signOwnBoth(t, &fuzzState, c, tok, method, url, ctype, body, ts, nonce)
+			if fast != ref {
+				t.Fatalf("fast path\n%q\nplain way\n%q", fast, ref)
+			}
 		}
 	})
+}
+
+// One state signs request after request as a pooled one does, each
+// differing from the last in one thing the fast path keeps: each must sign
+// as the plain way does.
+func TestOwnKeepsNothingStale(t *testing.T) {
+	tok := &Credentials{Token: "t", Secret: "ts"}
+	type req struct {
+		c         *Config
+		tok       *Credentials
+		url, body string
+	}
+	c := &Config{ConsumerKey: "k", ConsumerSecret: "s"}
+	seq := []req{
+		{c, tok, "https://h/p?a=1", "b=2"},
+		{c, tok, "https://h/p?a=1", "b=2"},
+		{c, tok, "https://h/q?a=1", "b=2"},
+		{c, tok, "https://H:443/q?a=1", "b=2"},
+		{c, tok, "http://H:443/q?a=1", "b=2"},
+		{c, tok, "http://H:443/q%2F?a=1", "b=2"},
+		{c, tok, "http://H:443/q%2f?a=1", "b=2"},
+		{c, nil, "http://H:443/q%2f?a=1", "b=2"},
+		{&Config{ConsumerKey: "k", ConsumerSecret: "s", SendEmptyToken: true}, nil, "https://h/p", ""},
+		{&Config{ConsumerKey: "k2", ConsumerSecret: "s"}, tok, "https://h/p", ""},
+		{&Config{ConsumerKey: "k2", ConsumerSecret: "s", Realm: "r"}, tok, "https://h/p", ""},
+		{&Config{ConsumerKey: "k2", ConsumerSecret: "s", SendEmptyRealm: true}, tok, "https://h/p", ""},
+		{&Config{ConsumerKey: "k2", ConsumerSecret: "s", OmitVersion: true}, tok, "https://h/p", ""},
+		{&Config{ConsumerKey: "k2", ConsumerSecret: "s", Signer: HMAC{Hash: crypto.SHA512}}, tok, "https://h/p", ""},
+		{&Config{ConsumerKey: "k2", ConsumerSecret: "s"}, &Credentials{Token: "t 2", Secret: "x"}, "https://h/p", ""},
+		{&Config{ConsumerKey: "k2", ConsumerSecret: "s"}, &Credentials{Token: "t 2", Secret: "x"}, "https://h/p?oauth_x=1", ""},
+		{&Config{ConsumerKey: "k2", ConsumerSecret: "s"}, &Credentials{Token: "t 2", Secret: "x"}, "https://h/p", ""},
+	}
+	var f state
+	for i, q := range seq {
+		fast, ref, _ := signOwnBoth(t, &f, q.c, q.tok, "POST", q.url, "application/x-www-form-urlencoded", q.body, time.Unix(int64(i), 0), "n"+strings.Repeat("+", i%2))
+		require.Empty(t, ref[4], "request %d", i)
+		assert.Equal(t, ref, fast, "request %d", i)
+	}
 }

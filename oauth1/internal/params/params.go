@@ -381,7 +381,15 @@ func (s *Set) AppendBaseString(dst []byte, method string, uri []byte) []byte {
 // appendPrefix appends the method uppercased and the base string URI, each
 // percent-encoded and followed by "&", with room for more bytes after them.
 func appendPrefix(dst []byte, method string, uri []byte, more int) []byte {
-	dst = slices.Grow(dst, 2+len(method)+3*len(uri)+more)
+	dst = appendMethod(dst, method, 3*len(uri)+more)
+	dst = ascii.AppendEncode(dst, uri)
+	return append(dst, '&')
+}
+
+// appendMethod appends the method uppercased and percent-encoded, and "&",
+// with room for more bytes after them.
+func appendMethod(dst []byte, method string, more int) []byte {
+	dst = slices.Grow(dst, 2+len(method)+more)
 	m := len(dst)
 	dst = percent.AppendEncode(dst, method) // a token may hold "!", "*"...
 	for i := m; i < len(dst); i++ {
@@ -389,8 +397,6 @@ func appendPrefix(dst []byte, method string, uri []byte, more int) []byte {
 			dst[i] = c - ('a' - 'A')
 		}
 	}
-	dst = append(dst, '&')
-	dst = ascii.AppendEncode(dst, uri)
 	return append(dst, '&')
 }
 

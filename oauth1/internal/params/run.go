@@ -53,16 +53,18 @@ func AppendTwice(dst []byte, s string) ([]byte, bool) {
 
 // AppendBaseStringRun is AppendBaseString with the pairs of run, which is
 // not added to s, merged in their place: run is copied whole before the
-// first pair of s whose name sorts after its names. When a name in s
-// begins with "oauth_" too, the two would interleave: it returns dst as it
-// was and false, and the caller adds the pairs to s instead.
-func (s *Set) AppendBaseStringRun(dst []byte, method string, uri, run []byte) ([]byte, bool) {
+// first pair of s whose name sorts after its names. encURI is the base
+// string URI already percent-encoded, as the base string holds it. When a
+// name in s begins with "oauth_" too, the two would interleave: it returns
+// dst as it was and false, and the caller adds the pairs to s instead.
+func (s *Set) AppendBaseStringRun(dst []byte, method string, encURI, run []byte) ([]byte, bool) {
 	s.Sort()
 	at := s.search([]byte(runPrefix)) // the first name not below "oauth_"
 	if at < len(s.pairs) && bytes.HasPrefix(s.name(s.pairs[at]), []byte(runPrefix)) {
 		return dst, false
 	}
-	dst = appendPrefix(dst, method, uri, len(s.buf)+len(run))
+	dst = appendMethod(dst, method, len(encURI)+len(s.buf)+len(run))
+	dst = append(append(dst, encURI...), '&')
 	dst = s.appendPairs(dst, s.pairs[:at])
 	dst = append(dst, run...)
 	dst = s.appendPairs(dst, s.pairs[at:])
