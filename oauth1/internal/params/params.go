@@ -390,6 +390,9 @@ func appendPrefix(dst []byte, method string, uri []byte, more int) []byte {
 // with room for more bytes after them.
 func appendMethod(dst []byte, method string, more int) []byte {
 	dst = slices.Grow(dst, 2+len(method)+more)
+	if upperLetters(method) { // GET, POST: as they are
+		return append(append(dst, method...), '&')
+	}
 	m := len(dst)
 	dst = percent.AppendEncode(dst, method) // a token may hold "!", "*"...
 	for i := m; i < len(dst); i++ {
@@ -398,6 +401,17 @@ func appendMethod(dst []byte, method string, more int) []byte {
 		}
 	}
 	return append(dst, '&')
+}
+
+// upperLetters reports whether s is all of A to Z, which neither
+// uppercasing nor percent-encoding changes.
+func upperLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 'A' || c > 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 // appendPairs appends the pairs ps of s, each followed by its "%26".

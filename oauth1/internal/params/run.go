@@ -41,11 +41,7 @@ func AppendRunSep(run []byte) []byte { return append(run, sepAmp...) }
 // AppendTwice appends s percent-encoded twice, as a Set stores names and
 // values, and reports whether s needed no escaping (and so was copied).
 func AppendTwice(dst []byte, s string) ([]byte, bool) {
-	i := 0
-	for i < len(s) && ascii.Unreserved(s[i]) {
-		i++
-	}
-	if i == len(s) {
+	if ascii.CountEscapes(s) == 0 {
 		return append(dst, s...), true // keys, tokens, nonces, timestamps
 	}
 	return appendTwice(dst, s), false
