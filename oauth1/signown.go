@@ -59,6 +59,11 @@ func ownKeyOf(c *Config, tok *Credentials, method, nonce string) (ownKey, bool) 
 	return k, len(k.consumerKey)+len(k.token)+len(k.realm)+len(nonce) <= maxOwnBytes
 }
 
+// maxOwnSet bounds the parameters of a request signed the fast way: the
+// plain way refuses to add its own to a Set that would pass 2 GiB
+// (params.ErrTooLarge), and so must this one.
+const maxOwnSet = 1 << 30
+
 // render renders o for k.
 func (o *own) render(k ownKey) {
 	o.key = k
@@ -126,6 +131,9 @@ func bit(b bool, i int) uint16 {
 // timestamp proto[3]) for key k. It reports false, having written nothing,
 // when r names an oauth_ parameter itself, which the plain way checks.
 func (s *state) buildOwn(k ownKey, httpMethod string, proto []Param) bool {
+	if s.Params.Memory() > maxOwnSet {
+		return false
+	}
 	o := &s.own
 	if o.key != k || o.run == nil {
 		o.render(k)
