@@ -216,12 +216,14 @@ func BenchmarkTransport(b *testing.B) {
 		tr := &oauth1.Transport{Config: xConfig, Token: xToken, Base: rt}
 		r := c.request(b)
 		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := tr.RoundTrip(r); err != nil {
-				b.Fatal(err)
+		reportCPU(b, func() {
+			for b.Loop() {
+				if _, err := tr.RoundTrip(r); err != nil {
+					b.Fatal(err)
+				}
+				headerSink = rt.auth
 			}
-			headerSink = rt.auth
-		}
+		})
 	})
 }
 
