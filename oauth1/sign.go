@@ -174,8 +174,9 @@ func (c *Config) signInto(s *state, r *http.Request, tok *Credentials, t time.Ti
 // build collects the parameters of r, appends the protocol parameters to
 // deliver (without oauth_signature) to proto and returns it, and writes the
 // signature base string into s.Base. The Config's own come first, in
-// sorted order. proto is the caller's, on its stack: the pooled state keeps
-// no reference to the values, and storing them costs no write barrier.
+// sorted order. proto is the caller's, on its stack. The usual request,
+// with the Config's own parameters only, takes the fast path of
+// signown.go; the rest of build is the plain way, and its reference.
 func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time, nonce string, extra, proto []Param) ([]Param, error) {
 	switch {
 	case c == nil:
