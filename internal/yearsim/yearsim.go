@@ -38,8 +38,9 @@
 // revoked tokens, recent and old, are tried again. On day 180 one client of
 // each tenant floods the API with valid requests (Backend.Flood each, all
 // in one timestamp window), just before the day's traffic. Backend.Scale
-// divides every client's users (not big's heavy user's authorizations, nor
-// the daily traffic), for a backend whose every request costs more.
+// divides every client's users and its daily API calls (not big's heavy
+// user's authorizations, nor the launches, revocations and flood), for a
+// backend whose every request costs more.
 //
 // It fails when an honest request is refused, a revoked token or a replay
 // is accepted, an approval is lost to a refused token request (a 503 there
@@ -73,7 +74,8 @@ import (
 type Backend struct {
 	Name  string // in the summary: "simulated year, <Name> stores"
 	Flood int    // requests of each flooding client
-	// Scale divides every client's users; 0 or 1 is the whole year.
+	// Scale divides every client's users and its daily API calls; 0 or 1
+	// is the whole year.
 	Scale int
 	// Days, if set, ends the run after the year's first Days days (for a
 	// quick look; the plan is the year's).
@@ -421,7 +423,8 @@ func Run(t *testing.T, be Backend) {
 		// second made concurrently.
 		y.clock.advance(time.Second)
 		calls = calls[:0]
-		for k := range yearDailyCalls {
+		dailyCalls := yearDailyCalls / be.Scale
+		for k := range dailyCalls {
 			for _, tn := range y.tenants {
 				for _, c := range tn.clients {
 					if u := y.pickUser(c); u != nil {
@@ -429,7 +432,7 @@ func Run(t *testing.T, be Backend) {
 					}
 				}
 			}
-			if k%10 == 9 {
+			if k%10 == 9 || k == dailyCalls-1 {
 				y.parallel(len(calls), func(i int) { y.do(calls[i]) })
 				calls = calls[:0]
 				y.clock.advance(time.Second)
