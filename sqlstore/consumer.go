@@ -1,11 +1,13 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
 	"crypto/rsa"
+	"crypto/sha256"
 	"crypto/x509"
 	"database/sql"
 	"encoding/binary"
@@ -31,12 +33,24 @@ import (
 // (a sealed secret copied to another row does not open). The key is the
 // operator's, kept apart from the database (a secrets manager, a file
 // readable by the service only); without it the secrets cannot be read.
-// A store given a key still reads the secrets of rows written without
-// one, and seals them when they are put again.
+//
+// A sealed secret names its key by the first 4 bytes of the key's
+// SHA-256. To change keys, give NewConsumerStore the new key and the old
+// ones, then call [ConsumerStore.Reseal], which seals every secret of the
+// tenant under the new key; the old keys may then be dropped. A store
+// still reads the secrets of rows written without a key, and Reseal seals
+// them.
 type ConsumerStore struct {
-	db     *sql.DB
-	tenant string
-	aead   cipher.AEAD // nil: secrets kept as they are
+	db       *sql.DB
+	tenant   string
+	sealWith *sealer             // nil: secrets kept as they are
+	keys     map[[4]byte]*sealer // every key given, by id
+}
+
+// A sealer is one key.
+type sealer struct {
+	id   [4]byte
+	aead cipher.AEAD
 }
 
 var _ server.ConsumerStore = (*ConsumerStore)(nil)
@@ -44,26 +58,40 @@ var _ server.ConsumerStore = (*ConsumerStore)(nil)
 // NewConsumerStore returns a ConsumerStore that keeps registrations in
 // db, a database opened with [Open] and migrated, apart from other
 // tenants'. key, if not nil, must be 32 bytes: the AES-256 key that seals
-// the consumer secrets it writes and opens those it reads. A nil key
-// keeps them as they are, and cannot read sealed ones.
-func NewConsumerStore(db *sql.DB, tenant string, key []byte) (*ConsumerStore, error) {
-	s := &ConsumerStore{db: db, tenant: tenant}
-	if key != nil {
-		if len(key) != 32 {
-			return nil, fmt.Errorf("sqlstore: NewConsumerStore: the key is %d bytes, want 32 (AES-256)", len(key))
+// the consumer secrets the store writes. Secrets sealed under key or under
+// one of oldKeys (32 bytes each) are read. A nil key keeps secrets as they
+// are.
+func NewConsumerStore(db *sql.DB, tenant string, key []byte, oldKeys ...[]byte) (*ConsumerStore, error) {
+	s := &ConsumerStore{db: db, tenant: tenant, keys: map[[4]byte]*sealer{}}
+	for i, k := range append([][]byte{key}, oldKeys...) {
+		if k == nil && i == 0 {
+			continue
 		}
-		block, err := aes.NewCipher(key)
+		if len(k) != 32 {
+			return nil, fmt.Errorf("sqlstore: NewConsumerStore: a key is %d bytes, want 32 (AES-256)", len(k))
+		}
+		block, err := aes.NewCipher(k)
 		if err != nil {
 			return nil, err
 		}
-		if s.aead, err = cipher.NewGCM(block); err != nil {
+		aead, err := cipher.NewGCM(block)
+		if err != nil {
 			return nil, err
+		}
+		sum := sha256.Sum256(k)
+		sl := &sealer{id: [4]byte(sum[:4]), aead: aead}
+		if i == 0 {
+			s.sealWith = sl
+		}
+		if _, ok := s.keys[sl.id]; !ok {
+			s.keys[sl.id] = sl
 		}
 	}
 	return s, nil
 }
 
-// The first byte of a stored secret.
+// The first byte of a stored secret: plain, then the secret; or sealed,
+// then the key's id, the nonce and the sealed secret.
 const (
 	secretPlain  = 0
 	secretSealed = 1
@@ -82,13 +110,24 @@ func (s *ConsumerStore) additional(consumerKey string) []byte {
 
 // seal returns the secret as stored.
 func (s *ConsumerStore) seal(consumerKey, secret string) []byte {
-	if s.aead == nil {
+	if s.sealWith == nil {
 		return append([]byte{secretPlain}, secret...)
 	}
-	out := make([]byte, 1+s.aead.NonceSize(), 1+s.aead.NonceSize()+len(secret)+s.aead.Overhead())
+	a := s.sealWith.aead
+	out := make([]byte, 5+a.NonceSize(), 5+a.NonceSize()+len(secret)+a.Overhead())
 	out[0] = secretSealed
-	rand.Read(out[1:])
-	return s.aead.Seal(out, out[1:], []byte(secret), s.additional(consumerKey))
+	copy(out[1:5], s.sealWith.id[:])
+	rand.Read(out[5:])
+	return a.Seal(out, out[5:], []byte(secret), s.additional(consumerKey))
+}
+
+// current reports whether b is stored as this store writes: sealed under
+// its key, or plain when it has none.
+func (s *ConsumerStore) current(b []byte) bool {
+	if s.sealWith == nil {
+		return len(b) > 0 && b[0] == secretPlain
+	}
+	return len(b) > 5 && b[0] == secretSealed && [4]byte(b[1:5]) == s.sealWith.id
 }
 
 // open returns the secret stored as b.
@@ -96,17 +135,73 @@ func (s *ConsumerStore) open(consumerKey string, b []byte) (string, error) {
 	switch {
 	case len(b) > 0 && b[0] == secretPlain:
 		return string(b[1:]), nil
-	case len(b) > 0 && b[0] == secretSealed && s.aead == nil:
-		return "", fmt.Errorf("sqlstore: the secret of consumer %q is sealed, and the store has no key", consumerKey)
-	case len(b) > 1+s.aead.NonceSize() && b[0] == secretSealed:
-		n := 1 + s.aead.NonceSize()
-		p, err := s.aead.Open(nil, b[1:n], b[n:], s.additional(consumerKey))
+	case len(b) > 5 && b[0] == secretSealed:
+		sl := s.keys[[4]byte(b[1:5])]
+		if sl == nil {
+			return "", fmt.Errorf("sqlstore: the secret of consumer %q is sealed under a key the store was not given (id %x)", consumerKey, b[1:5])
+		}
+		n := 5 + sl.aead.NonceSize()
+		if len(b) < n {
+			break
+		}
+		p, err := sl.aead.Open(nil, b[5:n], b[n:], s.additional(consumerKey))
 		if err != nil {
-			return "", fmt.Errorf("sqlstore: the secret of consumer %q does not open with the store's key (another key, or another row's secret)", consumerKey)
+			return "", fmt.Errorf("sqlstore: the secret of consumer %q does not open (altered, or another row's)", consumerKey)
 		}
 		return string(p), nil
 	}
 	return "", fmt.Errorf("sqlstore: the secret of consumer %q is malformed", consumerKey)
+}
+
+// Reseal stores every consumer secret of the tenant as the store writes
+// them (sealed under its key, or plain for a store without one), and
+// returns how many it changed: after a new key, with the old ones given
+// to NewConsumerStore, it leaves no secret under an old key. Each row is
+// changed by one UPDATE that checks the row still holds what was read, so
+// that a PutConsumer meanwhile is kept. A secret that does not open is an
+// error, after the others were resealed.
+func (s *ConsumerStore) Reseal(ctx context.Context) (int, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT consumer_key, secret FROM oauth1_consumers WHERE tenant = $1`, s.tenant)
+	if err != nil {
+		return 0, storeError(ctx, "reading consumers", err)
+	}
+	type row struct {
+		key    string
+		secret []byte
+	}
+	var stale []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.key, &r.secret); err != nil {
+			rows.Close()
+			return 0, storeError(ctx, "reading consumers", err)
+		}
+		if !s.current(r.secret) {
+			stale = append(stale, r)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, storeError(ctx, "reading consumers", err)
+	}
+	n := 0
+	var failed error
+	for _, r := range stale {
+		secret, err := s.open(r.key, r.secret)
+		if err != nil {
+			failed = cmp.Or(failed, err)
+			continue
+		}
+		res, err := s.db.ExecContext(ctx, `UPDATE oauth1_consumers SET secret = $3 WHERE tenant = $1 AND consumer_key = $2 AND secret = $4`,
+			s.tenant, r.key, s.seal(r.key, secret), r.secret)
+		if err != nil {
+			return n, storeError(ctx, "resealing a consumer secret", err)
+		}
+		if c, err := res.RowsAffected(); err == nil && c == 1 {
+			n++
+		}
+	}
+	return n, failed
 }
 
 // Consumer returns the registration for consumerKey.

@@ -59,6 +59,13 @@
 //		}
 //	}()
 //
+// database/sql opens as many connections as there are calls at once: on
+// PostgreSQL, bound them (db.SetMaxOpenConns) so that all the instances
+// together stay under the server's max_connections (100 by default); a
+// call past the server's limit is refused, and answered 503. SQLite runs
+// one write at a time whatever the pool: a writer waits up to the busy
+// timeout for the others.
+//
 // Every table has a tenant column, part of every key: tenants whose
 // clients may choose the same consumer key (as LTI tools let each customer
 // do) share one database, each with a tenant name of its own given to
@@ -88,7 +95,10 @@
 // partition whole once its nonces expired (DROP TABLE returns the space
 // at once, where DELETE leaves it to VACUUM), and makes the partitions of
 // the next 24 hours. Without Expire nothing is refused, but the tables
-// grow.
+// grow. A SQLite file keeps the largest size it reached: the pages Expire
+// frees are used again, not returned to the file system (VACUUM, run
+// apart, returns them); PostgreSQL's autovacuum reclaims the rows deleted
+// from the other tables.
 //
 // # Failure
 //

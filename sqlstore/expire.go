@@ -48,11 +48,6 @@ const expireBatch = 5000
 func Expire(ctx context.Context, db *sql.DB, now time.Time) error {
 	d := dialectOf(db)
 	t := ms(now)
-	if d == postgres {
-		if err := nonceParts(ctx, db, now); err != nil {
-			return err
-		}
-	}
 	for _, del := range []struct {
 		what, table, key, where string
 		before                  int64
@@ -64,6 +59,13 @@ func Expire(ctx context.Context, db *sql.DB, now time.Time) error {
 	} {
 		if err := deleteBatches(ctx, db, d, del.table, del.key, del.where, del.before); err != nil {
 			return storeError(ctx, "dropping "+del.what, err)
+		}
+	}
+	// Partitions last: making one scans the default partition, which the
+	// DELETE above has just emptied of expired nonces.
+	if d == postgres {
+		if err := nonceParts(ctx, db, now); err != nil {
+			return err
 		}
 	}
 	// The answers of exchanges whose window passed.
@@ -172,7 +174,8 @@ WHERE i.inhparent = 'oauth1_nonces'::regclass`)
 
 // ddl runs stmt in a transaction that waits at most a second for its
 // locks, so that a long transaction elsewhere does not queue every
-// request behind it.
+// request behind it, and runs at most 10 s (making a partition scans the
+// default partition under its lock).
 func ddl(ctx context.Context, db *sql.DB, stmt string) (err error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
@@ -183,7 +186,7 @@ func ddl(ctx context.Context, db *sql.DB, stmt string) (err error) {
 			tx.Rollback()
 		}
 	}()
-	if _, err := tx.ExecContext(ctx, `SET LOCAL lock_timeout = '1s'`); err != nil {
+	if _, err := tx.ExecContext(ctx, `SET LOCAL lock_timeout = '1s'; SET LOCAL statement_timeout = '10s'`); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, stmt); err != nil {

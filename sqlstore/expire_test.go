@@ -134,3 +134,28 @@ WHERE i.inhparent = 'oauth1_nonces'::regclass ORDER BY 1`)
 	require.NoError(t, sqlstore.Expire(ctx, db, now.Add(35*time.Minute)))
 	assert.NotContains(t, parts(), "oauth1_nonces_p1772366400", "the partition of 12:00 at 13:05")
 }
+
+// TestExpireBeforePartitions: nonces used before Expire ever ran are in
+// the default partition; Expire then cannot make their hour's partition,
+// says nothing of it, makes the others, and the nonces stay refused as
+// replays until they expire.
+func TestExpireBeforePartitions(t *testing.T) {
+	db := openPostgres(t, true)
+	ctx := context.Background()
+	now := time.Date(2026, time.March, 1, 12, 30, 0, 0, time.UTC)
+	nonces := sqlstore.NewNonceStore(db, "")
+	n := server.Nonce{ConsumerKey: "c", Value: "early", Timestamp: now.Unix()}
+	fresh, err := nonces.Use(ctx, n, now, now.Add(5*time.Minute))
+	require.NoError(t, err)
+	require.True(t, fresh)
+	require.NoError(t, sqlstore.Expire(ctx, db, now.Add(time.Minute)))
+	assert.Equal(t, 1, count(t, db, "oauth1_nonces_default"))
+	var parts int
+	require.NoError(t, db.QueryRow(`SELECT count(*) FROM pg_inherits WHERE inhparent = 'oauth1_nonces'::regclass`).Scan(&parts))
+	assert.Equal(t, 26, parts, "every partition but that of 12:00, and the default")
+	fresh, err = nonces.Use(ctx, n, now.Add(time.Minute), now.Add(5*time.Minute))
+	require.NoError(t, err)
+	assert.False(t, fresh, "the nonce in the default partition, replayed")
+	require.NoError(t, sqlstore.Expire(ctx, db, now.Add(6*time.Minute)))
+	assert.Equal(t, 0, count(t, db, "oauth1_nonces_default"))
+}

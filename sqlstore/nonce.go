@@ -33,11 +33,13 @@ import (
 //
 // A nonce is kept as 16 bytes of the SHA-256 of its consumer key, token,
 // value and timestamp (length-prefixed, so that ("ab", "c") and ("a",
-// "bc") stay apart), with its timestamp and expiry: about 60 bytes a row
-// with the index. The Verifier keeps a nonce until its timestamp leaves
-// the window (Window plus a second after the timestamp): a table holds the
-// nonces of the last five minutes or so, 300 rows for each request a
-// second.
+// "bc") stay apart), with its timestamp and expiry: 76 bytes a nonce on
+// SQLite and 134 on PostgreSQL, table and indexes (measured with 100,000
+// nonces). The Verifier keeps a nonce until its timestamp leaves the
+// window (Window plus a second after the timestamp): with Expire running,
+// a table holds the nonces of the last five minutes or so, 300 rows for
+// each request a second (on PostgreSQL, up to an hour more, until their
+// partition is dropped whole).
 //
 // Unlike redisstore's, a NonceStore bounds no client's share: a database
 // on disk does not run out of memory the way Redis does, and a count per

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -118,4 +119,81 @@ func first(errs []error) error {
 		return nil
 	}
 	return errs[0]
+}
+
+// TestTakeTemporaryRace: 4 pools × 64 goroutines exchange one temporary
+// token at once (a client retrying its access token request, sent to
+// every instance): exactly one gets the credentials, every other
+// ErrTokenUsed, and none a database error. And as many Authorize one
+// token: exactly one approval.
+func TestTakeTemporaryRace(t *testing.T) {
+	t.Run("SQLite", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "race.db")
+		openAt := func() *sql.DB { return open(t, path, false) }
+		migrateOnce(t, openAt())
+		temporaryRace(t, openAt, 32)
+	})
+	t.Run("PostgreSQL", func(t *testing.T) {
+		dsn := pgtest.DSN(t)
+		openPG := func() *sql.DB { return open(t, dsn, false) }
+		migrateOnce(t, openPG())
+		temporaryRace(t, openPG, 24)
+	})
+}
+
+func temporaryRace(t *testing.T, open func() *sql.DB, conns int) {
+	const pools, perPool = 4, 64
+	var stores [pools]*sqlstore.TemporaryStore
+	for i := range stores {
+		db := open()
+		db.SetMaxOpenConns(conns)
+		stores[i] = sqlstore.NewTemporaryStore(db, "race")
+	}
+	ctx := context.Background()
+	for round := range max(raceRounds(t)/10, 2) {
+		now := time.Now()
+		token := rand.Text()
+		require := func(err error) {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		require(stores[0].PutTemporary(ctx, server.TemporaryCredentials{Token: token, Secret: "s", ConsumerKey: "c", Callback: "oob", Expires: now.Add(time.Hour)}, now))
+		for _, step := range []string{"Authorize", "TakeTemporary"} {
+			var mu sync.Mutex
+			var won, used int
+			var errs []error
+			start := make(chan struct{})
+			var wg sync.WaitGroup
+			for p := range pools {
+				for range perPool {
+					wg.Go(func() {
+						<-start
+						var err error
+						if step == "Authorize" {
+							err = stores[p].Authorize(ctx, server.TemporaryCredentials{Token: token, User: "u", VerificationCode: "v"}, now)
+						} else {
+							_, err = stores[p].TakeTemporary(ctx, token, now)
+						}
+						mu.Lock()
+						defer mu.Unlock()
+						switch {
+						case err == nil:
+							won++
+						case errors.Is(err, server.ErrTokenUsed):
+							used++
+						default:
+							errs = append(errs, err)
+						}
+					})
+				}
+			}
+			close(start)
+			wg.Wait()
+			if won != 1 || used != pools*perPool-1 || len(errs) > 0 {
+				t.Errorf("round %d, %s: %d won, %d told ErrTokenUsed, %d errors (first: %v); want 1, %d, 0",
+					round, step, won, used, len(errs), first(errs), pools*perPool-1)
+			}
+		}
+	}
 }

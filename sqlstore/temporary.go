@@ -21,8 +21,8 @@ import (
 // [server.ErrTokenUsed], without a database error: Authorize moves issued
 // to authorized, TakeTemporary issued or authorized to exchanged. Expiry
 // is decided on the now each call is passed, the Provider's clock; rows
-// stay until [Expire] drops them, after they expire. An exchanged row
-// keeps its secret until then, unreadable through the store.
+// stay until [Expire] drops them, after they expire. TakeTemporary then
+// clears the secret and verification code of the row it exchanged.
 //
 // A client holds at most MaxTemporaryPerClient unexpired temporary
 // credentials; PutTemporary counts them in the same statement that
@@ -223,6 +223,10 @@ WHERE tenant = $1 AND token = $2 AND state IN (0, 1) AND expires > $3 RETURNING 
 	if err != nil {
 		return server.TemporaryCredentials{}, storeError(ctx, "taking temporary credentials", err)
 	}
+	// The secret and verifier are of no more use: cleared, best effort
+	// (the row goes at Expire anyway).
+	s.db.ExecContext(ctx, `UPDATE oauth1_temporary SET secret = substr(secret, 1, 0), verifier = ''
+WHERE tenant = $1 AND token = $2 AND state = 2`, s.tenant, token)
 	return t, nil
 }
 

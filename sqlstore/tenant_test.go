@@ -98,3 +98,83 @@ func TestSealedSecret(t *testing.T) {
 	_, err = sqlstore.NewConsumerStore(db, "", make([]byte, 16))
 	assert.Error(t, err, "a 16-byte key")
 }
+
+// TestResealRotation: after a new key, a store given the old one reads
+// every secret; Reseal seals them all under the new key (plain ones too),
+// after which the new key alone reads them and the old one none; a store
+// without a key given the new one as old unseals them.
+func TestResealRotation(t *testing.T) {
+	dialects(t, func(t *testing.T, db *sql.DB) {
+		ctx := context.Background()
+		now := time.Now()
+		oldKey, newKey := make([]byte, 32), make([]byte, 32)
+		oldKey[0], newKey[0] = 1, 2
+		before, err := sqlstore.NewConsumerStore(db, "t", oldKey)
+		require.NoError(t, err)
+		require.NoError(t, before.PutConsumer(ctx, "a", server.Registration{Secret: "secret a"}))
+		require.NoError(t, before.PutConsumer(ctx, "b", server.Registration{Secret: "secret b"}))
+		plain, err := sqlstore.NewConsumerStore(db, "t", nil)
+		require.NoError(t, err)
+		require.NoError(t, plain.PutConsumer(ctx, "c", server.Registration{Secret: "secret c"}))
+		other, err := sqlstore.NewConsumerStore(db, "other tenant", oldKey)
+		require.NoError(t, err)
+		require.NoError(t, other.PutConsumer(ctx, "a", server.Registration{Secret: "other a"}))
+
+		rotating, err := sqlstore.NewConsumerStore(db, "t", newKey, oldKey)
+		require.NoError(t, err)
+		for _, k := range []string{"a", "b", "c"} {
+			r, err := rotating.Consumer(ctx, k, now)
+			require.NoError(t, err)
+			assert.Equal(t, "secret "+k, r.Secret)
+		}
+		n, err := rotating.Reseal(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, 3, n)
+		n, err = rotating.Reseal(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, 0, n, "a second Reseal")
+
+		after, err := sqlstore.NewConsumerStore(db, "t", newKey)
+		require.NoError(t, err)
+		for _, k := range []string{"a", "b", "c"} {
+			r, err := after.Consumer(ctx, k, now)
+			require.NoError(t, err, k)
+			assert.Equal(t, "secret "+k, r.Secret)
+			_, err = before.Consumer(ctx, k, now)
+			assert.Error(t, err, "%s under the old key alone, after Reseal", k)
+		}
+		r, err := other.Consumer(ctx, "a", now)
+		require.NoError(t, err)
+		assert.Equal(t, "other a", r.Secret, "another tenant's secrets are not resealed")
+
+		unseal, err := sqlstore.NewConsumerStore(db, "t", nil, newKey)
+		require.NoError(t, err)
+		n, err = unseal.Reseal(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, 3, n)
+		r, err = plain.Consumer(ctx, "a", now)
+		require.NoError(t, err)
+		assert.Equal(t, "secret a", r.Secret)
+	})
+}
+
+// TestTakeTemporaryClears: the row of exchanged temporary credentials
+// keeps neither their secret nor their verification code.
+func TestTakeTemporaryClears(t *testing.T) {
+	dialects(t, func(t *testing.T, db *sql.DB) {
+		ctx := context.Background()
+		now := time.Now()
+		s := sqlstore.NewTemporaryStore(db, "")
+		require.NoError(t, s.PutTemporary(ctx, server.TemporaryCredentials{Token: "t", Secret: "temp-secret", ConsumerKey: "c", Callback: "oob", Expires: now.Add(time.Hour)}, now))
+		require.NoError(t, s.Authorize(ctx, server.TemporaryCredentials{Token: "t", User: "u", VerificationCode: "code-123"}, now))
+		got, err := s.TakeTemporary(ctx, "t", now)
+		require.NoError(t, err)
+		assert.Equal(t, "temp-secret", got.Secret)
+		assert.Equal(t, "code-123", got.VerificationCode)
+		var secret []byte
+		var verifier string
+		require.NoError(t, db.QueryRowContext(ctx, `SELECT secret, verifier FROM oauth1_temporary WHERE token = 't'`).Scan(&secret, &verifier))
+		assert.Empty(t, secret)
+		assert.Empty(t, verifier)
+	})
+}
