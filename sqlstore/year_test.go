@@ -39,12 +39,13 @@ import (
 // revocations and big's heavy user as in the whole year), and a flood of
 // 16,384 requests a flooding client on SQLite, 4,096 on PostgreSQL.
 //
-// Measured (2026-12, 2 cores shared with other work, load 10 to 20):
-// SQLite 212,806 requests in 83 s, 47.8 CPU-seconds (225 µs a request);
-// PostgreSQL 104,961 requests in 193 s, 35.6 CPU-seconds in the process
-// and 108.7 in postgres (1.4 ms a request, a third of it Expire's
-// partition DDL, which a year compressed into minutes runs 200,000 times
-// as often, for its traffic, as a real year does); no failure on either.
+// Measured (2026-12, 2 cores shared with other work, load 10 to 18, two
+// runs): SQLite 212,806 requests in 83 and 171 s, 47.8 and 54.3
+// CPU-seconds (225 to 255 µs a request); PostgreSQL 104,961 requests in
+// 193 and 163 s, 35 CPU-seconds in the process and 108 in postgres (1.4 ms
+// a request, much of it Expire's partition DDL, which a year compressed
+// into minutes runs 100,000 times as often, for its traffic, as a real
+// year does); no failure on either.
 //
 // The database's size is measured every 30 days and after the year:
 // SQLite's file and its write-ahead log after a checkpoint (TRUNCATE),
@@ -54,7 +55,7 @@ import (
 // one window) and 28,478 token credentials. PostgreSQL's is 7.5 MiB of
 // catalogs in an empty database, the token credentials (3.0 MiB for
 // 14,754, with their indexes) and a window's nonces: 11.9 MiB after the
-// year, 12.4 at most.
+// year, 12.4 and 13.9 at most.
 func TestSimulatedYear(t *testing.T) {
 	if os.Getenv("COUNTERSIGN_YEAR") != "1" {
 		t.Skip("a simulated year of a provider on SQLite and on PostgreSQL: set COUNTERSIGN_YEAR=1 to run it (.ci/run does)")
