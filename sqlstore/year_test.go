@@ -39,13 +39,13 @@ import (
 // revocations and big's heavy user as in the whole year), and a flood of
 // 16,384 requests a flooding client on SQLite, 4,096 on PostgreSQL.
 //
-// Measured (2026-12, 2 cores shared with other work, load 10 to 18, two
-// runs): SQLite 212,806 requests in 83 and 171 s, 47.8 and 54.3
-// CPU-seconds (225 to 255 µs a request); PostgreSQL 104,961 requests in
-// 193 and 163 s, 35 CPU-seconds in the process and 108 in postgres (1.4 ms
-// a request, much of it Expire's partition DDL, which a year compressed
-// into minutes runs 100,000 times as often, for its traffic, as a real
-// year does); no failure on either.
+// Measured (2026-12, 2 cores shared with other work, load 2 to 18, four
+// or five runs): SQLite 212,806 requests in 74 to 171 s, 43 to 60
+// CPU-seconds (about 250 µs a request); PostgreSQL 104,961 requests in 94
+// to 193 s, 30 to 39 CPU-seconds in the process and 95 to 117 in postgres
+// (1.3 ms a request, much of it Expire's partition DDL, which a year
+// compressed into minutes runs 100,000 times as often, for its traffic,
+// as a real year does); no refusal, replay or lost approval on either.
 //
 // The database's size is measured every 30 days and after the year:
 // SQLite's file and its write-ahead log after a checkpoint (TRUNCATE),
