@@ -1,14 +1,14 @@
 //go:build unix
 
-package redisstore_test
+package yearsim
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU returns the user and system CPU time this process has used.
-func processCPU() time.Duration {
+// ProcessCPU returns the user and system CPU time this process has used.
+func ProcessCPU() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
