@@ -81,6 +81,17 @@ func Expire(ctx context.Context, db *sql.DB, now time.Time) error {
 	if _, err := db.ExecContext(ctx, `UPDATE oauth1_exchanges SET answer = NULL WHERE answer IS NOT NULL AND answer_until <= $1`, t); err != nil {
 		return storeError(ctx, "dropping old exchange answers", err)
 	}
+	// SQLite resets its write-ahead log only when no connection reads
+	// from it, which never happens under steady load: the log grew to
+	// 500 MiB for a database of 6 in a simulated year. A checkpoint that
+	// truncates it, here apart from requests, keeps it to what changed
+	// since the last Expire. A busy one is tried again at the next.
+	if d == sqlite {
+		var busy, logPages, done int
+		if err := db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logPages, &done); err != nil {
+			return storeError(ctx, "checkpointing the write-ahead log", err)
+		}
+	}
 	return nil
 }
 

@@ -75,12 +75,22 @@ func Open(ctx context.Context, dsn string) (*sql.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: opening the database: %w", err)
 	}
+	// A bounded pool that keeps what it opens: database/sql keeps 2 idle
+	// connections by default, so every burst of requests closed and
+	// reopened the rest (on PostgreSQL a server process each), and an
+	// unbounded one can take PostgreSQL past max_connections.
+	db.SetMaxOpenConns(maxConns)
+	db.SetMaxIdleConns(maxConns)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlstore: opening the database: %w: %w", server.ErrStoreUnavailable, err)
 	}
 	return db, nil
 }
+
+// maxConns bounds the pool Open returns, open and idle alike; change it
+// with the *sql.DB's SetMaxOpenConns and SetMaxIdleConns.
+const maxConns = 32
 
 // sqliteDSN returns the modernc.org/sqlite data source for dsn, a path or
 // a "file:" URI, with the default pragmas it does not set.
