@@ -13,12 +13,12 @@ import (
 // readBugs are the bugs that change how the query and the body are read.
 const readBugs = bugPlusLiteral | bugRawQuery | bugRawForm | bugNoForm | bugQueryOnlyInURI | bugQCut | bugHashCut |
 	bugSemicolonDrop | bugSemicolonSplit | bugSemicolonCut | bugEqCut | bugRawNames | bugNulCut | bugLatin1 | bugPHPNames |
-	bugQueryWins | bugKeepFirst | bugKeepLast | bugNoQuery | bugSpacePlus | bugFormWins | bugEmptyReplaced | bugQueryOnly
+	bugQueryWins | bugKeepFirst | bugKeepLast | bugNoQuery | bugSpacePlus | bugFormWins | bugEmptyReplaced | bugQueryOnly | bugEmptyPairs
 
 // sourceBugs are the bugs of reading one query or body, which a client
 // with bugQueryOnly makes in the query only.
 const sourceBugs = bugPlusLiteral | bugSemicolonDrop | bugSemicolonSplit | bugSemicolonCut | bugEqCut | bugRawNames |
-	bugNulCut | bugLatin1 | bugPHPNames | bugSpacePlus | bugEmptyReplaced
+	bugNulCut | bugLatin1 | bugPHPNames | bugSpacePlus | bugEmptyReplaced | bugEmptyPairs
 
 // pieces reads the query and the form body as a client with bugs bs does,
 // once for each set of the bugs of reading: most variants share one. The
@@ -133,6 +133,9 @@ func readSource(query bool, raw string, bs bug) ([]piece, bool) {
 	var ps []piece
 	for kv := range strings.SplitSeq(raw, "&") {
 		if kv == "" {
+			if bs&bugEmptyPairs != 0 && raw != "" {
+				ps = append(ps, piece{query: query})
+			}
 			continue // "a=1&&b=2" has no third pair
 		}
 		if bs&bugSemicolonDrop != 0 && strings.Contains(kv, ";") {

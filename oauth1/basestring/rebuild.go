@@ -142,6 +142,10 @@ func (r *rebuild) build(bs bug) (string, bool) {
 	}
 	slices.SortStableFunc(pairs, func(a, c pair) int {
 		switch {
+		case bs&bugUnsorted != 0:
+			return 0
+		case bs&bugSortByName != 0:
+			return strings.Compare(a.name, c.name)
 		case bs&bugSortDecoded != 0:
 			return cmpPair(a.dname, a.dvalue, c.dname, c.dvalue)
 		case bs&bugSortJoined != 0:
@@ -168,7 +172,11 @@ func (r *rebuild) build(bs bug) (string, bool) {
 	if bs&bugNotReencoded == 0 {
 		params = outer(params)
 	}
-	return outer(strings.ToUpper(r.method)) + "&" + outer(uri) + "&" + params, true
+	method := strings.ToUpper(r.method)
+	if bs&bugMethodLower != 0 {
+		method = strings.ToLower(method)
+	}
+	return outer(method) + "&" + outer(uri) + "&" + params, true
 }
 
 // has reports whether the parameters from neither the query nor the body
@@ -230,12 +238,24 @@ func (r *rebuild) uri(bs bug) string {
 	if bs&bugNoRootSlash != 0 && path == "/" {
 		path = ""
 	}
+	if bs&bugPathParams != 0 {
+		path, _, _ = strings.Cut(path, ";")
+	}
+	if bs&bugPathSlashes != 0 {
+		path = collapseSlashes(path)
+	}
+	if bs&bugDotSegments != 0 {
+		path = removeDotSegments(path)
+	}
 	if bs&bugDecodedPath != 0 {
 		if d, err := percent.Decode(path); err == nil {
 			path = d
 		}
 	}
 	uri := scheme + "://" + host + path
+	if bs&bugURILower != 0 {
+		uri = strings.ToLower(uri)
+	}
 	if bs&(bugQueryInURI|bugQueryOnlyInURI) != 0 && r.query != "" {
 		uri += "?" + r.query
 	}

@@ -85,6 +85,11 @@ func reproduce(base, signature, method string, key Key, sent Request) (Mistake, 
 
 // reproduceWithin is reproduce within budget b.
 func reproduceWithin(b budget, base, signature, method string, key Key, sent Request) (Mistake, string, bool, int) {
+	return reproduceWith(b, defaultVocabulary, base, signature, method, key, sent)
+}
+
+// reproduceWith is reproduceWithin with the bugs and weights of v.
+func reproduceWith(b budget, v *vocabulary, base, signature, method string, key Key, sent Request) (Mistake, string, bool, int) {
 	if len(base) > maxReproduceBytes || len(sent.Query)+len(sent.Form)+len(sent.Host)+len(sent.Realm) > maxReproduceBytes ||
 		len(signature) > 1024 {
 		return Mistake{}, "", false, 0
@@ -114,7 +119,7 @@ func reproduceWithin(b budget, base, signature, method string, key Key, sent Req
 	if r.fromRequest {
 		r.bodyHash = bodyHash(h, r.form)
 	}
-	s := &search{r: r, base: base, t: t, h: h, key: signingKey(key.ConsumerSecret, key.TokenSecret), b: b, tried: map[string]bool{}}
+	s := &search{r: r, base: base, t: t, h: h, key: signingKey(key.ConsumerSecret, key.TokenSecret), b: b, tried: map[string]bool{}, v: v}
 	f := s.run()
 	if f == nil {
 		return Mistake{}, "", false, t.n
@@ -179,6 +184,14 @@ const (
 	bugEmptyReplaced                   // an empty value replaced by the next value of its name
 	bugNetworkPath                     // a path that starts with "//" read as "//host/path"
 	bugQueryOnly                       // the bugs of reading the query and body made in the query only
+	bugMethodLower                     // the method signed in lowercase, as given ("get")
+	bugEmptyPairs                      // an empty pair ("&&") read as the pair "="
+	bugSortByName                      // sorted by name only: a repeated name's values in the order sent
+	bugUnsorted                        // the parameters not sorted: query, body, then the protocol's
+	bugPathParams                      // the path cut at its first ";" (RFC 2396 path parameters)
+	bugPathSlashes                     // empty path segments ("//") collapsed into one "/"
+	bugDotSegments                     // "." and ".." path segments removed (RFC 3986 §5.2.4)
+	bugURILower                        // the whole base string URI in lowercase, path too
 	bugCount           = iota
 )
 
@@ -237,4 +250,12 @@ var bugCauses = [bugCount]string{
 	`takes an empty value for no value, and replaces it with the next value of the same name (a falsy "" in JavaScript, PHP, Perl or Python); every pair is signed, "name=" too (§3.4.1.3.2)`,
 	`reads a path that starts with "//" as a host and a path ("//x/y" as host "x", path "/y"), as URL parsers do with a network-path reference; the base string URI keeps the path as sent (§3.4.1.2)`,
 	`makes these mistakes of reading in the query only: it parses the URL's query itself, and takes the form body's parameters as they were given to it`,
+	`signs the method in lowercase, as it was given ("get"); the base string has it in uppercase (§3.4.1.1)`,
+	`signs an empty pair of the query or body ("a=1&&b=2") as the parameter "="; split on "&" and skip the empty pieces`,
+	`sorts the parameters by name only, and keeps a repeated name's values in the order they were sent; pairs of the same name are sorted by value (§3.4.1.3.2)`,
+	`does not sort the parameters: it signs them in the order it has them; sort them by encoded name, then encoded value (§3.4.1.3.2)`,
+	`cuts the path at its first ";", taking the rest for path parameters (RFC 2396, Python's urlparse); the base string URI keeps the whole path (§3.4.1.2)`,
+	`collapses the empty segments of the path ("//" into "/"); the base string URI keeps the path as sent (§3.4.1.2)`,
+	`removes the "." and ".." segments of the path (RFC 3986 §5.2.4) where the request sent them; sign the path that is sent (§3.4.1.2)`,
+	`lowercases the whole base string URI, path and all; only the scheme and the host are lowercase (§3.4.1.2)`,
 }

@@ -5,7 +5,6 @@ import (
 	"crypto"
 	"encoding/base64"
 	"hash"
-	"slices"
 
 	"github.com/countersign/countersign/oauth1/internal/mac"
 )
@@ -46,63 +45,6 @@ var (
 	wideBudget = budget{hmacs: 2048, builds: 6144, bytes: 6 << 20, size: 5}
 )
 
-// bugWeights is, per mille, how often real clients make each bug: the
-// share of the wrong base strings of the shared corpus of six client
-// libraries (shared/corpora/six-libraries.json.gz) whose smallest set of
-// bugs that reproduces them holds the bug, averaged over the libraries so
-// that each counts alike, and at least 1 for a bug none of them makes.
-// TestSharedCorpusWeights (COUNTERSIGN_SHARED_CORPUS) prints it again.
-var bugWeights = [bugCount]uint16{
-	1, 89, 1, 1, 1, 5, 134, 1, 1, 1, 1, 1, 23, 1, 1, 41, 1, 79, 53, 77, 1, 1, 134, 149, 80, 2, 242, 11, 1, 12, 18, 1, 1, 26, 1, 2, 118, 1, 1, 1, 16, 26, 31, 35, 1, 1, 9, 10, 1, 2, 12, 10,
-}
-
-// minWeight is the weight, per mille, of a bug that the six libraries make
-// rarely or never: clients nobody here has run make them too.
-const minWeight = 20
-
-// schemeWeight is bugScheme's weight, per mille, which the corpus cannot
-// show: its requests went to the URL each library was given. Signing the
-// other scheme is a mistake of deployment (a proxy that terminates TLS, a
-// URL configured with http); 60 is the least weight with which the
-// Verifier names Python oauthlib signing the other scheme's URL with its
-// port (TestInteropReproduce), and costs the corpus 1 point of 75.
-const schemeWeight = 60
-
-func weight(b bug) float64 {
-	if b == bugScheme {
-		return schemeWeight / 1000.0
-	}
-	for i := range bugCount {
-		if b == bug(1)<<i {
-			return float64(max(bugWeights[i], minWeight)) / 1000
-		}
-	}
-	return minWeight / 1000
-}
-
-// byWeight returns every bug, the likeliest first.
-func byWeight() []bug {
-	bs := make([]bug, bugCount)
-	for i := range bs {
-		bs[i] = bug(1) << i
-	}
-	slices.SortStableFunc(bs, func(a, b bug) int {
-		wa, wb := weight(a), weight(b)
-		switch {
-		case wa > wb:
-			return -1
-		case wa < wb:
-			return 1
-		}
-		return 0
-	})
-	return bs
-}
-
-// bugsByWeight is byWeight, computed once; it is small, so building it at
-// first use costs nothing at start-up.
-var bugsByWeight []bug
-
 // A search signs the variants of one refused request in order, within a
 // budget, until one signs to the signature.
 type search struct {
@@ -115,7 +57,8 @@ type search struct {
 	tried  map[string]bool
 	builds int
 	bytes  int
-	mac    hash.Hash // keyed once, and reset for each variant
+	mac    hash.Hash   // keyed once, and reset for each variant
+	v      *vocabulary // the bugs tried, and their weights
 }
 
 // found is what a search returns on a match.
@@ -162,11 +105,8 @@ func (s *search) try(bs bug) (stop, changes bool, f *found) {
 // run tries each bug alone, likeliest first, and then the sets of two or
 // more of those that change the base string, likeliest first.
 func (s *search) run() *found {
-	if bugsByWeight == nil {
-		bugsByWeight = byWeight()
-	}
 	var active []bug
-	for _, b := range bugsByWeight {
+	for _, b := range s.v.order {
 		stop, changes, f := s.try(b)
 		if f != nil || stop {
 			return f
@@ -180,7 +120,7 @@ func (s *search) run() *found {
 	// weight under 1, this lists each set once, none before a likelier one.
 	q := &setQueue{}
 	if len(active) > 1 {
-		heap.Push(q, set{bs: active[0], last: 0, w: weight(active[0])})
+		heap.Push(q, set{bs: active[0], last: 0, w: s.v.weight(active[0])})
 	}
 	for q.Len() > 0 {
 		c := heap.Pop(q).(set)
@@ -192,9 +132,9 @@ func (s *search) run() *found {
 		}
 		if i := c.last + 1; i < len(active) {
 			if bitCount(c.bs) < s.b.size {
-				heap.Push(q, set{bs: c.bs | active[i], last: i, w: c.w * weight(active[i])})
+				heap.Push(q, set{bs: c.bs | active[i], last: i, w: c.w * s.v.weight(active[i])})
 			}
-			heap.Push(q, set{bs: c.bs&^active[c.last] | active[i], last: i, w: c.w / weight(active[c.last]) * weight(active[i])})
+			heap.Push(q, set{bs: c.bs&^active[c.last] | active[i], last: i, w: c.w / s.v.weight(active[c.last]) * s.v.weight(active[i])})
 		}
 	}
 	return nil
