@@ -16,6 +16,7 @@ import (
 type piece struct {
 	name, value string
 	query       bool // from the query, where a query value may replace a body's
+	verbatim    bool // name and value as sent, and signed without encoding
 }
 
 // A rebuild holds the parts of the provider's base string and of the
@@ -25,11 +26,11 @@ type rebuild struct {
 	scheme, host, path string // from the base string URI; host with any port
 	query, form        string // as sent
 	sentHost, realm    string
-	other              []piece            // the parameters from neither the query nor the body
-	fromRequest        bool               // query and form are the sources of the rest
-	read               map[bug]readResult // pieces' results, by the bugs of reading
-	src                map[bug]readResult // the query's and the form body's, by theirs (formKey for the body)
-	bodyHash           string             // the oauth_body_hash of the form body; "" when not known
+	other              []piece               // the parameters from neither the query nor the body
+	fromRequest        bool                  // query and form are the sources of the rest
+	read               map[bug]readResult    // pieces' results, by the bugs of reading
+	src                map[srcKey]readResult // the query's and the form body's, by theirs
+	bodyHash           string                // the oauth_body_hash of the form body; "" when not known
 }
 
 // newRebuild splits b, parsed from base, into its parts, and checks that
@@ -135,16 +136,22 @@ func (r *rebuild) build(bs bug) (string, bool) {
 		case bs&bugUnencodedValues != 0:
 			value = p.value
 		}
+		if p.verbatim {
+			name, value = p.name, p.value
+		}
 		if bs&bugTwice != 0 {
 			value = enc(value)
 		}
 		pairs[i] = pair{name, value, p.name, p.value}
 	}
+	if bs&bugSortNameReversed != 0 && bs&(bugUnsorted|bugSortByName) == 0 {
+		slices.Reverse(pairs) // a map of names to lists that prepends
+	}
 	slices.SortStableFunc(pairs, func(a, c pair) int {
 		switch {
 		case bs&bugUnsorted != 0:
 			return 0
-		case bs&bugSortByName != 0:
+		case bs&(bugSortByName|bugSortNameReversed) != 0:
 			return strings.Compare(a.name, c.name)
 		case bs&bugSortDecoded != 0:
 			return cmpPair(a.dname, a.dvalue, c.dname, c.dvalue)
@@ -173,6 +180,9 @@ func (r *rebuild) build(bs bug) (string, bool) {
 		params = outer(params)
 	}
 	method := strings.ToUpper(r.method)
+	if bs&bugMethodGetPost != 0 && method != "GET" && method != "POST" {
+		method = map[bool]string{true: "POST", false: "GET"}[method == "PUT" || method == "PATCH"]
+	}
 	if bs&bugMethodLower != 0 {
 		method = strings.ToLower(method)
 	}

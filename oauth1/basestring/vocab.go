@@ -101,6 +101,10 @@ var bugClass = [bugCount]mistakeClass{
 	classAdded,   // bugPathSlashes
 	classDefault, // bugDotSegments
 	classAdded,   // bugURILower
+	classSkipped, // bugQueryVerbatim
+	classInput,   // bugQMarkKept
+	classDefault, // bugMethodGetPost
+	classSkipped, // bugSortNameReversed
 }
 
 // fromRFC are the bugs that a reading of RFC 5849 §3.4.1 and RFC 3986
@@ -151,7 +155,7 @@ func (v *vocabulary) weight(b bug) float64 {
 }
 
 // allBugs is every bug.
-const allBugs = bug(1)<<bugCount - 1
+const allBugs = ^bug(0) >> (64 - bugCount)
 
 // defaultVocabulary is the search's: every bug, with the weights learned
 // from every library of the corpora.
