@@ -78,3 +78,24 @@ func TestDotSegments(t *testing.T) {
 		}
 	}
 }
+
+// TestBugTables checks that every bug has a name, a cause and a class, and
+// that the vocabulary tries every bug, the likeliest first.
+func TestBugTables(t *testing.T) {
+	seen := map[string]bool{}
+	for i := range bugCount {
+		if bugNames[i] == "" || bugCauses[i] == "" || bugClass[i] == 0 || seen[bugCauses[i]] {
+			t.Errorf("bug %d: name %q, class %d, cause %q (a cause must be unique)", i, bugNames[i], bugClass[i], bugCauses[i])
+		}
+		seen[bugCauses[i]] = true
+	}
+	v := defaultVocabulary
+	if len(v.order) != bugCount {
+		t.Fatalf("the vocabulary tries %d bugs of %d", len(v.order), bugCount)
+	}
+	for i := 1; i < len(v.order); i++ {
+		if v.weight(v.order[i-1]) < v.weight(v.order[i]) {
+			t.Errorf("bug %d before a likelier one", i-1)
+		}
+	}
+}

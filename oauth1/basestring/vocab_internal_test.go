@@ -20,7 +20,7 @@ import (
 // known by its name across them.
 
 // bugNames are the bugs' names without "bug", in their order.
-var bugNames = [bugCount]string{}
+var bugNames = [bugCount]string{"Plus", "PlusLiteral", "Twice", "RawQuery", "RawForm", "NoEncoding", "UnencodedNames", "LowerHex", "JSComponent", "KeepSlash", "Java", "Tilde", "NoForm", "QueryInURI", "QueryOnlyInURI", "DefaultPort", "Scheme", "HostAsSent", "AnyPort", "DecodedPath", "Realm", "Signature", "Latin1", "KeepFirst", "KeepLast", "QueryWins", "SortDecoded", "SortJoined", "DropEmpty", "SemicolonDrop", "SemicolonSplit", "SemicolonCut", "HashCut", "NulCut", "EqCut", "QCut", "RawNames", "PHPNames", "NoEquals", "NotReencoded", "NoQuery", "EmptyToken", "BodyHash", "NoRootSlash", "UnencodedValues", "SpacePlus", "SchemeUpper", "SchemeTitle", "FormWins", "EmptyReplaced", "NetworkPath", "QueryOnly", "MethodLower", "EmptyPairs", "SortByName", "Unsorted", "PathParams", "PathSlashes", "DotSegments", "URILower", "QueryVerbatim", "QMarkKept", "MethodGetPost", "SortNameReversed"}
 
 // vocabEntry is one entry of the corpora, with what the search found.
 type vocabEntry struct {
