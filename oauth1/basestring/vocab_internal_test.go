@@ -132,6 +132,27 @@ func learn(byLib map[string][]*vocabEntry, skip string) (*[bugCount]uint16, bug)
 	return &out, made
 }
 
+// attributed caches the corpora, attributed, by limit: TestVocabulary and
+// TestLeaveOneOut share them.
+var attributed = map[int]struct {
+	byLib map[string][]*vocabEntry
+	libs  []string
+}{}
+
+// loadAttributed returns the corpora of loadVocabCorpora, attributed.
+func loadAttributed(t *testing.T, limit int) (map[string][]*vocabEntry, []string) {
+	if c, ok := attributed[limit]; ok {
+		return c.byLib, c.libs
+	}
+	byLib, libs := loadVocabCorpora(t, limit)
+	attribute(byLib)
+	attributed[limit] = struct {
+		byLib map[string][]*vocabEntry
+		libs  []string
+	}{byLib, libs}
+	return byLib, libs
+}
+
 // vocabLimit is the entries of each library the long tests take:
 // COUNTERSIGN_LOO=1 a sample, COUNTERSIGN_LOO=full all of them.
 func vocabLimit(t *testing.T) int {
@@ -154,8 +175,7 @@ func vocabLimit(t *testing.T) int {
 // learnedWeights (vocab_weights.go).
 func TestVocabulary(t *testing.T) {
 	limit := vocabLimit(t)
-	byLib, libs := loadVocabCorpora(t, limit)
-	attribute(byLib)
+	byLib, libs := loadAttributed(t, limit)
 	learned, _ := learn(byLib, "")
 	var b strings.Builder
 	fmt.Fprintf(&b, "# The search's bugs: class, prior and learned weight (per mille), and the libraries that make each\n")
@@ -220,8 +240,7 @@ func TestVocabulary(t *testing.T) {
 // the libraries. The target: unseen within 10 points of seen.
 func TestLeaveOneOut(t *testing.T) {
 	limit := vocabLimit(t)
-	byLib, libs := loadVocabCorpora(t, limit)
-	attribute(byLib)
+	byLib, libs := loadAttributed(t, limit)
 	all, made := learn(byLib, "")
 	seenVocab := newVocabulary(made|fromRFC, all)
 	type fig struct{ n, live, wide, liveU, wideU, falseClaims int }
