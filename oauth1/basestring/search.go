@@ -102,16 +102,15 @@ func (s *search) try(bs bug) (stop, changes bool, f *found) {
 	return false, true, nil
 }
 
-// run tries each bug alone, likeliest first, and then the sets of two or
-// more of those that change the base string, likeliest first.
+// run finds the bugs that change the base string alone (building their
+// variants, signing none), then tries the sets of them, each bug alone
+// among them, the likeliest first: a rare bug alone waits for the likely
+// pairs, so that a larger vocabulary spends no HMAC on its rare bugs
+// first.
 func (s *search) run() *found {
 	var active []bug
 	for _, b := range s.v.order {
-		stop, changes, f := s.try(b)
-		if f != nil || stop {
-			return f
-		}
-		if changes || s.r.modifies(b) {
+		if s.changes(b) || s.r.modifies(b) {
 			active = append(active, b)
 		}
 	}
@@ -119,16 +118,14 @@ func (s *search) run() *found {
 	// next ones add active[i+1] or put it in active[i]'s place. With every
 	// weight under 1, this lists each set once, none before a likelier one.
 	q := &setQueue{}
-	if len(active) > 1 {
+	if len(active) > 0 {
 		heap.Push(q, set{bs: active[0], last: 0, w: s.v.weight(active[0])})
 	}
 	for q.Len() > 0 {
 		c := heap.Pop(q).(set)
-		if n := bitCount(c.bs); n > 1 {
-			stop, _, f := s.try(c.bs)
-			if f != nil || stop {
-				return f
-			}
+		stop, _, f := s.try(c.bs)
+		if f != nil || stop {
+			return f
 		}
 		if i := c.last + 1; i < len(active) {
 			if bitCount(c.bs) < s.b.size {
@@ -138,6 +135,18 @@ func (s *search) run() *found {
 		}
 	}
 	return nil
+}
+
+// changes reports whether bug b alone changes the base string, building
+// its variant within the budget's builds but signing nothing.
+func (s *search) changes(b bug) bool {
+	if s.builds >= s.b.builds || s.b.bytes > 0 && s.bytes >= s.b.bytes {
+		return false
+	}
+	s.builds++
+	v, ok := s.r.build(b)
+	s.bytes += len(v)
+	return ok && v != s.base && len(v) <= maxVariantBytes
 }
 
 // modifies reports whether b is a bug that changes nothing alone but

@@ -2,11 +2,10 @@
 
 package basestring
 
-// learnedWeights is, per mille, how often the libraries of the corpora
-// make each bug, in the bugs' order: the share of each library's wrong
-// base strings whose bugs, as the search finds them with the priors
-// alone, hold the bug, averaged over the libraries so that each counts
-// alike (testdata/vocabulary.txt lists them).
+// learnedWeights is, per ten thousand, how often the wrong base strings
+// of the libraries of the corpora show each bug, in the bugs' order: the
+// share of them whose bugs, as the search finds them with the priors
+// alone, hold the bug (testdata/vocabulary.txt lists who makes which).
 var learnedWeights = [bugCount]uint16{
-	48, 35, 0, 7, 1, 9, 66, 0, 22, 0, 0, 0, 53, 0, 9, 74, 0, 156, 10, 31, 0, 0, 24, 62, 189, 4, 130, 5, 0, 1, 2, 0, 0, 2, 0, 0, 27, 0, 0, 0, 9, 3, 4, 6, 1, 0, 2, 1, 19, 8, 3, 2, 2, 1, 34, 0, 1, 1, 0, 0, 10, 12, 3, 13, 
+	351, 792, 0, 64, 6, 102, 1099, 0, 64, 0, 1, 0, 573, 0, 92, 342, 0, 994, 138, 435, 0, 0, 728, 962, 1381, 47, 1206, 46, 7, 27, 25, 1, 0, 35, 1, 8, 743, 0, 0, 0, 192, 44, 36, 113, 6, 0, 39, 36, 50, 24, 28, 50, 9, 6, 442, 4, 26, 20, 1, 0, 91, 120, 26, 100,
 }
