@@ -48,8 +48,11 @@ const (
 // parameters sorted before encoding, empty values dropped, values cut at
 // ";", "#", "=", "?" or a NUL byte, the query or the form body left out, a
 // path "//x/y" read as host "x", the bugs of reading made in the query
-// only, and sets of these, the likeliest first, as real client libraries
-// make them), signs each with the right key (key's secrets, joined as
+// only, the method in lowercase or as GET or POST, empty pairs signed,
+// the parameters sorted by name only or not at all, the path cut at ";",
+// its "//" collapsed or its dot segments removed, the query signed as
+// sent or with its "?", and sets of these, the likeliest first by weights
+// learned from 24 client libraries, as real clients make them), signs each with the right key (key's secrets, joined as
 // §3.4.2 says), and returns the first whose HMAC is the signature, with the
 // base string the client signed. Diff(base, signed) lists the differences.
 //
