@@ -1,8 +1,11 @@
 package basestring
 
 import (
+	"compress/gzip"
 	"crypto/sha1"
+	"encoding/json"
 	"fmt"
+	"go/format"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,6 +24,24 @@ import (
 
 // bugNames are the bugs' names without "bug", in their order.
 var bugNames = [bugCount]string{"Plus", "PlusLiteral", "Twice", "RawQuery", "RawForm", "NoEncoding", "UnencodedNames", "LowerHex", "JSComponent", "KeepSlash", "Java", "Tilde", "NoForm", "QueryInURI", "QueryOnlyInURI", "DefaultPort", "Scheme", "HostAsSent", "AnyPort", "DecodedPath", "Realm", "Signature", "Latin1", "KeepFirst", "KeepLast", "QueryWins", "SortDecoded", "SortJoined", "DropEmpty", "SemicolonDrop", "SemicolonSplit", "SemicolonCut", "HashCut", "NulCut", "EqCut", "QCut", "RawNames", "PHPNames", "NoEquals", "NotReencoded", "NoQuery", "EmptyToken", "BodyHash", "NoRootSlash", "UnencodedValues", "SpacePlus", "SchemeUpper", "SchemeTitle", "FormWins", "EmptyReplaced", "NetworkPath", "QueryOnly", "MethodLower", "EmptyPairs", "SortByName", "Unsorted", "PathParams", "PathSlashes", "DotSegments", "URILower", "QueryVerbatim", "QMarkKept", "MethodGetPost", "SortNameReversed"}
+
+// loadCorpusFile reads a corpus file: the gzip of one JSON array.
+func loadCorpusFile(t testing.TB, path string) []corpusEntry {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var es []corpusEntry
+	if err := json.NewDecoder(z).Decode(&es); err != nil {
+		t.Fatal(err)
+	}
+	return es
+}
 
 // vocabEntry is one entry of the corpora, with what the search found.
 type vocabEntry struct {
@@ -225,7 +246,11 @@ func TestVocabulary(t *testing.T) {
 		fmt.Fprintf(&g, "%d, ", learned[i])
 	}
 	g.WriteString("\n}\n")
-	if err := os.WriteFile("vocab_weights.go", []byte(g.String()), 0o644); err != nil {
+	src, err := format.Source([]byte(g.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("vocab_weights.go", src, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
