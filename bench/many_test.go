@@ -112,3 +112,29 @@ func BenchmarkVerifyManyClients(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSignDistinctTokens signs for 1,000 tokens in turn that differ in
+// their token too, not only in their secret: the signing state renders the
+// Config's own parameters afresh at each request (issue 40), which
+// tokens=1 never does.
+func BenchmarkSignDistinctTokens(b *testing.B) {
+	for _, n := range manyCounts {
+		b.Run("tokens="+strconv.Itoa(n), func(b *testing.B) {
+			toks := make([]*oauth1.Credentials, n)
+			for i := range toks {
+				toks[i] = &oauth1.Credentials{Token: token[:len(token)-4] + strconv.Itoa(1000+i), Secret: tokenSecret + strconv.Itoa(i)}
+			}
+			r := xExample.request(b)
+			i := 0
+			b.ReportAllocs()
+			reportCPU(b, func() {
+				for b.Loop() {
+					if err := xConfig.SignAt(r, toks[i%n], xTime, nonce); err != nil {
+						b.Fatal(err)
+					}
+					i++
+				}
+			})
+		})
+	}
+}

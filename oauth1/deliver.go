@@ -72,6 +72,14 @@ func (s *state) deliver(c *Config, r *http.Request, sig []byte, proto []Param, o
 	b := s.Out[:0] // pooled: what r keeps is a copy
 	switch c.Delivery {
 	case AuthHeader:
+		if s.fast && own {
+			b = s.appendOwnHeader(b, sig, proto)
+			if r.Header == nil {
+				r.Header = make(http.Header)
+			}
+			r.Header["Authorization"] = []string{string(b)}
+			break
+		}
 		b = append(b, "OAuth "...)
 		if c.Realm != "" || c.SendEmptyRealm {
 			b = append(b, "realm="...)

@@ -128,7 +128,12 @@ func (c *Config) withParams(extra []Param) []Param {
 // may share its memory.
 type state struct {
 	wire.State
-	plain uint16 // bit i: proto[i], one of the Config's own, needs no escaping
+	plain uint16   // bit i: proto[i], one of the Config's own, needs no escaping
+	fast  bool     // the fast path built the base string (signown.go)
+	ref   bool     // tests: take the plain way only
+	own   own      // the fast path's parameters, kept from request to request
+	run   []byte   // the fast path's run of parameters
+	uri   uriCache // the base string URI, kept from request to request
 }
 
 var statePool = sync.Pool{New: func() any { return new(state) }}
@@ -169,8 +174,9 @@ func (c *Config) signInto(s *state, r *http.Request, tok *Credentials, t time.Ti
 // build collects the parameters of r, appends the protocol parameters to
 // deliver (without oauth_signature) to proto and returns it, and writes the
 // signature base string into s.Base. The Config's own come first, in
-// sorted order. proto is the caller's, on its stack: the pooled state keeps
-// no reference to the values, and storing them costs no write barrier.
+// sorted order. proto is the caller's, on its stack. The usual request,
+// with the Config's own parameters only, takes the fast path of
+// signown.go; the rest of build is the plain way, and its reference.
 func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time, nonce string, extra, proto []Param) ([]Param, error) {
 	switch {
 	case c == nil:
@@ -206,7 +212,7 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 			return nil, errors.New("oauth1: empty nonce")
 		}
 	}
-	if s.URI, err = wire.AppendBaseURI(s.URI[:0], r); err != nil {
+	if err := s.baseURI(r); err != nil {
 		return nil, err
 	}
 	limit := wire.BodyLimit(c.MaxBodyBytes)
@@ -243,6 +249,12 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 		proto = append(proto, Param{"oauth_version", "1.0"})
 	}
 	supplied := len(proto) // the Config's own, before the caller's
+	s.fast = false
+	if len(extra) == 0 && !omitTime && supplied > 0 && proto[0].Name == "oauth_consumer_key" && !s.ref {
+		if k, ok := ownKeyOf(c, tok, method, nonce); ok && s.buildOwn(k, r.Method, proto) {
+			return proto, nil
+		}
+	}
 	for _, p := range extra {
 		if p.Name == "realm" || p.Name == "oauth_signature" {
 			return nil, fmt.Errorf("oauth1: %q cannot be an extra protocol parameter", p.Name)
@@ -269,7 +281,7 @@ func (s *state) build(c *Config, r *http.Request, tok *Credentials, t time.Time,
 	if err := s.checkDuplicates(proto, supplied, r.URL.RawQuery); err != nil {
 		return nil, err
 	}
-	s.Base = s.Params.AppendBaseString(s.Base[:0], r.Method, s.URI)
+	s.Base = s.Params.AppendBaseString(s.Base[:0], r.Method, s.uri.raw)
 	return proto, nil
 }
 

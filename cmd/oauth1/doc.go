@@ -13,9 +13,11 @@
 //	oauth1 explain BASE_STRING     break a signature base string into its parts
 //	oauth1 diff WANT GOT           compare two base strings and explain each difference
 //	oauth1 verify [flags] [FILE]   check the signature of a raw HTTP request
+//	oauth1 verify --json [FILE]    the same report as one JSON object (its fields: README)
 //	oauth1 response [FILE]         read a provider's raw response (curl -i): its problem report and the Deprecation and Sunset it announces
 //	oauth1 lti1p1 sign|verify      sign or check an LTI 1.3 id_token's LTI 1.1 migration claim
 //	oauth1 migrate [flags] [FILE]  exchange stored OAuth 1.0a tokens (JSON lines) for OAuth 2.0 tokens
+//	oauth1 store migrate --db DSN  apply sqlstore's schema migrations (--dry-run: print the SQL); runs oauth1-store
 //	oauth1 version                 print the module version (also --version)
 //	oauth1 help COMMAND            print the usage and flags of a command (as COMMAND -h)
 //	oauth1 help providers          list the providers of sign --provider

@@ -1,14 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
-	"github.com/countersign/countersign/cmd/oauth1/internal/sign"
+	"github.com/countersign/countersign/cmd/oauth1/internal/verify"
 )
 
 const (
@@ -31,12 +33,15 @@ Commands:
   diff WANT GOT          compare two base strings and explain each difference
                          (exit status 0 if equal, 1 if they differ)
   verify [flags] [FILE]  check the signature of a raw HTTP request (default stdin)
+                         (--json: the report as one JSON object)
   response [FILE]        read a provider's raw HTTP response (curl -i): its problem report,
                          and the Deprecation and Sunset it announces
   lti1p1 sign|verify     sign or check the LTI 1.1 migration claim of an LTI 1.3 id_token
                          (oauth_consumer_key_sign), and name the platform's mistake
   migrate [flags] [FILE]  exchange stored OAuth 1.0a tokens (JSON lines) for OAuth 2.0 tokens
                          (--provider x, or signed for an OAuth-1-signed exchange; --out resumes)
+  store migrate --db DSN  apply sqlstore's schema migrations (--dry-run: print their SQL);
+                         runs oauth1-store, from module sqlstore
   version                print the module version (also --version)
 
 Run "oauth1 <command> -h" (or "oauth1 help <command>") for the flags of a command,
@@ -49,48 +54,6 @@ Environment:
   OAUTH2_CLIENT_ID, OAUTH2_CLIENT_SECRET        OAuth 2.0 client credentials (migrate)
 `
 
-// run is main without the process: it returns the exit status.
-//
-// getenv reads environment variables; tests pass a map's lookup.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return exitUsage
-	}
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
-	c := &cmd{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
-	switch args[0] {
-	case "sign":
-		return c.sign(args[1:])
-	case "explain":
-		return c.explain(args[1:])
-	case "diff":
-		return c.diff(args[1:])
-	case "verify":
-		return c.verify(args[1:])
-	case "response":
-		return c.response(args[1:])
-	case "lti1p1":
-		return c.lti1p1(args[1:])
-	case "migrate":
-		return c.migrate(args[1:])
-	case "help", "-h", "-help", "--help":
-		if args[0] == "help" && len(args) > 1 {
-			return c.help(args[1:])
-		}
-		fmt.Fprint(stdout, usage)
-		return exitOK
-	case "version", "-version", "--version":
-		return c.version(args[1:])
-	}
-	if strings.HasPrefix(args[0], "-") {
-		return c.usageError("", "unknown flag %s before the command", args[0])
-	}
-	return c.usageError("", "unknown command %q", args[0])
-}
-
 // moduleVersion returns the version of the module the command was built
 // from, as go install records it, or "(devel)" when the build does not say
 // (go build in a clone, go run, go test).
@@ -99,27 +62,6 @@ func moduleVersion(bi *debug.BuildInfo) string {
 		return "(devel)"
 	}
 	return bi.Main.Version
-}
-
-// help prints the usage of the command that "oauth1 help COMMAND" names,
-// as "oauth1 COMMAND -h" does.
-func (c *cmd) help(args []string) int {
-	if len(args) > 1 {
-		return c.usageError("", "help takes one command; %q is extra", args[1])
-	}
-	switch args[0] {
-	case "-h", "-help", "--help":
-		fmt.Fprint(c.stdout, usage)
-		return exitOK
-	case "sign", "explain", "diff", "verify", "response", "migrate", "version":
-		return run([]string{args[0], "-h"}, c.stdin, c.stdout, c.stderr, c.getenv)
-	case "lti1p1":
-		return c.lti1p1([]string{"-h"})
-	case "providers":
-		sign.PrintProviders(c.stdout)
-		return exitOK
-	}
-	return c.usageError("", "help: unknown command %q", args[0])
 }
 
 func (c *cmd) version(args []string) int {
@@ -140,6 +82,9 @@ type cmd struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	// report, if not nil, is given verify's report as data: the page
+	// draws it (page_js.go).
+	report func(*verify.Report)
 }
 
 func (c *cmd) errorf(code int, format string, args ...any) int {
@@ -251,4 +196,17 @@ func (c *cmd) readArg(s string) (string, error) {
 		return "", err
 	}
 	return strings.TrimRight(string(b), "\r\n"), nil
+}
+
+// numberFlag is a flag holding a json.Number, so that --timestamp and the
+// batch field share a type.
+type numberFlag json.Number
+
+func (n *numberFlag) String() string { return string(*n) }
+func (n *numberFlag) Set(s string) error {
+	if _, err := strconv.ParseInt(s, 10, 64); err != nil {
+		return errors.New("not a number of seconds")
+	}
+	*n = numberFlag(s)
+	return nil
 }

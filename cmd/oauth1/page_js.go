@@ -4,10 +4,15 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"syscall/js"
+
+	"github.com/countersign/countersign/cmd/oauth1/internal/explain"
+	"github.com/countersign/countersign/cmd/oauth1/internal/verify"
 )
 
 // This main is the debugging page's (cmd/oauth1/page): built for
@@ -17,12 +22,17 @@ import (
 //
 // It defines one JavaScript function,
 //
-//	oauth1.run(args, stdin, env) -> Promise<{code, stdout, stderr}>
+//	oauth1.run(args, stdin, env) -> Promise<{code, stdout, stderr, report}>
 //
 // where args are the command line after "oauth1" (its first element a
 // command of pageCommand), stdin is the text the command reads as standard input, and
 // env holds the environment variables the command reads (the secrets:
-// OAUTH1_CONSUMER_SECRET, OAUTH1_TOKEN_SECRET, OAUTH1_KEY_PASSWORD). Then it
+// OAUTH1_CONSUMER_SECRET, OAUTH1_TOKEN_SECRET, OAUTH1_KEY_PASSWORD). report
+// is, for verify, the report that --json prints, as JSON text, while stdout
+// holds the text report of the same run; for diff, when the base strings
+// differ, {"marked": ...}, the two marked as verify's report marks them;
+// "" for the other commands, and when verify could not check the request.
+// Then it
 // calls globalThis.oauth1Ready(), if the page defined it.
 //
 // The command runs on a goroutine of its own and the promise settles when it
@@ -46,6 +56,18 @@ func pageCommand(c *cmd, name string) func([]string) int {
 		return c.version
 	}
 	return nil
+}
+
+// run is the command line's dispatch, for the commands the page runs (the
+// others are not built for js: commands.go); the page calls pageExec, and
+// the tests, built for js only to be vetted, call this.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	c := &cmd{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	if len(args) == 0 || pageCommand(c, args[0]) == nil {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	return pageCommand(c, args[0])(args[1:])
 }
 
 // pageMu runs one command at a time, as a terminal would.
@@ -76,11 +98,12 @@ func pageRun(_ js.Value, argv []js.Value) any {
 		}
 		go func() {
 			defer executor.Release()
-			code, stdout, stderr := pageExec(args, stdin, env)
+			code, stdout, stderr, report := pageExec(args, stdin, env)
 			res := js.Global().Get("Object").New()
 			res.Set("code", code)
 			res.Set("stdout", stdout)
 			res.Set("stderr", stderr)
+			res.Set("report", report)
 			resolve.Invoke(res)
 		}()
 		return nil
@@ -120,20 +143,46 @@ func pageArgs(argv []js.Value) (args []string, stdin string, env map[string]stri
 	return args, stdin, env, nil
 }
 
+// diffArgs returns WANT and GOT of the arguments of diff as the page
+// gives them: "--", then the two.
+func diffArgs(args []string) (want, got string, ok bool) {
+	if len(args) != 3 || args[0] != "--" {
+		return "", "", false
+	}
+	return args[1], args[2], true
+}
+
 // pageExec runs one command as the process would, and returns its exit
-// status and output. A panic is a bug: it is reported as one, with exit
-// status 70 (EX_SOFTWARE), and the page stays usable.
-func pageExec(args []string, stdin string, env map[string]string) (code int, stdout, stderr string) {
+// status and output, and verify's report as JSON. A panic is a bug: it is
+// reported as one, with exit status 70 (EX_SOFTWARE), and the page stays
+// usable.
+func pageExec(args []string, stdin string, env map[string]string) (code int, stdout, stderr, report string) {
 	pageMu.Lock()
 	defer pageMu.Unlock()
 	var out, errOut bytes.Buffer
 	defer func() {
 		if p := recover(); p != nil {
-			code, stdout = 70, out.String()
+			code, stdout, report = 70, out.String(), ""
 			stderr = errOut.String() + fmt.Sprintf("oauth1: internal error (please report it, without your secrets): %v\n", p)
 		}
 	}()
 	c := &cmd{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut, getenv: func(name string) string { return env[name] }}
+	c.report = func(r *verify.Report) {
+		// The encoding --json uses; a Report always encodes.
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.Encode(r)
+		report = b.String()
+	}
 	code = pageCommand(c, args[0])(args[1:])
-	return code, out.String(), errOut.String()
+	if args[0] == "diff" && code == exitFailure {
+		if want, got, ok := diffArgs(args[1:]); ok {
+			b, _ := json.Marshal(struct {
+				Marked *verify.Marked `json:"marked"`
+			}{verify.Mark(explain.BaseStringArg(want), explain.BaseStringArg(got))})
+			report = string(b)
+		}
+	}
+	return code, out.String(), errOut.String(), report
 }

@@ -1,3 +1,5 @@
+//go:build !js
+
 package main
 
 import "github.com/countersign/countersign/cmd/oauth1/internal/response"

@@ -1,7 +1,8 @@
+//go:build !js
+
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -191,18 +192,5 @@ func (o optBool) Set(s string) error {
 		return errors.New("not true or false")
 	}
 	*o.p = &v
-	return nil
-}
-
-// numberFlag is a flag holding a json.Number, so that --timestamp and the
-// batch field share a type.
-type numberFlag json.Number
-
-func (n *numberFlag) String() string { return string(*n) }
-func (n *numberFlag) Set(s string) error {
-	if _, err := strconv.ParseInt(s, 10, 64); err != nil {
-		return errors.New("not a number of seconds")
-	}
-	*n = numberFlag(s)
 	return nil
 }

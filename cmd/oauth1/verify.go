@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -24,10 +25,26 @@ func (c *cmd) verify(args []string) int {
 	if err != nil {
 		return c.errorf(exitUsage, "%v", err)
 	}
-	switch out, err := verify.Run(f, raw, c.stdout, c.stderr); {
-	case err != nil:
+	stdout, stderr := c.stdout, c.stderr
+	if f.JSON {
+		stdout, stderr = io.Discard, io.Discard // the report holds the warnings
+	}
+	rep, err := verify.Run(f, raw, stdout, stderr)
+	if err != nil {
 		return c.errorf(exitUsage, "%v", err)
-	case out == verify.Valid:
+	}
+	if c.report != nil {
+		c.report(rep)
+	}
+	if f.JSON {
+		enc := json.NewEncoder(c.stdout)
+		enc.SetEscapeHTML(false) // base strings are full of "&"
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return c.errorf(exitUsage, "writing the report: %v", err)
+		}
+	}
+	if rep.Verdict == "valid" {
 		return exitOK
 	}
 	return exitFailure
@@ -52,6 +69,7 @@ func (c *cmd) verifyFlags(args []string) (f *verify.Options, pos []string, code 
 	fs.Var(&now, "now", "verify as at this time, in `seconds` since 1970 (default now)")
 	fs.BoolVar(&f.AnyTime, "any-time", false, "skip the timestamp window check, for requests captured earlier")
 	fs.BoolVar(&f.Plaintext, "allow-plaintext", false, "accept the PLAINTEXT method (refused by default, as the Verifier does)")
+	fs.BoolVar(&f.JSON, "json", false, "print the report as one JSON object (its fields are in the README); the exit status is the same")
 	fs.StringVar(&f.ClientBase, "base-string", "", "the base string the client signed; if the signature is invalid, diff it against the expected one")
 	if pos, code, ok = fs.parse(args); !ok {
 		return nil, nil, code, false

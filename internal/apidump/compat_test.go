@@ -94,6 +94,9 @@ func TestIncompatible(t *testing.T) {
 // nothing to.
 func TestFrozenRecords(t *testing.T) {
 	for _, m := range modules {
+		if m.frozen == "" {
+			continue // a v0 module
+		}
 		lines, err := readRecord(filepath.Join("../..", m.frozen))
 		if err != nil {
 			t.Fatalf("%v: write it with go run ./internal/apidump -freeze", err)

@@ -126,11 +126,15 @@ func (m Mistake) String() string {
 // signature.
 //
 // It is meant for a refusal that a person debugs, after the base strings
-// were compared and found equal: it computes up to 25 HMACs over the
-// whole base string (the right key, the mistaken keys and a few keys with
-// two mistakes, with the one hash whose length the signature has; the
-// number may grow as the list of mistakes does), so a provider should run
-// it only when asked, never on every refusal. For an RSA method it verifies
+// were compared and found equal: it computes 25 HMACs over the whole
+// base string (the right key, the mistaken keys and a few keys with two
+// mistakes, with the one hash whose length the signature has; the number
+// may grow as the list of mistakes does), so a provider should run it
+// only when asked, never on every refusal. It computes as many whatever
+// it finds and whatever the form of the secrets (the mistaken keys depend
+// on it: a secret that decodes as base64 has more), so that the time it
+// takes tells neither; none when the signature has the length of no
+// HMAC. For an RSA method it verifies
 // the signature at most 7 times with the public key; for PLAINTEXT it
 // computes no HMAC.
 // For the RSA methods only the [SignatureEncoding] mistakes apply, and

@@ -82,6 +82,7 @@ type hmacTry struct {
 	hash    crypto.Hash // the method's
 	sent    []sentForm
 	n       int   // HMACs computed
+	keys    int   // keys tried, of them (mistake pads the rest)
 	refused error // the last HMAC FIPS 140-only mode refused, if any
 	skipped int   // how many it refused
 }
@@ -94,8 +95,30 @@ func (t *hmacTry) mac(h crypto.Hash, key string) []byte {
 		return nil
 	}
 	t.n++
+	mac.Diagnosed.Add(1)
 	m.Write(t.base)
 	return m.Sum(nil)
+}
+
+// padKey keys the HMACs that make up the count of a refusal's: long
+// enough for FIPS 140-only mode, and no one's secret.
+const padKey = "countersign: an HMAC computed for its time alone"
+
+// pad computes HMACs with hash h over the base string until n are
+// computed: the keys tried depend on the form of the secrets (a secret
+// that decodes as base64 has two more, one without bytes to encode has
+// fewer distinct ones), and the time of a refusal must not tell it.
+func (t *hmacTry) pad(h crypto.Hash, n int) {
+	for t.n < n {
+		m, err := mac.New(h, []byte(padKey))
+		if err != nil {
+			return // the hash is refused, whatever the secrets
+		}
+		t.n++
+		mac.Diagnosed.Add(1)
+		m.Write(t.base)
+		m.Sum(nil)
+	}
 }
 
 // match returns the form of the signature sum is, if any.
@@ -133,29 +156,48 @@ func contains(hs []crypto.Hash, h crypto.Hash) bool {
 	return false
 }
 
+// mistake tries the right key and the mistaken ones with each hash the
+// signature's length fits, and computes mac.MaxKeyTries HMACs whatever it
+// finds and whatever the form of the secrets (a refused key counting as
+// one), so that its time tells neither.
 func (t *hmacTry) mistake(k Key) (Mistake, bool) {
 	keys := append([]candidate{{key: signingKey(k.ConsumerSecret, k.TokenSecret)}}, candidates(k)...)
 	hashes := t.hashes()
+	var (
+		match   *Mistake
+		matched bool
+	)
 	for _, h := range hashes {
 		for _, c := range keys {
-			if t.n == mac.MaxKeyTries {
+			if t.n+t.skipped == mac.MaxKeyTries {
 				break
 			}
 			sum := t.mac(h, c.key)
 			if sum == nil {
 				continue
 			}
+			t.keys++
 			f, ok := t.match(sum)
-			if !ok {
+			if !ok || matched {
 				continue
 			}
-			if f.cause == "" && c.kinds == nil && h == t.hash {
-				return Mistake{}, false
+			matched = true
+			if f.cause != "" || c.kinds != nil || h != t.hash {
+				m := t.found(f, c, h)
+				match = &m
 			}
-			return t.found(f, c, h), true
 		}
 	}
-	if t.n == 0 && t.refused != nil {
+	for _, h := range hashes {
+		t.pad(h, mac.MaxKeyTries) // with the first hash FIPS 140-only mode allows
+	}
+	switch {
+	case matched && match == nil:
+		return Mistake{}, false
+	case matched:
+		return *match, true
+	}
+	if t.keys == 0 && t.refused != nil {
 		return Mistake{Kind: KeyUnchecked, Cause: "cannot try the keys: " + strings.TrimPrefix(t.refused.Error(), "oauth1: ")}, true
 	}
 	return Mistake{Kind: KeyUnknown, Cause: t.unknown(k, hashes)}, true
@@ -195,7 +237,7 @@ func (t *hmacTry) unknown(k Key, hashes []crypto.Hash) string {
 		b.WriteString("the signature decodes to " + strconv.Itoa(len(t.sent[0].sig)) + " bytes, the length of no HMAC (" +
 			strconv.Itoa(crypto.SHA1.Size()) + " for SHA-1, " + strconv.Itoa(crypto.SHA256.Size()) + " for SHA-256, " + strconv.Itoa(crypto.SHA512.Size()) + " for SHA-512)")
 	default:
-		b.WriteString("the signature matches none of the " + strconv.Itoa(t.n) + " keys tried (the right key and the common mistakes with it)")
+		b.WriteString("the signature matches none of the " + strconv.Itoa(t.keys) + " keys tried (the right key and the common mistakes with it)")
 		if h := hashes[0]; h != t.hash {
 			n := strconv.Itoa(h.Size())
 			b.WriteString("; it decodes to " + n + " bytes, not the " + strconv.Itoa(t.hash.Size()) + " of an " + t.method + " (" + n +

@@ -62,6 +62,7 @@ func (r *rebuild) readPieces(bs bug) ([]piece, bool) {
 		return nil, false
 	}
 	ps := slices.Concat(q, f)
+	r.work += workReadPair * int64(len(ps))
 	switch {
 	case bs&bugQueryWins != 0:
 		inQuery := map[string]bool{}
@@ -116,6 +117,7 @@ func (r *rebuild) source(query bool, bs bug) ([]piece, bool) {
 		return c.ps, c.ok
 	}
 	ps, ok := readSource(query, raw, bs)
+	r.work += workReadByte*int64(len(raw)) + workReadPair*int64(len(ps))
 	if r.src == nil {
 		r.src = map[srcKey]readResult{}
 	}

@@ -28,8 +28,9 @@ type Request struct {
 const BaseStringDiffers MistakeKind = "base-string-differs"
 
 // The bounds of Reproduce: at most maxReproduceTries HMACs, each over a
-// variant of at most maxVariantBytes; nothing at all for a base string or
-// request over maxReproduceBytes.
+// variant of at most maxVariantBytes, and the work of mac.ReproduceWork
+// (work.go); nothing at all for a base string or request over
+// maxReproduceBytes.
 const (
 	maxReproduceTries = 48
 	maxReproduceBytes = 8 << 10
@@ -65,9 +66,14 @@ const (
 //
 // Its cost is bounded: at most 48 HMACs, each over a variant of base of at
 // most 32 KiB, and nothing (false, at once) for a base string, or a query
-// and form body, over 8 KiB; variants that change nothing cost no HMAC. On
-// the largest base string it takes about as long as KeyMistake on one of
-// 1 MiB (BenchmarkReproduceLargest). It checks the HMAC methods only: for
+// and form body, over 8 KiB; variants that change nothing cost no HMAC.
+// Building the variants costs more than their HMACs, on a request of many
+// parameters many times more, so the search also stops before its work,
+// counted as the bytes HMAC-SHA512 hashes in the same time, passes 768
+// KiB and 1 KiB for each byte of base, query and form body, and 1.5 MiB
+// in all: on the requests real clients send it does the whole search, and
+// on the costliest crafted ones it takes about 2 ms of CPU
+// (BenchmarkReproduceCrafted). It checks the HMAC methods only: for
 // RSA and PLAINTEXT, and for what FIPS 140-only mode refuses, it reports
 // false. Run it, like KeyMistake, on refusals a person debugs, once
 // KeyMistake found the key right or found nothing.
@@ -88,46 +94,72 @@ func reproduce(base, signature, method string, key Key, sent Request) (Mistake, 
 
 // reproduceWithin is reproduce within budget b.
 func reproduceWithin(b budget, base, signature, method string, key Key, sent Request) (Mistake, string, bool, int) {
-	return reproduceWith(b, defaultVocabulary, base, signature, method, key, sent)
+	m, signed, ok, c := reproduceCounted(b, base, signature, method, key, sent)
+	return m, signed, ok, c.hmacs
 }
 
 // reproduceWith is reproduceWithin with the bugs and weights of v.
 func reproduceWith(b budget, v *vocabulary, base, signature, method string, key Key, sent Request) (Mistake, string, bool, int) {
+	m, signed, ok, c := reproduceCountedWith(b, v, base, signature, method, key, sent)
+	return m, signed, ok, c.hmacs
+}
+
+// A searchCost is what one search did: its HMACs, and its work in bytes
+// hashed (work.go), within limit.
+type searchCost struct {
+	hmacs       int
+	work, limit int64
+}
+
+// reproduceCounted is reproduceWithin, and also returns what it did.
+func reproduceCounted(b budget, base, signature, method string, key Key, sent Request) (Mistake, string, bool, searchCost) {
+	return reproduceCountedWith(b, defaultVocabulary, base, signature, method, key, sent)
+}
+
+// reproduceCountedWith is reproduceCounted with the bugs and weights of v.
+func reproduceCountedWith(b budget, v *vocabulary, base, signature, method string, key Key, sent Request) (Mistake, string, bool, searchCost) {
 	if len(base) > maxReproduceBytes || len(sent.Query)+len(sent.Form)+len(sent.Host)+len(sent.Realm) > maxReproduceBytes ||
 		len(signature) > 1024 {
-		return Mistake{}, "", false, 0
+		return Mistake{}, "", false, searchCost{}
 	}
 	if m, bad := argsMistake("Reproduce", base, signature, method); bad && outOfOrder(base, signature, method) {
-		return m, "", true, 0
+		return m, "", true, searchCost{}
 	}
 	method = strings.ToUpper(method)
 	h, isRSA, known := mac.MethodHash(method)
 	if !known || isRSA {
-		return Mistake{}, "", false, 0
+		return Mistake{}, "", false, searchCost{}
+	}
+	limit := b.work
+	if limit == 0 {
+		limit = mac.ReproduceWork(len(base), len(sent.Query)+len(sent.Form))
 	}
 	p, err := Parse(base)
 	if err != nil {
-		return Mistake{}, "", false, 0
+		return Mistake{}, "", false, searchCost{}
 	}
 	r, ok := newRebuild(p, base, sent)
 	if !ok {
-		return Mistake{}, "", false, 0
+		return Mistake{}, "", false, searchCost{limit: limit} // at most two builds, which limit covers
 	}
 	t := &hmacTry{method: method, hash: h, sent: sentForms(signature)}
 	hashes := t.hashes()
 	if len(hashes) == 0 {
-		return Mistake{}, "", false, 0
+		return Mistake{}, "", false, searchCost{work: r.work, limit: limit}
 	}
 	h = hashes[0]
 	if r.fromRequest {
 		r.bodyHash = bodyHash(h, r.form)
+		r.work += int64(len(r.form))
 	}
-	s := &search{r: r, base: base, t: t, h: h, key: signingKey(key.ConsumerSecret, key.TokenSecret), b: b, tried: map[string]bool{}, v: v}
+	s := &search{r: r, base: base, t: t, h: h, key: signingKey(key.ConsumerSecret, key.TokenSecret), b: b, tried: map[string]bool{},
+		limit: limit, next: r.work, v: v}
 	f := s.run()
 	if f == nil {
-		return Mistake{}, "", false, t.n
+		return Mistake{}, "", false, searchCost{t.n, r.work, limit}
 	}
-	return r.mistake(f.bs, f.signed, f.form, h != t.hash, method, h), f.signed, true, t.n
+	m := r.mistake(f.bs, f.signed, f.form, h != t.hash, method, h)
+	return m, f.signed, true, searchCost{t.n, r.work, limit}
 }
 
 // bug is one way a client library builds the base string wrongly; a

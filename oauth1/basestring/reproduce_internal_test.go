@@ -385,9 +385,9 @@ func FuzzReproduce(f *testing.F) {
 			}
 			sig = b64(rsign(sha1.New, rqKey, v))
 		}
-		m, signed, ok, n := reproduce(base, sig, "HMAC-SHA1", rqKey, sent)
-		if n > maxReproduceTries {
-			t.Fatalf("%d HMACs", n)
+		m, signed, ok, cost := reproduceCounted(liveBudget, base, sig, "HMAC-SHA1", rqKey, sent)
+		if cost.hmacs > maxReproduceTries || cost.work > cost.limit {
+			t.Fatalf("%d HMACs, work %d of %d", cost.hmacs, cost.work, cost.limit)
 		}
 		if !ok {
 			if signed != "" || m.Kind != "" {

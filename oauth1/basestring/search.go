@@ -16,11 +16,12 @@ import (
 
 // ReproduceWide is [Reproduce] for an operator who asked for it: it tries
 // the same bugs, and then far more sets of them (up to five at once, the
-// likeliest first), for at most 2,048 HMACs and about 100 ms of CPU on
-// the largest request it takes (BenchmarkReproduceBudgets). Like
+// likeliest first), for at most 2,048 HMACs and 48 MiB of work counted as
+// Reproduce counts it: about 100 ms of CPU where HMAC-SHA512 hashes 500 MB
+// a second, whatever the request (BenchmarkReproduceCrafted). Like
 // Reproduce it names a bug only when a variant's HMAC is the signature,
 // and tries nothing for a base string, or a query and form body, over 8
-// KiB. It costs up to 40 times what Reproduce does: run it when a person
+// KiB. It costs up to 32 times what Reproduce does: run it when a person
 // debugs a refusal (as "oauth1 verify" does), never on every refusal, nor
 // on one a client can repeat at will.
 func ReproduceWide(base, signature, method string, key Key, sent Request) (m Mistake, signed string, ok bool) {
@@ -30,19 +31,20 @@ func ReproduceWide(base, signature, method string, key Key, sent Request) (m Mis
 
 // A budget bounds one search.
 type budget struct {
-	hmacs  int // HMACs, each over a distinct variant
-	builds int // variants built, distinct or not
-	bytes  int // bytes of the variants built, all together; 0 for no bound
-	size   int // the most bugs in a set
+	hmacs  int   // HMACs, each over a distinct variant
+	builds int   // variants built, distinct or not
+	work   int64 // the work of building and signing them, in bytes hashed (work.go); 0 for mac.ReproduceWork's
+	size   int   // the most bugs in a set
 }
 
 // The two budgets: the Verifier's on a live refusal, within its diagnosis
-// budget (server charges 48 HMACs of four times the base string), and an
-// operator's, who asked for it, at about 100 ms of CPU at most. Building
-// a variant costs more than its HMAC: the bytes built bound both.
+// budget (server charges mac.ReproduceWork, the work limit of this one),
+// and an operator's, who asked for it, at about 100 ms of CPU at most.
+// Building a variant costs more than its HMAC: the work counted (work.go)
+// bounds both.
 var (
-	liveBudget = budget{hmacs: maxReproduceTries, builds: 160, bytes: 640 << 10, size: 3}
-	wideBudget = budget{hmacs: 2048, builds: 6144, bytes: 6 << 20, size: 5}
+	liveBudget = budget{hmacs: maxReproduceTries, builds: 160, size: 3}
+	wideBudget = budget{hmacs: 2048, builds: 6144, work: maxWideWork, size: 5}
 )
 
 // A search signs the variants of one refused request in order, within a
@@ -56,9 +58,11 @@ type search struct {
 	b      budget
 	tried  map[string]bool
 	builds int
-	bytes  int
-	mac    hash.Hash   // keyed once, and reset for each variant
-	v      *vocabulary // the bugs tried, and their weights
+	mac    hash.Hash      // keyed once, and reset for each variant
+	limit  int64          // the work it may do
+	next   int64          // the most one try has cost: what the next may cost
+	v      *vocabulary    // the bugs tried, and their weights
+	single map[bug]string // the variants of the bugs alone, built to find those that change it
 }
 
 // found is what a search returns on a match.
@@ -72,14 +76,21 @@ type found struct {
 // budget is spent (stop), whether it changes the base string (changes),
 // and a match.
 func (s *search) try(bs bug) (stop, changes bool, f *found) {
-	if s.t.n >= s.b.hmacs || s.builds >= s.b.builds || s.b.bytes > 0 && s.bytes >= s.b.bytes {
+	// Room is kept for the builds that name the bugs of a match (mistake).
+	if s.t.n >= s.b.hmacs || s.builds >= s.b.builds || s.r.work+int64(1+s.b.size)*s.next > s.limit {
 		return true, false, nil
 	}
-	s.builds++
-	v, ok := s.r.build(bs)
-	s.bytes += len(v)
-	if !ok || v == s.base || len(v) > maxVariantBytes {
-		return false, false, nil
+	w := s.r.work
+	defer func() { s.next = max(s.next, s.r.work-w) }()
+	v, built := s.single[bs] // a bug alone, built by changes
+	if built {
+		delete(s.single, bs)
+	} else {
+		s.builds++
+		var ok bool
+		if v, ok = s.r.build(bs); !ok || v == s.base || len(v) > maxVariantBytes {
+			return false, false, nil
+		}
 	}
 	if s.tried[v] {
 		return false, true, nil
@@ -94,8 +105,10 @@ func (s *search) try(bs bug) (stop, changes bool, f *found) {
 	}
 	s.mac.Reset()
 	s.mac.Write([]byte(v))
+	s.r.work += int64(len(v)) + workHMAC
 	sum := s.mac.Sum(nil)
 	s.t.n++
+	mac.Diagnosed.Add(1)
 	if form, ok := s.t.match(sum); ok {
 		return true, true, &found{bs, v, form}
 	}
@@ -138,15 +151,25 @@ func (s *search) run() *found {
 }
 
 // changes reports whether bug b alone changes the base string, building
-// its variant within the budget's builds but signing nothing.
+// its variant within half the budget but signing nothing; try signs it
+// later, in its turn, without building it again. The other half is kept
+// for trying: on a large request the rarest bugs are not tried at all.
 func (s *search) changes(b bug) bool {
-	if s.builds >= s.b.builds || s.b.bytes > 0 && s.bytes >= s.b.bytes {
+	if 2*s.builds >= s.b.builds || s.r.work+int64(1+s.b.size)*s.next > s.limit/2 {
 		return false
 	}
 	s.builds++
+	w := s.r.work
 	v, ok := s.r.build(b)
-	s.bytes += len(v)
-	return ok && v != s.base && len(v) <= maxVariantBytes
+	s.next = max(s.next, s.r.work-w)
+	if !ok || v == s.base || len(v) > maxVariantBytes {
+		return false
+	}
+	if s.single == nil {
+		s.single = map[bug]string{}
+	}
+	s.single[b] = v
+	return true
 }
 
 // modifies reports whether b is a bug that changes nothing alone but

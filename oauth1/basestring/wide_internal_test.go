@@ -249,9 +249,9 @@ func FuzzReproduceWide(f *testing.F) {
 			}
 			sig = b64(rsign(sha1.New, rqKey, variant))
 		}
-		m, signed, ok, n := reproduceWithin(wideBudget, base, sig, "HMAC-SHA1", rqKey, sent)
-		if n > wideBudget.hmacs {
-			t.Fatalf("%d HMACs", n)
+		m, signed, ok, cost := reproduceCounted(wideBudget, base, sig, "HMAC-SHA1", rqKey, sent)
+		if cost.hmacs > wideBudget.hmacs || cost.work > maxWideWork {
+			t.Fatalf("%d HMACs, work %d", cost.hmacs, cost.work)
 		}
 		if !ok {
 			if signed != "" || m.Kind != "" {

@@ -12,6 +12,45 @@ import (
 	"net/http"
 )
 
+// malformedSignature refuses, before the base string is built, a
+// signature of an HMAC or RSA method that is not the base64 of as many
+// bytes as the method's signatures have: no base string can match it, and
+// building one costs a few times the size of the request. Other problems,
+// such as a key that is missing, are left to checkSignature.
+func malformedSignature(method string, sig []byte, c Registration) *ProblemError {
+	h, isRSA, ok := mac.MethodHash(method)
+	if !ok || !h.Available() {
+		return nil
+	}
+	size := h.Size()
+	if isRSA {
+		if c.PublicKey == nil || c.PublicKey.N == nil || c.PublicKey.N.BitLen() > mac.MaxRSABits {
+			return nil
+		}
+		size = (c.PublicKey.N.BitLen() + 7) / 8
+	}
+	if len(sig) != base64.StdEncoding.EncodedLen(size) {
+		return problem(oauth1.ProblemSignatureInvalid, fmt.Errorf("oauth_signature is not the base64 of %d bytes, as %s signatures are", size, method))
+	}
+	if !validBase64(sig, size) {
+		return problem(oauth1.ProblemSignatureInvalid, errors.New("oauth_signature is not base64"))
+	}
+	return nil
+}
+
+// validBase64 reports whether sig is the standard base64 of size bytes,
+// decoding it into a buffer as small as the size: one for the largest RSA
+// key, zeroed on every call, costs more than the decoding.
+func validBase64(sig []byte, size int) bool {
+	var small [64]byte
+	buf := small[:]
+	if size > len(small) {
+		buf = make([]byte, size) // an RSA signature, whose check costs far more
+	}
+	n, err := base64.StdEncoding.Decode(buf, sig)
+	return err == nil && n == size
+}
+
 // checkSignature compares sig with the signature of base in constant time.
 // Its error never says what the expected signature was.
 func (s *state) checkSignature(method string, base, sig []byte, c Registration, tokenSecret string) *ProblemError {
@@ -85,45 +124,6 @@ func (s *state) checkSignature(method string, base, sig []byte, c Registration, 
 // strictBase64 refuses the base64 texts that differ only in the bits
 // the padding leaves over.
 var strictBase64 = base64.StdEncoding.Strict()
-
-// malformedSignature refuses, before the base string is built, a
-// signature of an HMAC or RSA method that is not the base64 of as many
-// bytes as the method's signatures have: no base string can match it, and
-// building one costs a few times the size of the request. Other problems,
-// such as a key that is missing, are left to checkSignature.
-func malformedSignature(method string, sig []byte, c Registration) *ProblemError {
-	h, isRSA, ok := mac.MethodHash(method)
-	if !ok || !h.Available() {
-		return nil
-	}
-	size := h.Size()
-	if isRSA {
-		if c.PublicKey == nil || c.PublicKey.N == nil || c.PublicKey.N.BitLen() > mac.MaxRSABits {
-			return nil
-		}
-		size = (c.PublicKey.N.BitLen() + 7) / 8
-	}
-	if len(sig) != base64.StdEncoding.EncodedLen(size) {
-		return problem(oauth1.ProblemSignatureInvalid, fmt.Errorf("oauth_signature is not the base64 of %d bytes, as %s signatures are", size, method))
-	}
-	if !validBase64(sig, size) {
-		return problem(oauth1.ProblemSignatureInvalid, errors.New("oauth_signature is not base64"))
-	}
-	return nil
-}
-
-// validBase64 reports whether sig is the standard base64 of size bytes,
-// decoding it into a buffer as small as the size: one for the largest RSA
-// key, zeroed on every call, costs more than the decoding.
-func validBase64(sig []byte, size int) bool {
-	var small [64]byte
-	buf := small[:]
-	if size > len(small) {
-		buf = make([]byte, size) // an RSA signature, whose check costs far more
-	}
-	n, err := base64.StdEncoding.Decode(buf, sig)
-	return err == nil && n == size
-}
 
 // checkBodyHash compares oauth_body_hash with the hash of the body.
 func (v *Verifier) checkBodyHash(s *state, r *http.Request, hasBody bool, got string, limit int64) error {

@@ -16,13 +16,9 @@ import (
 // The calls of the provider's own pages and operators: the consent page's
 // (RFC 5849 §2.2) and revocation.
 
-// Bounds of the strings the consent page and an operator pass on to the
-// stores: a Provider issues tokens of 26 characters, and clients send
-// nonces of a few dozen.
-const (
-	maxTokenLen = 256
-	maxNonceLen = 256
-)
+// maxTokenLen bounds the tokens the consent page and an operator pass on
+// to the stores: a Provider issues tokens of 26 characters.
+const maxTokenLen = 256
 
 // checkToken refuses, as unknown, a token no Provider issues: longer than
 // maxTokenLen, with a control character or not UTF-8 (the Verifier's rule

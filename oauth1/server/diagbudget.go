@@ -9,7 +9,8 @@ import (
 )
 
 // A diagnosis of a refused request (DiagnoseKeys: up to
-// mac.MaxKeyTries HMACs over the base string) costs many times what
+// mac.MaxKeyTries HMACs over the base string, and a check of the base
+// string of up to mac.ReproduceWork) costs many times what
 // the refusal does, and refusals are what hostile traffic gets. Every
 // diagnosis therefore draws on one budget, counted in bytes hashed: each
 // consumer key has its own share, refilled with time, and all of them
@@ -25,16 +26,21 @@ const (
 	// maxDiagnosedBase is the longest base string a diagnosis hashes.
 	maxDiagnosedBase = 64 << 10
 
-	// The budget, in bytes hashed: a consumer key may spend
-	// diagConsumerBurst at once and diagConsumerRate a second after that
-	// (a diagnosis of a 64 KiB base string costs about 1.5 MB, of a
-	// 300-byte one 13 KB); all consumers together diagAllBurst and
-	// diagAllRate. At 300 MB/s (HMAC-SHA512 on a slow core) the rates are
-	// under 2 ms and 14 ms of CPU a second.
+	// The budget, in bytes hashed (other work, such as building the
+	// variants of a base string, counted as the bytes HMAC-SHA512 hashes
+	// in its time): a consumer key may spend diagConsumerBurst at once and
+	// diagConsumerRate a second after that (a key diagnosis of a 64 KiB
+	// base string costs about 1.5 MB, of a 300-byte one 14 KB; a check of
+	// a 300-byte base string about 1.2 MB, of the largest 1.5 MB, so that
+	// the burst pays for the checks of a person who debugs a client's
+	// requests one after another); all consumers together diagAllBurst
+	// and diagAllRate. At 300 MB/s (HMAC-SHA512 on a slow core) the rates
+	// are under 2 ms and 14 ms of CPU a second, and diagAllBurst about 220
+	// ms once.
 	diagConsumerRate  = 512 << 10
-	diagConsumerBurst = 2 << 20
+	diagConsumerBurst = 32 << 20
 	diagAllRate       = 4 << 20
-	diagAllBurst      = 16 << 20
+	diagAllBurst      = 64 << 20
 
 	// maxDiagConsumers bounds the consumer keys whose share is tracked:
 	// a share refilled in full is forgotten, and a consumer that finds the

@@ -22,9 +22,9 @@ import (
 // out here as the documentation gives them, not taken from the code.
 const (
 	docMaxDiagnosedBase = 64 << 10  // bytes of base string
-	docConsumerBurst    = 2 << 20   // bytes hashed at once, per consumer key
+	docConsumerBurst    = 32 << 20  // bytes hashed at once, per consumer key
 	docConsumerRate     = 512 << 10 // bytes hashed a second, per consumer key
-	docAllBurst         = 16 << 20  // bytes hashed at once, all consumer keys
+	docAllBurst         = 64 << 20  // bytes hashed at once, all consumer keys
 	docHMACBlocks       = 256       // what one HMAC hashes besides its message
 )
 
@@ -149,7 +149,12 @@ func TestDiagnoseKeysBudgetPerConsumer(t *testing.T) {
 	clock := withDiagBudget(t)
 	now := time.Unix(1700000000, 0)
 	consumers := map[string]Registration{}
-	for _, k := range []string{"flood", "other", "c1", "c2", "c3", "c4", "c5", "c6", "c7"} {
+	// More keys than spend the budget of all of them at once, with "flood".
+	many := []string{"flood"}
+	for i := 1; i <= docAllBurst/docConsumerBurst; i++ {
+		many = append(many, "c"+itoa(int64(i)))
+	}
+	for _, k := range append(many, "other", "fresh") {
 		consumers[k] = Registration{Secret: k + " secret"}
 	}
 	v := &Verifier{Store: &memCredentials{consumers: consumers}, Settings: Settings{Nonces: new(MemoryNonceStore), Now: func() time.Time { return now }, DiagnoseKeys: true}}
@@ -177,7 +182,7 @@ func TestDiagnoseKeysBudgetPerConsumer(t *testing.T) {
 		return diagnosed, diagBytes, checkBytes
 	}
 
-	const n = 400
+	const n = 5000 // enough that the share, spent at once, is a part of the flood
 	diagnosed, diagBytes, valid := flood("flood", n)
 	if diagnosed == 0 || diagBytes > docConsumerBurst {
 		t.Errorf("%d of %d refusals diagnosed, %d bytes hashed; want some, and at most %d", diagnosed, n, diagBytes, docConsumerBurst)
@@ -198,18 +203,18 @@ func TestDiagnoseKeysBudgetPerConsumer(t *testing.T) {
 	if d, b, _ := flood("flood", 50); d == 0 || b > most {
 		t.Errorf("after a second, %d diagnoses (%d bytes); want at least one, and at most %d bytes", d, b, most)
 	}
-	// All consumer keys together have a share too: eight keys that spend
-	// theirs leave nothing for a ninth.
+	// All consumer keys together have a share too: the keys that spend
+	// theirs leave nothing for one more.
 	clock.add(time.Minute)
 	spentAll := int64(0)
-	for _, c := range []string{"flood", "c1", "c2", "c3", "c4", "c5", "c6", "c7", "other"} {
+	for _, c := range append(many, "other") {
 		_, b, _ := flood(c, 50)
 		spentAll += b
 	}
 	if spentAll > docAllBurst {
-		t.Errorf("nine consumer keys hashed %d bytes at once; want at most %d", spentAll, docAllBurst)
+		t.Errorf("%d consumer keys hashed %d bytes at once; want at most %d", len(many)+1, spentAll, docAllBurst)
 	}
-	r, _ := hmacGET("other", wrongKey, "last", now.Unix())
+	r, _ := hmacGET("fresh", wrongKey, "last", now.Unix())
 	if pe := refusal(t, v, r); !skippedForCost(pe) || !strings.Contains(pe.KeyMistake.Cause, "all consumer keys") {
 		t.Errorf("KeyMistake %v; want unchecked, as the budget of all consumer keys is spent", pe.KeyMistake)
 	}

@@ -2,15 +2,19 @@ package server
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/maphash"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/countersign/countersign/oauth1/internal/mac"
 )
 
 // A Nonce identifies one signed request for replay protection: RFC 5849
@@ -24,6 +28,10 @@ type Nonce struct {
 	Value       string // oauth_nonce
 	Timestamp   int64  // oauth_timestamp, seconds since 1970
 }
+
+// maxNonceLen bounds the nonces the Verifier passes on to a NonceStore:
+// clients send nonces of a few dozen bytes.
+const maxNonceLen = 256
 
 // A NonceStore remembers the nonces of verified requests, so that a
 // [Verifier] can refuse a replay. Use records n and reports whether it was
@@ -108,6 +116,15 @@ const nonceShards = 32
 // store keeps a keyed 64-bit hash of the secret or key, never the secret.
 // Nonces recorded by calling Use directly are the consumer key's alone.
 //
+// A client's nonces are charged, against its share and floor, to its
+// consumer key at its tenant, which for the store is the Verifier's Store
+// (the same map, pointer or comparable value; a Provider for all of its
+// endpoints): a client that rotates its secret, its nonces under the old
+// secret still unexpired, holds one share and one floor however many
+// times it rotates, while a client of another tenant with the same key
+// has a share of its own. (A Store that is a func, or a value that cannot
+// be compared, makes each registration a tenant of its own.)
+//
 // # Fair refusal
 //
 // A client's floor is a 1024th of MaxNonces (1,024 nonces by default).
@@ -126,7 +143,7 @@ const nonceShards = 32
 // # Sizing
 //
 // A nonce costs about 57 bytes, and each consumer key with unexpired
-// nonces about 250 more and its length. The Verifier keeps a nonce until
+// nonces about 400 more and its length. The Verifier keeps a nonce until
 // its timestamp leaves the window: Window plus a second after the
 // timestamp, so about five minutes for a client whose clock is right and
 // up to ten for one that dates its requests five minutes ahead (the
@@ -147,7 +164,7 @@ type MemoryNonceStore struct {
 	MaxNonces int
 
 	// MaxNoncesPerConsumer is the number of nonces the store holds at
-	// most for one client (see Tenants), its share of MaxNonces; zero
+	// most for one consumer key at one tenant (see Tenants), its share of MaxNonces; zero
 	// means an eighth of MaxNonces, at least one. Exactly that many
 	// distinct unexpired nonces of one client are accepted, while the
 	// store has room; the next is refused with ErrStoreFull, and the other
@@ -160,8 +177,8 @@ type MemoryNonceStore struct {
 	// nonce is added so that concurrent Uses in different shards never
 	// take the store past MaxNonces.
 	count atomic.Int64
-	// clients is the number of sets in all shards: of the clients that
-	// hold nonces, expired or not.
+	// clients is the number of holdings in all shards: of the holders
+	// whose clients hold nonces, expired or not.
 	clients atomic.Int64
 	// nextSweep is no later than the earliest expiry of any nonce, once a
 	// sweep has set it: until then a sweep would free nothing.
@@ -174,6 +191,7 @@ type MemoryNonceStore struct {
 type nonceShard struct {
 	mu        sync.Mutex
 	consumers map[client]*nonceSet // a client → its nonces; no empty set is kept
+	holdings  map[holder]*holding  // a holder → what its clients hold; no empty holding is kept
 }
 
 // A client is whose nonces a nonceSet holds: a consumer key and the
@@ -184,9 +202,36 @@ type client struct {
 	reg uint64
 }
 
+// A holder is whom a client's nonces are charged to, against a share and
+// a floor: its consumer key at a tenant, the fingerprint of the Verifier's
+// Store (see tenantOf), zero for nonces recorded by Use. So a client that
+// rotates its secret at one tenant holds one share and one floor,
+// whatever the number of its registrations, and tenants stay apart.
+type holder struct {
+	key    string
+	tenant uint64
+}
+
+// A holding is what the clients of one holder hold: the sets charged to
+// it, all in the shard of its consumer key, and their number of nonces.
+// A set is charged to the holder of the first nonce recorded in it (a
+// tenant that gave a client the same credentials as another shares that
+// client's set, and its holding).
+type holding struct {
+	who  holder
+	held int64     // the nonces of its sets, expired or not
+	sets *nonceSet // the first of its sets, linked by next
+	// nextSweep is no later than the earliest expiry in its sets, once a
+	// sweep of the holding has set it; before, it is zero.
+	nextSweep int64
+}
+
 // A nonceSet holds the nonces of one client.
 type nonceSet struct {
-	seen map[uint64]int64 // hash → expiry, Unix nanoseconds
+	reg        uint64           // the client's, whose key is hold.who.key
+	hold       *holding         // charged with the nonces of the set
+	prev, next *nonceSet        // the holding's other sets
+	seen       map[uint64]int64 // hash → expiry, Unix nanoseconds
 	// order holds the hashes in insertion order, for purging. Expiries are
 	// nearly, not strictly, increasing: a nonce behind an unexpired one waits
 	// for it, and Use treats it as absent meanwhile; a full set is swept
@@ -209,7 +254,60 @@ func (m *MemoryNonceStore) init() {
 	m.seed = maphash.MakeSeed()
 	for i := range m.shards {
 		m.shards[i].consumers = make(map[client]*nonceSet)
+		m.shards[i].holdings = make(map[holder]*holding)
 	}
+}
+
+// Use records n until expires and reports whether n was fresh. It keeps
+// the nonces of n.ConsumerKey together, whatever registration signed them;
+// a [Verifier] keeps those of each registration apart (see Tenants).
+func (m *MemoryNonceStore) Use(_ context.Context, n Nonce, now, expires time.Time) (bool, error) {
+	m.once.Do(m.init)
+	return m.use(n, 0, nil, now, expires)
+}
+
+// use is Use for the nonces of the client whose registration's
+// fingerprint is reg, charged to its key at the tenant of store (see
+// tenant; reg zero and store nil for Use).
+func (m *MemoryNonceStore) use(n Nonce, reg uint64, store CredentialStore, now, expires time.Time) (bool, error) {
+	// The consumer key is left out: a set holds the nonces of one key.
+	// The token's length keeps ("ab", "c") and ("a", "bc") apart, and the
+	// timestamp is of fixed length.
+	var h maphash.Hash
+	h.SetSeed(m.seed)
+	var num [8]byte
+	binary.LittleEndian.PutUint64(num[:], uint64(len(n.Token)))
+	h.Write(num[:])
+	h.WriteString(n.Token)
+	h.WriteString(n.Value)
+	binary.LittleEndian.PutUint64(num[:], uint64(n.Timestamp))
+	h.Write(num[:])
+	sum := h.Sum64()
+
+	b := m.bounds()
+	c := client{n.ConsumerKey, reg}
+	// All the sets of a consumer key are in one shard, so that a holder's
+	// nonces are counted under one lock.
+	s := &m.shards[maphash.String(m.seed, n.ConsumerKey)%nonceShards]
+	t, exp := now.UnixNano(), expires.UnixNano()
+	s.mu.Lock()
+	fresh, err := s.use(m, b, c, store, sum, t, exp)
+	s.mu.Unlock()
+	if err != errNonceStoreFull && err != errOverFair { // not full, or full for this client only
+		return fresh, err
+	}
+	// Each set drops the expired nonces at the front of its insertion
+	// order as it goes; those behind a live one (sent with a clock minutes
+	// fast) and those of idle clients wait for this sweep.
+	m.sweep(t)
+	s.mu.Lock()
+	fresh, err = s.use(m, b, c, store, sum, t, exp)
+	s.mu.Unlock()
+	if err == errOverFair {
+		// %q: a key, though registered, is no place for control characters.
+		err = fmt.Errorf("oauth1: consumer key %.64q holds more than its fair share of the nonce store: %w", n.ConsumerKey, errNonceStoreFull)
+	}
+	return fresh, err
 }
 
 // nonceBounds are a store's bounds, in nonces: its capacity, a client's
@@ -234,66 +332,224 @@ func (m *MemoryNonceStore) bounds() nonceBounds {
 	}
 }
 
-// size returns the number of nonces the store holds, expired or not.
-func (m *MemoryNonceStore) size() int {
-	m.once.Do(m.init)
-	n := 0
-	for i := range m.shards {
-		s := &m.shards[i]
-		s.mu.Lock()
-		for _, set := range s.consumers {
-			n += len(set.seen)
+// use is Use for the shard that holds the nonces of c, at time t, in store
+// m with bounds b, charging them to c's key at the tenant of store when c
+// holds none: only then is the tenant worked out.
+// It records nothing, and returns errNonceStoreFull, when h is not in the
+// set and the store has no room, errOverFair when the store has no room
+// for a holder that holds as much as c's, or another error wrapping
+// errNonceStoreFull when c's holder holds its share.
+func (s *nonceShard) use(m *MemoryNonceStore, b nonceBounds, c client, store CredentialStore, h uint64, t, exp int64) (bool, error) {
+	set := s.consumers[c]
+	if set == nil {
+		var tenant uint64
+		if store != nil {
+			if tenant = tenantOf(m.seed, store); tenant == 0 {
+				tenant = c.reg // no identity: a tenant of its own
+			}
 		}
-		s.mu.Unlock()
+		hd := s.holdings[holder{c.key, tenant}]
+		if hd == nil {
+			// A copy: the key may be part of a larger string, such as a header.
+			hd = &holding{who: holder{strings.Clone(c.key), tenant}}
+			s.holdings[hd.who] = hd
+			m.clients.Add(1)
+		}
+		set = &nonceSet{reg: c.reg, hold: hd, next: hd.sets, seen: make(map[uint64]int64)}
+		if hd.sets != nil {
+			hd.sets.prev = set
+		}
+		hd.sets = set
+		s.consumers[client{hd.who.key, c.reg}] = set
 	}
-	return n
-}
-
-// Use records n until expires and reports whether n was fresh. It keeps
-// the nonces of n.ConsumerKey together, whatever registration signed them;
-// a [Verifier] keeps those of each registration apart (see Tenants).
-func (m *MemoryNonceStore) Use(_ context.Context, n Nonce, now, expires time.Time) (bool, error) {
-	m.once.Do(m.init)
-	return m.use(n, 0, now, expires)
-}
-
-// use is Use for the nonces of the client whose registration's
-// fingerprint is reg (zero for Use).
-func (m *MemoryNonceStore) use(n Nonce, reg uint64, now, expires time.Time) (bool, error) {
-	var h maphash.Hash
-	h.SetSeed(m.seed)
-	// Length prefixes keep ("ab", "c") and ("a", "bc") apart.
-	var num [20]byte
-	for _, s := range [...]string{n.ConsumerKey, n.Token, n.Value} {
-		h.Write(strconv.AppendInt(num[:0], int64(len(s)), 10))
-		h.WriteByte(':')
-		h.WriteString(s)
+	fresh, err := set.use(s, m, b, h, t, exp)
+	if len(set.seen) == 0 {
+		s.remove(m, set)
 	}
-	h.Write(strconv.AppendInt(num[:0], n.Timestamp, 10))
-	sum := h.Sum64()
-
-	b := m.bounds()
-	c := client{n.ConsumerKey, reg}
-	s := &m.shards[(maphash.String(m.seed, n.ConsumerKey)+reg)%nonceShards]
-	t, exp := now.UnixNano(), expires.UnixNano()
-	s.mu.Lock()
-	fresh, err := s.use(m, b, c, sum, t, exp)
-	s.mu.Unlock()
-	if err != errNonceStoreFull && err != errOverFair { // not full, or full for this client only
-		return fresh, err
-	}
-	// Each set drops the expired nonces at the front of its insertion
-	// order as it goes; those behind a live one (sent with a clock minutes
-	// fast) and those of idle clients wait for this sweep.
-	m.sweep(t)
-	s.mu.Lock()
-	fresh, err = s.use(m, b, c, sum, t, exp)
-	s.mu.Unlock()
-	if err == errOverFair {
+	if err == errShareFull {
 		// %q: a key, though registered, is no place for control characters.
-		err = fmt.Errorf("oauth1: consumer key %.64q holds more than its fair share of the nonce store: %w", n.ConsumerKey, errNonceStoreFull)
+		err = fmt.Errorf("oauth1: consumer key %.64q holds its share of the nonce store, %d unexpired nonces: %w", c.key, b.share, errNonceStoreFull)
 	}
 	return fresh, err
+}
+
+// tenantOf returns the fingerprint, under seed, of the tenant a Verifier
+// with store serves: of the store itself, its address if it is a pointer
+// or a map, its value if that is comparable, so that the Verifiers built
+// on one store (copies, one per request, a Provider's three) charge the
+// registrations of a consumer key to one share. A store of any other kind
+// (a func, a value holding a slice) has no identity to take, and tenant
+// returns zero: each registration is then a tenant of its own, as before
+// clients were charged by key.
+func tenantOf(seed maphash.Seed, store CredentialStore) uint64 {
+	var v reflect.Value
+	if t, ok := store.(interface{ tenant() any }); ok {
+		v = reflect.ValueOf(t.tenant())
+	} else {
+		v = reflect.ValueOf(store)
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.UnsafePointer:
+		// The address alone: no other store lives there meanwhile.
+		return uint64(v.Pointer()) | 1
+	case reflect.Invalid:
+		return 0
+	}
+	var h maphash.Hash
+	h.SetSeed(seed)
+	if !writeIdentity(&h, v, 0) {
+		return 0
+	}
+	return h.Sum64() | 1
+}
+
+// writeIdentity writes what makes v the value it is to h, its type and
+// its comparable contents, without allocating (as maphash.Comparable does
+// for an interface). It reports false for a value that has no identity to
+// take, or more than a few levels or fields.
+func writeIdentity(h *maphash.Hash, v reflect.Value, depth int) bool {
+	if depth > 4 {
+		return false
+	}
+	var buf [8]byte
+	w := uint64(0)
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.UnsafePointer:
+		w = uint64(v.Pointer())
+	case reflect.Bool:
+		if v.Bool() {
+			w = 1
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		w = uint64(v.Int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		w = v.Uint()
+	case reflect.String:
+		h.WriteString(v.String())
+		w = uint64(v.Len())
+	case reflect.Struct, reflect.Interface:
+		if v.Kind() == reflect.Interface {
+			if v.IsNil() {
+				break
+			}
+			v = v.Elem()
+		}
+		// The type's descriptor, by address: two types alike in shape
+		// and value are still two stores.
+		binary.LittleEndian.PutUint64(buf[:], uint64(reflect.ValueOf(v.Type()).Pointer()))
+		h.Write(buf[:])
+		if v.Kind() != reflect.Struct {
+			return writeIdentity(h, v, depth+1)
+		}
+		if v.NumField() > 16 {
+			return false
+		}
+		for i := range v.NumField() {
+			if !writeIdentity(h, v.Field(i), depth+1) {
+				return false
+			}
+		}
+		return true
+	case reflect.Array:
+		if v.Len() > 16 {
+			return false
+		}
+		for i := range v.Len() {
+			if !writeIdentity(h, v.Index(i), depth+1) {
+				return false
+			}
+		}
+		return true
+	default: // a func, a slice, a float: no identity to take
+		return false
+	}
+	binary.LittleEndian.PutUint64(buf[:], w)
+	h.Write(buf[:])
+	return true
+}
+
+// use is nonceShard.use for the client's set, in shard s.
+func (set *nonceSet) use(s *nonceShard, m *MemoryNonceStore, b nonceBounds, h uint64, t, exp int64) (bool, error) {
+	e, ok := set.seen[h]
+	if ok && e > t {
+		return false, nil
+	}
+	set.purge(t, &m.count)
+	if ok {
+		_, ok = set.seen[h] // purge may have dropped the expired entry
+	}
+	hd := set.hold
+	if !ok {
+		if hd.held >= b.share || !reserve(&m.count, hd.room(m, b)) {
+			// Expired nonces behind a live one, or in the holder's other
+			// sets (of a secret rotated away), still count; a sweep, at
+			// most once per expiry, frees them.
+			if t >= hd.nextSweep {
+				hd.sweep(s, m, set, t)
+			}
+			if hd.held >= b.share {
+				return false, errShareFull
+			}
+			if !reserve(&m.count, hd.room(m, b)) {
+				if hd.held >= b.floor && m.clients.Load() > 1 {
+					return false, errOverFair
+				}
+				return false, errNonceStoreFull
+			}
+		}
+		hd.held++
+	}
+	set.seen[h] = exp
+	set.order = append(set.order, nonceEntry{h, exp})
+	set.nextSweep = min(set.nextSweep, exp) // an old timestamp expires soon
+	hd.nextSweep = min(hd.nextSweep, exp)
+	m.lowerNextSweep(exp)
+	return true, nil
+}
+
+// room returns how many nonces the store may hold, at most, for it to
+// take one more of the holder: its capacity for a holder under its floor,
+// or alone in the store; for any other, the pool less what the holder
+// holds, so that a client may take no more than it leaves.
+func (hd *holding) room(m *MemoryNonceStore, b nonceBounds) int64 {
+	if hd.held < b.floor || m.clients.Load() <= 1 {
+		return b.limit
+	}
+	return b.pool - hd.held
+}
+
+// reserve adds one to count unless that would take it past limit. A
+// compare-and-swap, rather than an add undone on overflow, so that a
+// reservation that fails never makes another one fail.
+func reserve(count *atomic.Int64, limit int64) bool {
+	for {
+		n := count.Load()
+		if n >= limit {
+			return false
+		}
+		if count.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// sweep drops the expired nonces of every set of the holding that has
+// any, and the sets left empty but keep, in shard s of store m.
+func (hd *holding) sweep(s *nonceShard, m *MemoryNonceStore, keep *nonceSet, now int64) {
+	next := int64(math.MaxInt64)
+	for set := hd.sets; set != nil; {
+		following := set.next // remove unlinks set
+		if now >= set.nextSweep {
+			set.sweep(now, &m.count)
+		}
+		if len(set.seen) == 0 && set != keep {
+			s.remove(m, set)
+		} else {
+			next = min(next, set.nextSweep)
+		}
+		set = following
+	}
+	hd.nextSweep = next
 }
 
 // sweep drops the expired nonces of every shard, one shard at a time,
@@ -309,18 +565,37 @@ func (m *MemoryNonceStore) sweep(now int64) {
 	for i := range m.shards {
 		s := &m.shards[i]
 		s.mu.Lock()
-		for c, set := range s.consumers {
+		for _, set := range s.consumers {
 			if now >= set.nextSweep {
 				set.sweep(now, &m.count)
 			}
 			if len(set.seen) == 0 {
-				delete(s.consumers, c)
-				m.clients.Add(-1)
+				s.remove(m, set)
 			} else {
 				m.lowerNextSweep(set.nextSweep)
 			}
 		}
 		s.mu.Unlock()
+	}
+}
+
+// remove drops set, which is empty, and its holding if it was the last of
+// its sets.
+func (s *nonceShard) remove(m *MemoryNonceStore, set *nonceSet) {
+	hd := set.hold
+	delete(s.consumers, client{hd.who.key, set.reg})
+	if set.prev != nil {
+		set.prev.next = set.next
+	} else {
+		hd.sets = set.next
+	}
+	if set.next != nil {
+		set.next.prev = set.prev
+	}
+	set.prev, set.next = nil, nil
+	if hd.sets == nil {
+		delete(s.holdings, hd.who)
+		m.clients.Add(-1)
 	}
 }
 
@@ -330,103 +605,6 @@ func (m *MemoryNonceStore) lowerNextSweep(t int64) {
 		n := m.nextSweep.Load()
 		if n <= t || m.nextSweep.CompareAndSwap(n, t) {
 			return
-		}
-	}
-}
-
-// use is Use for the shard that holds the nonces of c, at time t, in store
-// m with bounds b. It records nothing, and returns errNonceStoreFull, when
-// h is not in the set and the store has no room, errOverFair when the
-// store has no room for a client that holds as much as c, or another error
-// wrapping errNonceStoreFull when c holds its share.
-func (s *nonceShard) use(m *MemoryNonceStore, b nonceBounds, c client, h uint64, t, exp int64) (bool, error) {
-	set := s.consumers[c]
-	if set == nil {
-		set = &nonceSet{seen: make(map[uint64]int64)}
-		// A copy: the key may be part of a larger string, such as a header.
-		s.consumers[client{strings.Clone(c.key), c.reg}] = set
-		m.clients.Add(1)
-	}
-	fresh, err := set.use(m, b, h, t, exp)
-	if len(set.seen) == 0 {
-		delete(s.consumers, c)
-		m.clients.Add(-1)
-	}
-	if err == errShareFull {
-		// %q: a key, though registered, is no place for control characters.
-		err = fmt.Errorf("oauth1: consumer key %.64q holds its share of the nonce store, %d unexpired nonces: %w", c.key, b.share, errNonceStoreFull)
-	}
-	return fresh, err
-}
-
-// errShareFull is nonceSet.use's refusal of a client that holds its
-// share; nonceShard.use names the key.
-var errShareFull = errors.New("share full")
-
-// errOverFair is nonceSet.use's refusal of a client at or over its floor
-// when the store has no room for as much as it holds; MemoryNonceStore.use
-// names the key, once a sweep of the store has freed nothing.
-var errOverFair = errors.New("over its fair share")
-
-// use is nonceShard.use for the client's set.
-func (set *nonceSet) use(m *MemoryNonceStore, b nonceBounds, h uint64, t, exp int64) (bool, error) {
-	e, ok := set.seen[h]
-	if ok && e > t {
-		return false, nil
-	}
-	set.purge(t, &m.count)
-	if ok {
-		_, ok = set.seen[h] // purge may have dropped the expired entry
-	}
-	if !ok {
-		held := int64(len(set.seen))
-		if held >= b.share || !reserve(&m.count, set.room(m, b, held)) {
-			// Expired nonces behind a live one still count; a sweep, at
-			// most once per expiry, frees them.
-			if t >= set.nextSweep {
-				set.sweep(t, &m.count)
-			}
-			held = int64(len(set.seen))
-			if held >= b.share {
-				return false, errShareFull
-			}
-			if !reserve(&m.count, set.room(m, b, held)) {
-				if held >= b.floor && m.clients.Load() > 1 {
-					return false, errOverFair
-				}
-				return false, errNonceStoreFull
-			}
-		}
-	}
-	set.seen[h] = exp
-	set.order = append(set.order, nonceEntry{h, exp})
-	set.nextSweep = min(set.nextSweep, exp) // an old timestamp expires soon
-	m.lowerNextSweep(exp)
-	return true, nil
-}
-
-// room returns how many nonces the store may hold, at most, for it to
-// take one more of a client that holds held: its capacity for a client
-// under its floor, or alone in the store; for any other, the pool less
-// what the client holds, so that a client may take no more than it leaves.
-func (set *nonceSet) room(m *MemoryNonceStore, b nonceBounds, held int64) int64 {
-	if held < b.floor || m.clients.Load() <= 1 {
-		return b.limit
-	}
-	return b.pool - held
-}
-
-// reserve adds one to count unless that would take it past limit. A
-// compare-and-swap, rather than an add undone on overflow, so that a
-// reservation that fails never makes another one fail.
-func reserve(count *atomic.Int64, limit int64) bool {
-	for {
-		n := count.Load()
-		if n >= limit {
-			return false
-		}
-		if count.CompareAndSwap(n, n+1) {
-			return true
 		}
 	}
 }
@@ -454,6 +632,7 @@ func (s *nonceSet) sweep(now int64, count *atomic.Int64) {
 	clear(s.order[len(kept):])
 	s.order, s.head, s.nextSweep = kept, 0, next
 	count.Add(-int64(dropped))
+	s.hold.held -= int64(dropped)
 }
 
 // purge drops the expired nonces at the front of the insertion order.
@@ -471,6 +650,7 @@ func (s *nonceSet) purge(now int64, count *atomic.Int64) {
 	}
 	if dropped > 0 {
 		count.Add(-int64(dropped))
+		s.hold.held -= int64(dropped)
 	}
 	// Compact when the dead prefix is half the slice, so that order stays
 	// within twice the live count.
@@ -480,6 +660,61 @@ func (s *nonceSet) purge(now int64, count *atomic.Int64) {
 		s.order = s.order[:n]
 		s.head = 0
 	}
+}
+
+// errShareFull is nonceSet.use's refusal of a client that holds its
+// share; nonceShard.use names the key.
+var errShareFull = errors.New("share full")
+
+// errOverFair is nonceSet.use's refusal of a client at or over its floor
+// when the store has no room for as much as it holds; MemoryNonceStore.use
+// names the key, once a sweep of the store has freed nothing.
+var errOverFair = errors.New("over its fair share")
+
+// registration returns the fingerprint, under seed, of what a request
+// signed with method was verified with: the consumer secret for HMAC and
+// PLAINTEXT, the public key for RSA. It is never zero, which is
+// MemoryNonceStore.Use's, and never leaves the process.
+//
+// A keyed 64-bit hash suffices: the secrets are the store's, not the
+// client's to choose, and a collision would only let two registrations of
+// one consumer key share their nonces, as every registration did before;
+// no replay is accepted for it.
+func registration(seed maphash.Seed, method string, r Registration) uint64 {
+	_, isRSA, _ := mac.MethodHash(method)
+	if !isRSA || r.PublicKey == nil || r.PublicKey.N == nil {
+		return maphash.String(seed, r.Secret) | 1
+	}
+	var h maphash.Hash
+	h.SetSeed(seed)
+	h.WriteByte('k')
+	var buf [64]byte
+	b := buf[:0]
+	for _, w := range r.PublicKey.N.Bits() {
+		if len(b) == len(buf) {
+			h.Write(b)
+			b = b[:0]
+		}
+		b = binary.LittleEndian.AppendUint64(b, uint64(w))
+	}
+	h.Write(b)
+	h.Write(strconv.AppendInt(buf[:0], int64(r.PublicKey.E), 10))
+	return h.Sum64() | 1
+}
+
+// size returns the number of nonces the store holds, expired or not.
+func (m *MemoryNonceStore) size() int {
+	m.once.Do(m.init)
+	n := 0
+	for i := range m.shards {
+		s := &m.shards[i]
+		s.mu.Lock()
+		for _, set := range s.consumers {
+			n += len(set.seen)
+		}
+		s.mu.Unlock()
+	}
+	return n
 }
 
 // defaultNonces is the NonceStore of every Verifier, and every Provider,

@@ -161,7 +161,8 @@ func TestMemoryNonceStoreBytes(t *testing.T) {
 	runtime.KeepAlive(m)
 
 	// A consumer key of 21 bytes with a nonce: its set, documented about
-	// 250 bytes and the key.
+	// 400 bytes and the key (its set, and what its key holds at the
+	// tenant).
 	keys := make([]string, n)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("consumer-key-%08d", i)
@@ -176,8 +177,8 @@ func TestMemoryNonceStoreBytes(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	perConsumer := float64(after.HeapAlloc-before.HeapAlloc)/n - perNonce
 	t.Logf("%.0f bytes per consumer key", perConsumer)
-	if perConsumer > 400 {
-		t.Errorf("MemoryNonceStore holds %.0f bytes per consumer key, documented about 250 and the key", perConsumer)
+	if perConsumer > 550 {
+		t.Errorf("MemoryNonceStore holds %.0f bytes per consumer key, documented about 400 and the key", perConsumer)
 	}
 	runtime.KeepAlive(m)
 }

@@ -100,6 +100,24 @@ func (e *ProblemError) Error() string {
 
 func (e *ProblemError) Unwrap() error { return e.Err }
 
+// problem returns the refusal code, for err; params are the parameters
+// absent, for parameter_absent, or rejected, for any other code.
+func problem(code oauth1.Problem, err error, params ...string) *ProblemError {
+	pe := &ProblemError{ProblemReport: oauth1.ProblemReport{Problem: code}, Err: err, StatusCode: statusFor(code)}
+	if code == oauth1.ProblemParameterAbsent {
+		pe.ParamsAbsent = params
+	} else {
+		pe.ParamsRejected = params
+	}
+	return pe
+}
+
+// advise returns e with the advice a, a fixed sentence.
+func (e *ProblemError) advise(a string) *ProblemError {
+	e.Advice = a
+	return e
+}
+
 // statusFor is the HTTP status of problem code (RFC 5849 §3.2).
 func statusFor(code oauth1.Problem) int {
 	switch code {
@@ -142,22 +160,4 @@ func (e *ProblemError) body(sendBase bool) string {
 		b = wire.AppendPair(append(b, '&'), "oauth_signature_base_string", e.BaseString)
 	}
 	return string(b)
-}
-
-// problem returns the refusal code, for err; params are the parameters
-// absent, for parameter_absent, or rejected, for any other code.
-func problem(code oauth1.Problem, err error, params ...string) *ProblemError {
-	pe := &ProblemError{ProblemReport: oauth1.ProblemReport{Problem: code}, Err: err, StatusCode: statusFor(code)}
-	if code == oauth1.ProblemParameterAbsent {
-		pe.ParamsAbsent = params
-	} else {
-		pe.ParamsRejected = params
-	}
-	return pe
-}
-
-// advise returns e with the advice a, a fixed sentence.
-func (e *ProblemError) advise(a string) *ProblemError {
-	e.Advice = a
-	return e
 }

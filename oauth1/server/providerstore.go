@@ -15,6 +15,10 @@ type providerStore struct {
 	temporary bool
 }
 
+// tenant is the Provider: its three Verifiers charge a consumer key's
+// nonces to one share (see tenantOf, in verify.go).
+func (s providerStore) tenant() any { return s.p }
+
 func (s providerStore) Consumer(ctx context.Context, consumerKey string, now time.Time) (Registration, error) {
 	if s.p.Consumers == nil {
 		return Registration{}, errNoConsumers
@@ -54,6 +58,8 @@ type resourceStore struct {
 	CredentialStore
 	p *Provider
 }
+
+func (s resourceStore) tenant() any { return s.p }
 
 func (s resourceStore) TokenCredentials(ctx context.Context, consumerKey, token string, now time.Time) (TokenCredentials, error) {
 	t, err := s.CredentialStore.TokenCredentials(ctx, consumerKey, token, now)

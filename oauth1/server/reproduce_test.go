@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/countersign/countersign/oauth1/basestring"
+	"github.com/countersign/countersign/oauth1/internal/mac"
 )
 
 // The requests of the base-string check, with the base strings computed
@@ -85,11 +86,13 @@ func rpVerifier(diagnose bool) *Verifier {
 // TestVerifierReproduce checks that a Verifier with DiagnoseKeys names the
 // bug in the client's base string when the key is right, with the base
 // string the client signed, and that WriteError sends neither, even with
-// SendBaseString.
+// SendBaseString. Each case has a fresh budget: one consumer key's share
+// pays for about one check of the base string at once.
 func TestVerifierReproduce(t *testing.T) {
 	key := kmEncode(kmConsumerSecret) + "&" + kmEncode(kmTokenSecret)
 	for _, tt := range rpCases {
 		t.Run(tt.name, func(t *testing.T) {
+			withDiagBudget(t)
 			pe, sent := rpVerify(t, rpVerifier(true), tt.method, tt.url, tt.body, tt.realm, tt.signed, key)
 			require.Equal(t, tt.base, pe.BaseString, "the hand-computed base string")
 			assert.Equal(t, basestring.BaseStringDiffers, pe.KeyMistake.Kind)
@@ -128,15 +131,15 @@ func TestVerifierReproduceNot(t *testing.T) {
 }
 
 // TestVerifierReproduceOnBudget checks that the base-string check draws on
-// the diagnosis budget for its own HMACs: a client that keeps sending
-// badly signed requests has them reproduced no more often than the
-// consumer key's share pays for at 48 HMACs over four times the base
-// string, and then is told why not.
+// the diagnosis budget for its work: a client that keeps sending badly
+// signed requests has them reproduced no more often than the consumer
+// key's share pays for at mac.ReproduceWork each, and then is told why
+// not.
 func TestVerifierReproduceOnBudget(t *testing.T) {
 	withDiagBudget(t) // a clock that does not move: nothing refills
 	tt := rpCases[0]
 	key := kmEncode(kmConsumerSecret) + "&" + kmEncode(kmTokenSecret)
-	perCall := reproduceHMACs * (4*len(tt.base) + 64) // at least what one check hashes
+	perCall := int(mac.ReproduceWork(len(tt.base), 0)) // at least what one check is charged
 	reproduced, lastCause := 0, ""
 	for range 400 {
 		pe, _ := rpVerify(t, rpVerifier(true), tt.method, tt.url, tt.body, tt.realm, tt.signed, key)
@@ -150,4 +153,25 @@ func TestVerifierReproduceOnBudget(t *testing.T) {
 	}
 	assert.Positive(t, reproduced, "the share pays for some checks")
 	assert.Contains(t, lastCause, "for its cost")
+}
+
+// TestVerifierReproduceChargesWork checks that a refusal whose base string
+// is checked is charged the work of the check, building its variants and
+// not only their HMACs: mac.ReproduceWork of the base string, query and
+// form body, which basestring's search stays within
+// (TestReproduceWorkBound), on top of the key check's HMACs.
+func TestVerifierReproduceChargesWork(t *testing.T) {
+	key := kmEncode(kmConsumerSecret) + "&" + kmEncode(kmTokenSecret)
+	for _, tt := range rpCases[:2] {
+		withDiagBudget(t)
+		pe, _ := rpVerify(t, rpVerifier(true), tt.method, tt.url, tt.body, tt.realm, tt.signed, key)
+		require.Equal(t, basestring.BaseStringDiffers, pe.KeyMistake.Kind, tt.name)
+		query := len(tt.url) - strings.IndexByte(tt.url+"?", '?') - 1
+		if query < 0 {
+			query = 0
+		}
+		want := diagnosisCost(len(tt.base), mac.MaxKeyTries, 0, nil, 0) + mac.ReproduceWork(len(tt.base), query+len(tt.body))
+		assert.Equal(t, want, diagnoses.spent, "%s: charged", tt.name)
+		assert.GreaterOrEqual(t, diagnoses.spent, int64(768<<10), "%s: charged less than the check's fixed work", tt.name)
+	}
 }

@@ -23,8 +23,9 @@ type Settings struct {
 	// client being a consumer key and the registration (secret or public
 	// key) it was verified with, so that tenants whose clients chose the
 	// same consumer key share nothing; and each client has a bounded,
-	// fair share of it, so that none can fill it for the others (see
-	// MemoryNonceStore). Set Nonces for other sizes, or to a store shared
+	// fair share of it, one for all the registrations of its key at one
+	// tenant (a secret rotated counts against the same share), so that
+	// none can fill it for the others (see MemoryNonceStore). Set Nonces for other sizes, or to a store shared
 	// by the instances of a service, such as redisstore's, one per tenant.
 	// PLAINTEXT requests without a timestamp and nonce are not recorded
 	// and have no replay protection (see SignatureMethods).
@@ -102,23 +103,24 @@ type Settings struct {
 	// Verifier looked up. The operator sees it through Observe; it is
 	// never sent to the client.
 	//
-	// A diagnosis costs up to 25 HMACs ([basestring.KeyMistake]) over the
+	// A diagnosis costs 25 HMACs ([basestring.KeyMistake]) over the
 	// base string (at most seven RSA verifications for the RSA methods),
 	// and a signature that is not even the right length has its base
 	// string built for it, so it is bounded: a base string over 64 KiB is not
 	// diagnosed, nor a badly sized signature on a request whose query and
 	// form body exceed 192 KiB or whose body length is not declared; and
 	// the diagnoses of all the Verifiers in the program draw on a budget
-	// of bytes hashed, for each consumer key 2 MiB at once and 512 KiB a
-	// second after that, for all consumer keys together 16 MiB at once
+	// of bytes hashed, for each consumer key 32 MiB at once and 512 KiB a
+	// second after that, for all consumer keys together 64 MiB at once
 	// and 4 MiB a second (under 15 ms of CPU a second). A refusal
 	// past the bound costs what it costs without DiagnoseKeys, and its
 	// KeyMistake is [basestring.KeyUnchecked], with a Cause that begins
 	// "not diagnosed, for its cost" and says which bound it met. So a
 	// flood of badly signed requests costs on average about what as many
 	// valid verifications of them cost, and a client that debugs its
-	// signatures gets about 150 diagnoses of a small request at once,
-	// then about 40 a second.
+	// signatures gets about 2,000 diagnoses of a small request at once,
+	// then about 40 a second (or, when its base string is checked too,
+	// about 25 at once, then one every two seconds).
 	//
 	// When no key mistake makes an HMAC signature, the key is taken as
 	// right and the client's base string as wrong: KeyMistake then names
@@ -126,15 +128,19 @@ type Settings struct {
 	// [basestring.BaseStringDiffers]: spaces encoded as "+", the form body
 	// left out, the default port kept, ...), with the base string the
 	// client signed, as [basestring.Reproduce] finds them, for at most 48
-	// more HMACs, drawn on the same budget, and none for a base string,
-	// query or form body over 8 KiB.
+	// more HMACs and the work of building the base strings it tries,
+	// drawn on the same budget as the bytes HMAC-SHA512 hashes in its time
+	// (768 KiB and 1 KiB a byte of the base string, query and form body,
+	// at most 1.5 MiB: a check costs about what 80 diagnoses of a small
+	// request do), and none for a base string, query or form body over 8
+	// KiB.
 	//
 	// The budget is the program's and runs on the real clock, not on the
 	// Verifier's Now: every Verifier of the process, and so every test of
 	// one test binary, draws on it, and no exported call refills it. A
 	// test that checks a diagnosis may therefore get KeyUnchecked ("not
 	// diagnosed, for its cost") after other tests spent the budget: give
-	// it a consumer key of its own (each key has its own 2 MiB), keep its
+	// it a consumer key of its own (each key has its own 32 MiB), keep its
 	// base strings small, and accept or retry after a second a Cause that
 	// begins "not diagnosed, for its cost"; a test that floods a Verifier
 	// with bad signatures belongs in a package (a test binary) of its own.

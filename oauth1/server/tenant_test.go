@@ -6,6 +6,7 @@ import (
 	"crypto/rsa"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -334,4 +335,181 @@ func TestFloodersAtOnceDoNotRefuseALightClient(t *testing.T) {
 		t.Errorf("the store holds %d nonces, the flooders %d; want at most %d, %d", n, held, limit, limit*3/4+16*(limit/1024))
 	}
 	t.Logf("16 flooders at once hold %d nonces of %d", held, limit)
+}
+
+// TestRotatingKeyDoesNotRefuseBusyClients has one client rotate its
+// consumer secret, flooding the Verifier's store (8,192 nonces, a share of
+// 1,024, a floor of 8) with each new secret until it is answered 503,
+// while three busy clients hold 200 nonces each: after 12 rotations, and
+// after 300, the busy clients and a new light client are still served,
+// and the rotating key holds its one share. (Before, each registration of
+// the key had a share and a floor of its own: 12 rotations took the pool
+// that busy clients share, and 300 the last quarter, so that every client
+// was refused.)
+func TestRotatingKeyDoesNotRefuseBusyClients(t *testing.T) {
+	const limit, share = 1 << 13, 1 << 10
+	consumers := Consumers{}
+	for i := range 3 {
+		consumers[fmt.Sprint("busy", i)] = Registration{Secret: fmt.Sprint("busy secret ", i)}
+	}
+	v := tenantVerifier(consumers)
+	m := &MemoryNonceStore{MaxNonces: limit}
+	v.Nonces = m
+	h := v.Middleware(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	nonce := 0
+	serve := func(key, secret string) int {
+		r, err := http.NewRequest("GET", "https://api.example.com/r", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nonce++
+		c := &oauth1.Config{ConsumerKey: key, ConsumerSecret: secret}
+		if err := c.SignAt(r, nil, time.Unix(xTimestamp, 0), strconv.Itoa(nonce)); err != nil {
+			t.Fatal(err)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, received(t, r))
+		return w.Code
+	}
+	busy := func(n int) map[int]int {
+		codes := map[int]int{}
+		for i := range 3 {
+			for range n {
+				codes[serve(fmt.Sprint("busy", i), fmt.Sprint("busy secret ", i))]++
+			}
+		}
+		return codes
+	}
+	if codes := busy(200); codes[http.StatusOK] != 600 {
+		t.Fatalf("three busy clients before the flood: %v; want 600 × 200", codes)
+	}
+	rotated, served := 0, 0
+	rotate := func(to int) {
+		for ; rotated < to; rotated++ {
+			secret := fmt.Sprint("rotated secret ", rotated)
+			consumers["rotator"] = Registration{Secret: secret}
+			for i := 0; ; i++ {
+				code := serve("rotator", secret)
+				if code == http.StatusServiceUnavailable {
+					break
+				}
+				if code != http.StatusOK || i > limit {
+					t.Fatalf("rotation %d, request %d: %d", rotated, i, code)
+				}
+				served++
+			}
+		}
+	}
+	for _, rotations := range []int{12, 300} {
+		rotate(rotations)
+		codes := busy(20)
+		consumers[fmt.Sprint("light", rotations)] = Registration{Secret: "light secret"}
+		light := map[int]int{}
+		for range 8 {
+			light[serve(fmt.Sprint("light", rotations), "light secret")]++
+		}
+		t.Logf("%d rotations: the rotating key was served %d requests; then busy clients %v, a light client %v; the store holds %d of %d", rotations, served, codes, light, m.size(), limit)
+		if codes[http.StatusOK] != 60 {
+			t.Errorf("three busy clients after %d rotations: %v; want 60 × 200", rotations, codes)
+		}
+		if light[http.StatusOK] != 8 {
+			t.Errorf("a light client after %d rotations: %v; want 8 × 200", rotations, light)
+		}
+		if served > share {
+			t.Errorf("the rotating key was served %d requests, over its share of %d", served, share)
+		}
+	}
+}
+
+// TestMemoryNonceStoreRotatedShare charges the nonces of two registrations
+// of one consumer key at one tenant to one share, not those of another
+// tenant, and frees the share once the nonces of the secret rotated away
+// expire, dropping its set.
+func TestMemoryNonceStoreRotatedShare(t *testing.T) {
+	m := &MemoryNonceStore{MaxNonces: 1 << 10, MaxNoncesPerConsumer: 16}
+	m.once.Do(m.init)
+	t0 := time.Unix(1e9, 0)
+	tenants := map[int]CredentialStore{7: Consumers{}, 8: Consumers{}}
+	use := func(reg uint64, tenant int, value string, now time.Time) error {
+		ok, err := m.use(Nonce{ConsumerKey: "acme", Value: value, Timestamp: now.Unix()}, reg, tenants[tenant], now, now.Add(time.Minute))
+		if err == nil && !ok {
+			t.Fatalf("registration %d at tenant %d: nonce %s refused as a replay", reg, tenant, value)
+		}
+		return err
+	}
+	for i := range 16 {
+		if err := use(1, 7, strconv.Itoa(i), t0); err != nil {
+			t.Fatalf("the old secret's nonce %d: %v", i, err)
+		}
+	}
+	if err := use(2, 7, "new", t0); !errors.Is(err, errNonceStoreFull) {
+		t.Errorf("the new secret, the old one holding the share: %v; want ErrStoreFull", err)
+	}
+	if err := use(3, 8, "other tenant", t0); err != nil {
+		t.Errorf("acme at another tenant: %v; want accepted", err)
+	}
+	later := t0.Add(2 * time.Minute)
+	for i := range 16 {
+		if err := use(2, 7, strconv.Itoa(i), later); err != nil {
+			t.Fatalf("the new secret's nonce %d once the old ones expired: %v", i, err)
+		}
+	}
+	if n := len(m.sets()); n != 2 {
+		t.Errorf("the store keeps %d sets, want 2 (the new secret's, the other tenant's)", n)
+	}
+}
+
+// valueStore and otherValueStore are CredentialStores held by value.
+type valueStore struct {
+	Consumers
+	name string
+}
+
+type otherValueStore struct {
+	Consumers
+	name string
+}
+
+// sliceStore is a CredentialStore that cannot be compared.
+type sliceStore struct {
+	Consumers
+	names []string
+}
+
+// TestTenant checks which Verifier Stores are one tenant, to whom a
+// consumer key's nonces are charged: the same map or pointer, equal
+// values of one type, and a Provider's three stores; and that a Store
+// with no identity (one that cannot be compared) is none (zero).
+func TestTenant(t *testing.T) {
+	seed := maphash.MakeSeed()
+	a, b := Consumers{"acme": {}}, Consumers{"acme": {}}
+	p, q := new(Provider), new(Provider)
+	mc := &memCredentials{}
+	tests := []struct {
+		name string
+		x, y CredentialStore
+		same bool
+	}{
+		{"the same map", a, a, true},
+		{"two maps", a, b, false},
+		{"the same pointer", mc, mc, true},
+		{"two pointers", mc, &memCredentials{}, false},
+		{"equal values", valueStore{a, "t"}, valueStore{a, "t"}, true},
+		{"values that differ", valueStore{a, "t"}, valueStore{a, "u"}, false},
+		{"values of two types", valueStore{a, "t"}, otherValueStore{a, "t"}, false},
+		{"a Provider's stores", providerStore{p: p}, resourceStore{providerStore{p: p, temporary: true}, p}, true},
+		{"two Providers", providerStore{p: p}, providerStore{p: q}, false},
+	}
+	for _, tt := range tests {
+		x, y := tenantOf(seed, tt.x), tenantOf(seed, tt.y)
+		if x == 0 || y == 0 {
+			t.Errorf("%s: tenant = %#x, %#x; want nonzero", tt.name, x, y)
+		}
+		if (x == y) != tt.same {
+			t.Errorf("%s: tenant = %#x, %#x; want the same: %v", tt.name, x, y, tt.same)
+		}
+	}
+	if x := tenantOf(seed, sliceStore{a, nil}); x != 0 {
+		t.Errorf("a store that cannot be compared: tenant = %#x, want 0", x)
+	}
 }

@@ -1,16 +1,10 @@
 package server
 
 import (
-	"encoding/binary"
-	"errors"
-	"fmt"
-	"hash/maphash"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/countersign/countersign/oauth1"
-	"github.com/countersign/countersign/oauth1/internal/mac"
 	"github.com/countersign/countersign/oauth1/internal/wire"
 )
 
@@ -137,114 +131,3 @@ func (v *Verifier) nonceStore() NonceStore {
 }
 
 func (v *Verifier) maxBodyBytes() int64 { return wire.BodyLimit(v.MaxBodyBytes) }
-
-// Verify checks the OAuth signature of r and returns what it found. A
-// refused request is a [*ProblemError]; other errors come from the
-// CredentialStore or the NonceStore, or are [oauth1.ErrBodyTooLarge].
-//
-// Verify reads a form-encoded body (and, for oauth_body_hash, any body) and
-// replaces r.Body with an in-memory copy, so that the handler can still
-// read it. The nonce is recorded only once everything else checks out: a
-// refused request never uses up its nonce.
-func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
-	if v.Store == nil {
-		return nil, errors.New("oauth1: Verifier.Store is nil")
-	}
-	if r == nil || r.URL == nil {
-		return nil, errors.New("oauth1: Verify: nil request or URL")
-	}
-	s := getState()
-	defer putState(s)
-	q := &found{s: s, r: r, limit: v.maxBodyBytes()}
-	if err := q.collect(); err != nil {
-		return nil, err
-	}
-	// A form body is read only for a consumer the store knows, when the
-	// header or the query names it: else only a body can name it.
-	if q.form && q.hasBody && q.sent&sentConsumerKey != 0 {
-		if err := v.lookupConsumer(q); err != nil {
-			return nil, err
-		}
-	}
-	if err := q.collectBody(); err != nil {
-		return nil, err
-	}
-	// Cheap checks first, then the lookups, the signature and the nonce.
-	if err := v.checkRequired(q); err != nil {
-		return nil, err
-	}
-	if err := v.checkTime(q); err != nil {
-		return nil, err
-	}
-	if err := v.lookup(q); err != nil {
-		return nil, err
-	}
-	if err := v.checkSigned(q); err != nil {
-		return nil, err
-	}
-	if err := v.useNonce(q); err != nil {
-		return nil, err
-	}
-	return q.verification(), nil
-}
-
-// useNonce records the nonce of a request with a timestamp, and refuses
-// one already recorded. A MemoryNonceStore (the default) is told the
-// registration the request was verified with, so that it keeps the nonces
-// of two tenants' clients apart when their consumer keys are alike.
-func (v *Verifier) useNonce(q *found) error {
-	if !q.hasTS {
-		return nil
-	}
-	n := Nonce{ConsumerKey: q.consumerKey, Token: q.token, Value: q.nonce, Timestamp: q.ts}
-	expires := time.Unix(q.ts, 0).Add(v.window() + time.Second)
-	var fresh bool
-	var err error
-	if m, ok := v.nonceStore().(*MemoryNonceStore); ok && m != nil {
-		m.once.Do(m.init)
-		fresh, err = m.use(n, registration(m.seed, q.method, q.consumer), q.now, expires)
-	} else {
-		fresh, err = v.nonceStore().Use(q.r.Context(), n, q.now, expires)
-	}
-	if err != nil {
-		return fmt.Errorf("oauth1: recording the nonce: %w", err)
-	}
-	if !fresh {
-		pe := problem(oauth1.ProblemNonceUsed, nil)
-		pe.BaseString = q.refusedBaseString() // a replay is as hostile as any refusal
-		return pe
-	}
-	return nil
-}
-
-// registration returns the fingerprint, under seed, of what a request
-// signed with method was verified with: the consumer secret for HMAC and
-// PLAINTEXT, the public key for RSA. It is never zero, which is
-// MemoryNonceStore.Use's, and never leaves the process.
-//
-// A keyed 64-bit hash suffices: the secrets are the store's, not the
-// client's to choose, and a collision would only let two registrations of
-// one consumer key share their nonces, as every registration did before;
-// no replay is accepted for it.
-func registration(seed maphash.Seed, method string, r Registration) uint64 {
-	var h maphash.Hash
-	h.SetSeed(seed)
-	if _, isRSA, _ := mac.MethodHash(method); isRSA && r.PublicKey != nil && r.PublicKey.N != nil {
-		h.WriteByte('k')
-		var buf [64]byte
-		b := buf[:0]
-		for _, w := range r.PublicKey.N.Bits() {
-			if len(b) == len(buf) {
-				h.Write(b)
-				b = b[:0]
-			}
-			b = binary.LittleEndian.AppendUint64(b, uint64(w))
-		}
-		h.Write(b)
-		h.Write(strconv.AppendInt(buf[:0], int64(r.PublicKey.E), 10))
-	} else {
-		h.WriteByte('s')
-		h.WriteString(r.Secret)
-	}
-	return h.Sum64() | 1
-}

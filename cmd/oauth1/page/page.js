@@ -1,6 +1,7 @@
 // The debugging page: it runs oauth1 verify and oauth1 diff, built for
 // WebAssembly from cmd/oauth1 (page_js.go), on what was pasted, and shows
-// what they print. Nothing here makes a network request or stores anything;
+// what they find: verify's report drawn from its data (what --json prints),
+// and the command's text. Nothing here makes a network request or stores anything;
 // the page's Content-Security-Policy forbids both anyway.
 "use strict";
 
@@ -114,6 +115,95 @@ function show(prefix, res, statusByCode) {
 	$(prefix + "-result").dataset.code = String(res.code);
 }
 
+// el makes an element holding text: what the report holds comes from the
+// pasted input and is never parsed as HTML.
+function el(tag, text, cls) {
+	const e = document.createElement(tag);
+	if (text !== undefined) e.textContent = text;
+	if (cls) e.className = cls;
+	return e;
+}
+
+// baseString shows a base string, wrapped, its differing spans marked with
+// tag (del in the right one, ins in the client's).
+function baseString(label, spans, tag, id) {
+	const div = el("div", undefined, "base-row");
+	div.append(el("p", label, "base-label"));
+	const code = el("code", undefined, "base");
+	code.id = id;
+	for (const s of spans) code.append(s.changed ? el(tag, s.text) : document.createTextNode(s.text));
+	div.append(code);
+	return div;
+}
+
+// The names of the checks, for the finding's title.
+const findingTitles = {
+	base_string: "The client signed another base string",
+	key: "The base string is right: the client built the key wrong",
+	none: "No known mistake found",
+};
+
+// render draws verify's report (what --json prints): the right base
+// string above the one the client signed, the differences marked, the bug
+// named beside them, and the parameters as a table.
+function render(rep) {
+	const view = $("verify-view");
+	const bases = $("verify-bases");
+	bases.replaceChildren();
+	$("verify-bugs").replaceChildren();
+	$("verify-diffs").replaceChildren();
+	$("verify-notes").replaceChildren();
+	$("verify-params").tBodies[0].replaceChildren();
+	if (!rep) { view.hidden = true; return; }
+	$("verify-summary").textContent = rep.summary || "";
+	$("verify-summary").hidden = !rep.summary;
+	if (rep.verdict === "valid") {
+		bases.append(baseString("The base string signed", [{ text: rep.base_string }], "span", "base-want"));
+	} else if (rep.base_string) {
+		const m = rep.marked || { want: [{ text: rep.base_string }] };
+		bases.append(baseString("The right base string (what the client should have signed)", m.want, "del", "base-want"));
+		if (rep.signed_base_string) {
+			const how = rep.signed_from === "given" ? "as you gave it" : "reproduced: its HMAC with the secrets given is the signature";
+			bases.append(baseString("The base string the client signed (" + how + ")", m.got, "ins", "base-got"));
+		}
+	}
+	const mk = rep.mistake;
+	$("verify-finding").hidden = !mk;
+	if (mk) {
+		$("verify-finding").dataset.check = mk.check;
+		$("verify-finding-title").textContent = findingTitles[mk.check] || "The check";
+		if (mk.check === "base_string") {
+			for (const b of mk.bugs || []) $("verify-bugs").append(el("li", "It " + b + "."));
+			$("verify-cause").textContent = "";
+		} else {
+			$("verify-cause").textContent = mk.cause;
+		}
+		$("verify-bugs").hidden = mk.check !== "base_string";
+	}
+	for (const d of rep.differences || []) {
+		const li = el("li");
+		li.append(el("strong", d.kind + (d.name ? " " + d.name : "")), document.createTextNode(": " + d.cause));
+		$("verify-diffs").append(li);
+	}
+	$("verify-diffs").hidden = !(rep.differences || []).length;
+	if (!mk && rep.differences) { // --base-string given: the differences are the finding
+		$("verify-finding").hidden = false;
+		$("verify-finding-title").textContent = "How the base strings differ";
+		$("verify-bugs").hidden = true;
+		$("verify-cause").textContent = "";
+	}
+	for (const n of rep.notes || []) $("verify-notes").append(el("p", n, "note"));
+	for (const q of rep.quirks || []) $("verify-notes").append(el("p", "Known quirk (" + q.provider + ", " + q.name + "): " + q.text, "note"));
+	const params = rep.parameters || [];
+	for (const p of params) {
+		const tr = el("tr");
+		tr.append(el("td", p.source), el("td", p.name), el("td", p.value), el("td", p.encoded));
+		$("verify-params").tBodies[0].append(tr);
+	}
+	$("verify-params").hidden = $("verify-params-title").hidden = params.length === 0;
+	view.hidden = false;
+}
+
 async function runShown(button, fn) {
 	button.disabled = true;
 	document.body.dataset.busy = "true";
@@ -155,7 +245,13 @@ async function verify() {
 		1: ["bad", "Signature NOT valid: the report below says why."],
 		2: ["error", "Could not check: the message below says what is missing or wrong in the input."],
 	});
-	$("verify-next").hidden = res.code !== 1;
+	const rep = res.report ? JSON.parse(res.report) : null;
+	render(rep);
+	// Without a report to draw, the command's text is all there is.
+	$("verify-details").open = !res.report;
+	// What to try next, unless a mistake was named that explains it all.
+	const named = rep !== null && rep.mistake !== undefined && ["key", "base_string"].includes(rep.mistake.check);
+	$("verify-next").hidden = res.code !== 1 || named;
 }
 
 async function diff() {
@@ -165,6 +261,13 @@ async function diff() {
 		1: ["bad", "The base strings differ:"],
 		2: ["error", "Could not compare: the message below says why."],
 	});
+	const m = res.report ? JSON.parse(res.report).marked : null;
+	$("diff-bases").replaceChildren();
+	if (m) {
+		$("diff-bases").append(baseString("The base string the provider expected", m.want, "del", "diff-want"),
+			baseString("The base string the client signed", m.got, "ins", "diff-got"));
+	}
+	$("diff-bases").hidden = !m;
 }
 
 // The example: a request PHP's PECL oauth signed (from the corpus of real
@@ -187,6 +290,9 @@ function clearAll() {
 		$(id + "-out").textContent = "";
 		$(id + "-err").textContent = "";
 	}
+	render(null);
+	$("diff-bases").replaceChildren();
+	$("diff-bases").hidden = true;
 	$("verify-next").hidden = true;
 }
 

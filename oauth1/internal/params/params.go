@@ -373,8 +373,26 @@ func (s *Set) Repeated(prefix string) (string, bool) {
 // percent-encoded, and the normalized parameters, joined by "&".
 func (s *Set) AppendBaseString(dst []byte, method string, uri []byte) []byte {
 	s.Sort()
-	n := 2 + len(method) + 3*len(uri) + len(s.buf)
-	dst = slices.Grow(dst, n)
+	dst = appendPrefix(dst, method, uri, len(s.buf))
+	dst = s.appendPairs(dst, s.pairs)
+	return trimAmp(dst, len(s.pairs) > 0)
+}
+
+// appendPrefix appends the method uppercased and the base string URI, each
+// percent-encoded and followed by "&", with room for more bytes after them.
+func appendPrefix(dst []byte, method string, uri []byte, more int) []byte {
+	dst = appendMethod(dst, method, 3*len(uri)+more)
+	dst = ascii.AppendEncode(dst, uri)
+	return append(dst, '&')
+}
+
+// appendMethod appends the method uppercased and percent-encoded, and "&",
+// with room for more bytes after them.
+func appendMethod(dst []byte, method string, more int) []byte {
+	dst = slices.Grow(dst, 2+len(method)+more)
+	if upperLetters(method) { // GET, POST: as they are
+		return append(append(dst, method...), '&')
+	}
 	m := len(dst)
 	dst = percent.AppendEncode(dst, method) // a token may hold "!", "*"...
 	for i := m; i < len(dst); i++ {
@@ -382,13 +400,26 @@ func (s *Set) AppendBaseString(dst []byte, method string, uri []byte) []byte {
 			dst[i] = c - ('a' - 'A')
 		}
 	}
-	dst = append(dst, '&')
-	dst = ascii.AppendEncode(dst, uri)
-	dst = append(dst, '&')
-	// Pairs that follow each other in buf in sorted order too, such as the
-	// protocol parameters added in order, are copied as one run.
+	return append(dst, '&')
+}
+
+// upperLetters reports whether s is all of A to Z, which neither
+// uppercasing nor percent-encoding changes.
+func upperLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 'A' || c > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// appendPairs appends the pairs ps of s, each followed by its "%26".
+// Pairs that follow each other in buf in sorted order too, such as the
+// protocol parameters added in order, are copied as one run.
+func (s *Set) appendPairs(dst []byte, ps []pair) []byte {
 	start, end := 0, 0
-	for _, p := range s.pairs {
+	for _, p := range ps {
 		if int(p.name) != end {
 			dst = append(dst, s.buf[start:end]...)
 			start = int(p.name)
@@ -400,8 +431,12 @@ func (s *Set) AppendBaseString(dst []byte, method string, uri []byte) []byte {
 		}
 		end += len(sepAmp)
 	}
-	dst = append(dst, s.buf[start:end]...)
-	if len(s.pairs) > 0 {
+	return append(dst, s.buf[start:end]...)
+}
+
+// trimAmp drops the "%26" after the last pair, if any pair was written.
+func trimAmp(dst []byte, any bool) []byte {
+	if any {
 		dst = dst[:len(dst)-len(sepAmp)]
 	}
 	return dst

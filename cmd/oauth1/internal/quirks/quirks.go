@@ -271,3 +271,12 @@ func protocolParams(r *http.Request) map[string]string {
 	}
 	return ps
 }
+
+// Name is the quirk's stable name, for scripts: "netsuite-realm", ...
+func (q Quirk) Name() string { return q.name }
+
+// Provider names the provider (or providers) the quirk is of.
+func (q Quirk) Provider() string { return q.provider }
+
+// Text says what matched, and the fix.
+func (q Quirk) Text() string { return q.text }

@@ -21,18 +21,24 @@ func (c *report) printKeyCheck(m basestring.Mistake, compared bool) {
 	case m.Kind == basestring.BaseStringDiffers:
 		c.printReproduced(m)
 	case m.Kind == basestring.KeyUnknown && !compared:
-		fmt.Fprintln(w, "Nothing reproduced the signature: with the secrets given, none of the common key mistakes gives it, and no base string that "+
-			"client libraries' bugs make of this request (each bug alone, and up to five together) does. What to try next: get the base string your "+
-			"client signed (most libraries can log it) and compare both: oauth1 diff EXPECTED SIGNED, or run again with --base-string SIGNED. "+
-			"If they are the same, the secrets differ.")
+		c.rep.setMistake(m, nothingReproduced)
+		fmt.Fprintln(w, nothingReproduced)
 	default:
 		kinds := string(m.Kind)
 		for _, k := range m.Also {
 			kinds += ", " + string(k)
 		}
+		c.rep.setMistake(m, sentence(m.Cause))
 		fmt.Fprintln(w, "Key check: "+kinds+"\n"+sentence(m.Cause))
 	}
 }
+
+// nothingReproduced is what verify says when no mistake reproduces the
+// signature.
+const nothingReproduced = "Nothing reproduced the signature: with the secrets given, none of the common key mistakes gives it, and no base string that " +
+	"client libraries' bugs make of this request (each bug alone, and up to five together) does. What to try next: get the base string your " +
+	"client signed (most libraries can log it) and compare both: oauth1 diff EXPECTED SIGNED, or run again with --base-string SIGNED. " +
+	"If they are the same, the secrets differ."
 
 // named reports whether m names a mistake that reproduces the signature.
 func named(m basestring.Mistake) bool {

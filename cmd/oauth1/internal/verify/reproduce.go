@@ -31,6 +31,10 @@ func (c *report) printReproduced(m basestring.Mistake) {
 			cause, signed = cause[:i], s
 		}
 	}
+	c.rep.setMistake(m, sentence(cause))
+	if signed != "" {
+		c.rep.setSigned(signed, "reproduced")
+	}
 	cause = strings.Replace(cause, "the client signed another base string", "your client signed another base string", 1)
 	kinds := string(m.Kind)
 	for _, k := range m.Also {

@@ -45,6 +45,7 @@ func (f *Options) RequestScheme(r *http.Request, cap Capture) Scheme {
 
 // printScheme says which scheme was inferred, and from what.
 func (c *report) printScheme(sc Scheme) {
+	c.rep.Scheme, c.rep.SchemeFrom = sc.Scheme, sc.why
 	if sc.why != "" {
 		fmt.Fprintf(c.stdout, "Scheme: %s, since %s (--scheme overrides it).\n", sc.Scheme, sc.why)
 	}

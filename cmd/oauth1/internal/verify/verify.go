@@ -49,47 +49,44 @@ type Options struct {
 	At                   time.Time // the time to verify at
 	AnyTime, Plaintext   bool      // skip the timestamp window; accept PLAINTEXT
 	ClientBase           string    // the base string the client signed, to diff
+	JSON                 bool      // print the Report as JSON, not as text
 }
 
-// A report writes what verify finds.
+// A report writes what verify finds as text, and keeps it as data.
 type report struct {
 	stdout, stderr io.Writer
+	rep            *Report
 }
 
-// An Outcome is what Run found.
-type Outcome int
-
-const (
-	Valid   Outcome = iota // the signature is valid
-	Invalid                // the Verifier refused the request
-)
-
-// Run checks the request in raw and writes what it finds to stdout, and
-// warnings to stderr; LoadKey has read f.KeyFile. An error (input that is
-// not a request) means nothing was checked.
-func Run(f *Options, raw []byte, stdout, stderr io.Writer) (Outcome, error) {
-	c := &report{stdout: stdout, stderr: stderr}
+// Run checks the request in raw, writes what it finds to stdout as text,
+// and warnings to stderr, and returns the same as a Report; LoadKey has
+// read f.KeyFile. An error (input that is not a request) means nothing was
+// checked.
+func Run(f *Options, raw []byte, stdout, stderr io.Writer) (*Report, error) {
+	rep := &Report{Verdict: "invalid"}
+	c := &report{stdout: stdout, stderr: stderr, rep: rep}
 	r, cap, err := ParseRequest(raw, f.Data)
 	if err != nil {
-		return Invalid, err
+		return nil, err
 	}
 	if cap.LengthWarning != "" {
-		fmt.Fprintln(c.stderr, "oauth1: warning: "+cap.LengthWarning)
+		c.warn(cap.LengthWarning)
 	}
 	if w := tokenWithoutSecret(raw, f.Data, f); w != "" {
-		fmt.Fprintln(c.stderr, "oauth1: warning: "+w)
+		c.warn(w)
 	}
 	sc := f.RequestScheme(r, cap)
 	res, err := f.Verifier(sc.Scheme).Verify(r)
 	defer c.printVerifyQuirks(f, raw, res, err) // after the rest of the report
 	if err == nil {
 		c.printScheme(sc)
-		c.printValid(res)
-		return Valid, nil
+		c.printValid(res, r)
+		rep.Verdict = "valid"
+		return rep, nil
 	}
 	var pe *server.ProblemError
 	if !errors.As(err, &pe) {
-		return Invalid, err
+		return nil, err
 	}
 	httpValid := false
 	if sc.guessed && badSignature(pe) {
@@ -107,24 +104,39 @@ func Run(f *Options, raw []byte, stdout, stderr io.Writer) (Outcome, error) {
 		}
 	}
 	c.printScheme(sc)
-	fmt.Fprintf(c.stdout, "Signature NOT valid: %s.\n%s\n", pe.Problem, problemHint(pe, f))
+	rep.Problem, rep.Summary = string(pe.Problem), problemHint(pe, f)
+	fmt.Fprintf(c.stdout, "Signature NOT valid: %s.\n%s\n", pe.Problem, rep.Summary)
 	if httpValid {
-		fmt.Fprintf(c.stdout, "The scheme was taken as https, since the request names none, but the signature is valid for http://%s: "+
+		c.notef("The scheme was taken as https, since the request names none, but the signature is valid for http://%s: "+
 			"the client signed an http URL. Run again with --scheme http.\n", r.Host+r.URL.RequestURI())
 	}
 	if pe.BaseString == "" {
-		return Invalid, nil
+		return rep, nil
 	}
 	c.printExpected(pe.BaseString, r)
 	same := false
 	if f.ClientBase != "" {
 		same = c.printClientDiff(pe.BaseString, f.ClientBase, sc.Scheme, sc.guessed)
+		rep.setSigned(f.ClientBase, "given")
 	}
 	if badSignature(pe) && !httpValid && (f.ClientBase == "" || same) {
 		f.ReproduceWide(pe, raw) // the operator's search, far wider than the Verifier's
 		c.printKeyCheck(pe.KeyMistake, same)
 	}
-	return Invalid, nil
+	return rep, nil
+}
+
+// warn writes a warning to stderr and keeps it in the report.
+func (c *report) warn(w string) {
+	fmt.Fprintln(c.stderr, "oauth1: warning: "+w)
+	c.rep.Warnings = append(c.rep.Warnings, w)
+}
+
+// notef writes a paragraph of advice and keeps it in the report.
+func (c *report) notef(format string, args ...any) {
+	s := fmt.Sprintf(format, args...)
+	fmt.Fprint(c.stdout, s)
+	c.rep.note(s)
 }
 
 // LoadKey reads the RSA public key of KeyFile, if given, into PublicKey.
@@ -165,8 +177,12 @@ func (f *Options) Verifier(scheme string) *server.Verifier {
 }
 
 // printValid reports a valid signature and the base string signed.
-func (c *report) printValid(res *server.Verification) {
+func (c *report) printValid(res *server.Verification, r *http.Request) {
 	w := c.stdout
+	c.rep.SignatureMethod, c.rep.ConsumerKey, c.rep.Token, c.rep.BaseString = res.SignatureMethod, res.ConsumerKey, res.Token, res.BaseString
+	if b, err := basestring.Parse(res.BaseString); err == nil {
+		c.rep.setParameters(b, sources(b, r))
+	}
 	fmt.Fprintf(w, "Signature valid: %s, consumer key %s", res.SignatureMethod, res.ConsumerKey)
 	if res.Token != "" {
 		fmt.Fprintf(w, ", token %s", res.Token)
@@ -177,16 +193,25 @@ func (c *report) printValid(res *server.Verification) {
 // printExpected prints the base string the Verifier computed, broken down.
 func (c *report) printExpected(base string, r *http.Request) {
 	w := c.stdout
+	c.rep.BaseString = base
 	fmt.Fprintf(w, "\nThe base string this request yields (what the client should have signed):\n%s\n\n", base)
 	if b, err := basestring.Parse(base); err == nil {
-		var body string
-		if form, _ := sign.IsFormType(r.Header.Get("Content-Type")); form && r.Body != nil {
-			// Verify left an in-memory copy of the body it read.
-			raw, _ := io.ReadAll(r.Body)
-			body = string(raw)
-		}
-		explain.Breakdown(w, b, explain.Sources(b, r.URL.RawQuery, body))
+		src := sources(b, r)
+		explain.Breakdown(w, b, src)
+		c.rep.setParameters(b, src)
 	}
+}
+
+// sources says where each parameter of b came from in r, which the
+// Verifier has read: the query, the form body, or the protocol parameters.
+func sources(b *basestring.BaseString, r *http.Request) []string {
+	var body string
+	if form, _ := sign.IsFormType(r.Header.Get("Content-Type")); form && r.Body != nil {
+		// Verify left an in-memory copy of the body it read.
+		raw, _ := io.ReadAll(r.Body)
+		body = string(raw)
+	}
+	return explain.Sources(b, r.URL.RawQuery, body)
 }
 
 // printClientDiff prints the differences between the expected base
@@ -203,7 +228,7 @@ func (c *report) printClientDiff(base, clientBase, scheme string, guessed bool) 
 	}
 	fmt.Fprint(w, terminal.Safe(basestring.Format(explain.WithHints(ds))))
 	if other, ok := onlyScheme(ds, base, clientBase); ok && guessed {
-		fmt.Fprintf(w, "The only difference is the scheme, and it was taken as %s because the request line does not name one: "+
+		c.notef("The only difference is the scheme, and it was taken as %s because the request line does not name one: "+
 			"the client signed an %s URL. Run again with --scheme %s.\n", scheme, other, other)
 	}
 	return false
@@ -329,9 +354,13 @@ func (c *report) printVerifyQuirks(f *Options, raw []byte, res *server.Verificat
 	var pe *server.ProblemError
 	switch {
 	case err == nil && res != nil:
-		quirks.Print(c.stdout, f.requestQuirks(raw, res.BaseString, true))
+		qs := f.requestQuirks(raw, res.BaseString, true)
+		quirks.Print(c.stdout, qs)
+		c.rep.setQuirks(qs)
 	case errors.As(err, &pe) && pe.BaseString != "":
-		quirks.Print(c.stdout, f.requestQuirks(raw, pe.BaseString, false))
+		qs := f.requestQuirks(raw, pe.BaseString, false)
+		quirks.Print(c.stdout, qs)
+		c.rep.setQuirks(qs)
 	}
 }
 

@@ -11,7 +11,8 @@
 //	go test ./...
 //
 // It builds the page with go run ./cmd/oauth1/page, unless
-// COUNTERSIGN_PAGE names a page already built. Without Chromium it skips
+// COUNTERSIGN_PAGE names a page already built; COUNTERSIGN_PAGE_SCREENSHOTS
+// names a directory to write screenshots of its results to. Without Chromium it skips
 // and says so; COUNTERSIGN_REQUIRE_CHROMIUM=1 (as .ci/run sets) makes that
 // a failure. CHROMIUM names the browser's binary when it is not on PATH as
 // chromium, chromium-browser or google-chrome.
@@ -30,6 +31,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -37,12 +39,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
@@ -288,6 +293,67 @@ func fill(ctx context.Context, fields map[string]string, checks map[string]bool)
 		})()`, f, c)))
 }
 
+// view is what the page draws of verify's report.
+type view struct {
+	Want      string   `json:"want"`      // the right base string, as drawn
+	Got       string   `json:"got"`       // the one the client signed
+	Marks     int      `json:"marks"`     // del and ins elements in them
+	FirstMark string   `json:"firstMark"` // the text of the first
+	Finding   string   `json:"finding"`   // the bug named beside them
+	Params    int      `json:"params"`    // rows of the parameters table
+	Overflow  []string `json:"overflow"`  // elements whose text runs past their right edge
+}
+
+func readView(ctx context.Context) (view, error) {
+	return chromedp.Run(ctx, chromedp.Evaluate[view](`(() => {
+		const $ = (id) => document.getElementById(id);
+		const marks = document.querySelectorAll("#base-want del, #base-got ins");
+		const overflow = [];
+		for (const id of ["base-want", "base-got", "verify-params", "verify-view", "verify-out", "verify-finding"]) {
+			const e = $(id);
+			if (e && e.scrollWidth > e.clientWidth) overflow.push(id + " (" + e.scrollWidth + " > " + e.clientWidth + ")");
+		}
+		if (document.documentElement.scrollWidth > document.documentElement.clientWidth) overflow.push("the page");
+		return {want: ($("base-want") || {}).textContent || "", got: ($("base-got") || {}).textContent || "",
+			marks: marks.length, firstMark: marks.length ? marks[0].textContent : "",
+			finding: $("verify-finding").hidden ? "" : $("verify-finding").textContent,
+			params: $("verify-params").hidden ? 0 : $("verify-params").tBodies[0].rows.length, overflow};
+	})()`))
+}
+
+// screenshot writes a PNG of the element id as it is, id-name.png in the
+// directory $COUNTERSIGN_PAGE_SCREENSHOTS if set, to look at how it reads.
+func screenshot(t *testing.T, ctx context.Context, id, name string) {
+	dir := os.Getenv("COUNTERSIGN_PAGE_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	path := filepath.Join(dir, id+"-"+name+".png")
+	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.ID(id)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// And in the dark colour scheme.
+	dark := func(on string) error {
+		_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: on}}})
+		return err
+	}
+	if err := dark("dark"); err != nil {
+		t.Fatal(err)
+	}
+	png, err = chromedp.Run(ctx, chromedp.Screenshot(chromedp.ID(id)))
+	if err == nil {
+		err = os.WriteFile(strings.TrimSuffix(path, ".png")+"-dark.png", png, 0o644)
+	}
+	if err := errors.Join(err, dark("")); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+}
+
 func clickFor(ctx context.Context, button, section string) (result, error) {
 	// The previous result is hidden by #clear; wait for the new one.
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID(button))); err != nil {
@@ -316,6 +382,7 @@ func TestPage(t *testing.T) {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-domain-reliability", true),
 		chromedp.Flag("no-pings", true),
+		chromedp.WindowSize(1280, 900),
 	)
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancel()
@@ -446,6 +513,48 @@ func TestPage(t *testing.T) {
 				if bug := namedBug[c.Library]; !strings.Contains(r.Stdout, bug) {
 					t.Errorf("%s: the page does not name %s's bug (%q):\n%s", name, c.Library, bug, r.Stdout)
 				}
+				// The page draws the report: both base strings, the
+				// differences marked, the bug named beside them, the
+				// parameters as a table, all of it wrapped.
+				v, err := readView(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v.Want != c.Want || v.Got != c.Got {
+					t.Errorf("%s: the page draws the base strings\n%s\n%s\nwant the corpus's\n%s\n%s", name, v.Want, v.Got, c.Want, c.Got)
+				}
+				if v.Marks == 0 || !strings.Contains(c.Want, v.FirstMark) && !strings.Contains(c.Got, v.FirstMark) {
+					t.Errorf("%s: %d differences marked (first %q)", name, v.Marks, v.FirstMark)
+				}
+				if bug := namedBug[c.Library]; !strings.Contains(v.Finding, bug) {
+					t.Errorf("%s: the page does not name %s's bug (%q) beside the base strings:\n%s", name, c.Library, bug, v.Finding)
+				}
+				if want := len(strings.Split(strings.SplitN(c.Want, "&", 3)[2], "%26")); v.Params != want {
+					t.Errorf("%s: the parameters table has %d rows, want %d", name, v.Params, want)
+				}
+				if len(v.Overflow) > 0 {
+					t.Errorf("%s: text runs off the right edge of %v", name, v.Overflow)
+				}
+				if !curlV {
+					screenshot(t, ctx, "verify-result", c.Library)
+				}
+				if i == 0 && !curlV {
+					// On a phone's width too, nothing runs off the edge.
+					if err := chromedp.Do(ctx, chromedp.EmulateViewport(400, 800)); err != nil {
+						t.Fatal(err)
+					}
+					narrow, err := readView(ctx)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(narrow.Overflow) > 0 {
+						t.Errorf("%s: 400 pixels wide, text runs off the right edge of %v", name, narrow.Overflow)
+					}
+					screenshot(t, ctx, "verify-result", c.Library+"-narrow")
+					if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
+						t.Fatal(err)
+					}
+				}
 				// The report's last two paragraphs: the bug named, and the
 				// base string reproduced.
 				para := strings.Split(strings.TrimSpace(r.Stdout), "\n\n")
@@ -469,6 +578,28 @@ func TestPage(t *testing.T) {
 		}
 	})
 
+	t.Run("key mistake named beside the right base string", func(t *testing.T) {
+		c := cases[0]
+		// Signed over the right base string, without the token secret.
+		const cs, ts = "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw", "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE"
+		req := rawRequest(t, c, hmacSHA1(cs, "", c.Want), false)
+		if err := fill(ctx, map[string]string{"request": req, "consumer-secret": cs, "token-secret": ts, "scheme": "https"}, map[string]bool{"any-time": true}); err != nil {
+			t.Fatal(err)
+		}
+		r, err := clickFor(ctx, "verify", "verify")
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := readView(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Code != "1" || r.Next || v.Want != c.Want || v.Got != "" || v.Marks != 0 || !strings.Contains(v.Finding, "empty token secret") || len(v.Overflow) > 0 {
+			t.Errorf("code %s (want 1), what to try next shown %v (want not), view %+v; want the right base string alone, unmarked, and the empty token secret named", r.Code, r.Next, v)
+		}
+		screenshot(t, ctx, "verify-result", "key-mistake")
+	})
+
 	t.Run("nothing reproduced says what to try next", func(t *testing.T) {
 		c := cases[0]
 		// Signed with a secret the page is not given: nothing can explain it.
@@ -486,6 +617,7 @@ func TestPage(t *testing.T) {
 		if r.Code != "1" || !r.Next {
 			t.Errorf("code %s, what to try next shown %v; want 1, true", r.Code, r.Next)
 		}
+		screenshot(t, ctx, "verify-result", "nothing-reproduced")
 		if strings.Contains(r.Stdout, c.Got) {
 			t.Errorf("a base string the client did not sign is shown as reproduced:\n%s", r.Stdout)
 		}
@@ -549,6 +681,40 @@ func TestPage(t *testing.T) {
 			if r.Code != tc.code {
 				t.Errorf("RSA-SHA1 with a key pasted: code %s, want %s:\n%s%s", r.Code, tc.code, r.Stdout, r.Stderr)
 			}
+			if tc.code != "0" {
+				continue
+			}
+			// A valid signature: the base string signed, alone, unmarked,
+			// and its parameters.
+			v, err := readView(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Want != c.Want || v.Got != "" || v.Marks != 0 || v.Params == 0 || v.Finding != "" {
+				t.Errorf("RSA-SHA1 valid: the page draws %+v; want the base string signed alone and its parameters", v)
+			}
+		}
+	})
+
+	t.Run("the client's base string pasted", func(t *testing.T) {
+		c := cases[1]
+		const cs, ts = "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw", "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE"
+		req := rawRequest(t, c, hmacSHA1(cs, ts, c.Got), false)
+		if err := fill(ctx, map[string]string{"request": req, "consumer-secret": cs, "token-secret": ts, "scheme": "https", "client-base": c.Got},
+			map[string]bool{"any-time": true}); err != nil {
+			t.Fatal(err)
+		}
+		r, err := clickFor(ctx, "verify", "verify")
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := readView(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Code != "1" || v.Want != c.Want || v.Got != c.Got || v.Marks == 0 || !strings.Contains(v.Finding, "How the base strings differ") ||
+			!strings.Contains(v.Finding, "sort order") || len(v.Overflow) > 0 {
+			t.Errorf("code %s (want 1), the page draws %+v; want both base strings marked and the differences listed", r.Code, v)
 		}
 	})
 
@@ -568,6 +734,27 @@ func TestPage(t *testing.T) {
 				}
 				if tc.code == "1" && r.Stdout == "" {
 					t.Errorf("%s: diff shows no difference", c.Library)
+				}
+				if tc.code != "1" {
+					continue
+				}
+				screenshot(t, ctx, "diff-result", c.Library)
+				// Both base strings, stacked, the differences marked.
+				type marked struct {
+					Want  string `json:"want"`
+					Got   string `json:"got"`
+					Marks int    `json:"marks"`
+				}
+				m, err := chromedp.Run(ctx, chromedp.Evaluate[marked](`(() => {
+					const $ = (id) => document.getElementById(id);
+					return {want: ($("diff-want") || {}).textContent || "", got: ($("diff-got") || {}).textContent || "",
+						marks: document.querySelectorAll("#diff-want del, #diff-got ins").length};
+				})()`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if m.Want != tc.want || m.Got != tc.got || m.Marks == 0 {
+					t.Errorf("%s: diff draws\n%s\n%s\nwith %d marks; want the two base strings, marked", c.Library, m.Want, m.Got, m.Marks)
 				}
 			}
 		}
@@ -643,4 +830,49 @@ func gzipSize(b []byte) int {
 	w.Write(b)
 	w.Close()
 	return buf.Len()
+}
+
+// TestPageLoadTime loads the page $COUNTERSIGN_PAGE_LOADS times (if set), each
+// in a tab of its own, and logs the time from navigation start to the
+// WebAssembly program being ready: the least, the median and the most, as
+// one load on a shared machine says little.
+func TestPageLoadTime(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("COUNTERSIGN_PAGE_LOADS"))
+	if n < 1 {
+		t.Skip("set COUNTERSIGN_PAGE_LOADS to the number of loads to time")
+	}
+	browser := chromiumPath(t)
+	htmlPath, _ := build(t)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.UserDataDir(t.TempDir()),
+		chromedp.NoSandbox, chromedp.DisableGPU)
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	bctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	if err := chromedp.Do(bctx); err != nil { // start the browser, outside the timing
+		t.Fatal(err)
+	}
+	pageURL := (&url.URL{Scheme: "file", Path: htmlPath}).String()
+	var ms []float64
+	for range n {
+		ctx, cancel := chromedp.NewContext(bctx)
+		ctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
+		err := chromedp.Do(ctx, chromedp.Navigate(pageURL))
+		if err == nil {
+			_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.body && document.body.dataset.state === "ready"`, chromedp.WithPollingTimeout(time.Minute)))
+		}
+		var v float64
+		if err == nil {
+			v, err = chromedp.Run(ctx, chromedp.Evaluate[float64](`globalThis.oauth1LoadMs`))
+		}
+		cancelT()
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, v)
+	}
+	slices.Sort(ms)
+	t.Logf("%s: %d loads from file://, navigation start to WebAssembly ready: least %.0f ms, median %.0f ms, most %.0f ms",
+		filepath.Base(htmlPath), n, ms[0], ms[len(ms)/2], ms[len(ms)-1])
 }

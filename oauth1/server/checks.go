@@ -5,13 +5,67 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/countersign/countersign/oauth1"
 	"github.com/countersign/countersign/oauth1/internal/mac"
+	"github.com/countersign/countersign/oauth1/internal/wire"
 )
 
-// The phases of Verify, each a method over what the earlier ones found.
+// Verify and its phases, in the order it runs them, each a method over
+// what the earlier ones found; the Verifier and its settings are in
+// verify.go.
+
+// Verify checks the OAuth signature of r and returns what it found. A
+// refused request is a [*ProblemError]; other errors come from the
+// CredentialStore or the NonceStore, or are [oauth1.ErrBodyTooLarge].
+//
+// Verify reads a form-encoded body (and, for oauth_body_hash, any body) and
+// replaces r.Body with an in-memory copy, so that the handler can still
+// read it. The nonce is recorded only once everything else checks out: a
+// refused request never uses up its nonce.
+func (v *Verifier) Verify(r *http.Request) (*Verification, error) {
+	if v.Store == nil {
+		return nil, errors.New("oauth1: Verifier.Store is nil")
+	}
+	if r == nil || r.URL == nil {
+		return nil, errors.New("oauth1: Verify: nil request or URL")
+	}
+	s := getState()
+	defer putState(s)
+	q := &found{s: s, r: r, limit: v.maxBodyBytes()}
+	if err := q.collect(); err != nil {
+		return nil, err
+	}
+	// A form body is read only for a consumer the store knows, when the
+	// header or the query names it: else only a body can name it.
+	if q.form && q.hasBody && q.sent&sentConsumerKey != 0 {
+		if err := v.lookupConsumer(q); err != nil {
+			return nil, err
+		}
+	}
+	if err := q.collectBody(); err != nil {
+		return nil, err
+	}
+	// Cheap checks first, then the lookups, the signature and the nonce.
+	if err := v.checkRequired(q); err != nil {
+		return nil, err
+	}
+	if err := v.checkTime(q); err != nil {
+		return nil, err
+	}
+	if err := v.lookup(q); err != nil {
+		return nil, err
+	}
+	if err := v.checkSigned(q); err != nil {
+		return nil, err
+	}
+	if err := v.useNonce(q); err != nil {
+		return nil, err
+	}
+	return q.verification(), nil
+}
 
 // found is what one verification has found so far in a request.
 type found struct {
@@ -57,6 +111,40 @@ const (
 	sentVersion
 	sentBodyHash
 )
+
+// state is the scratch space of one verification, pooled.
+type state struct {
+	wire.State
+	proto      []oauth1.Param // the protocol parameters, with realm
+	fromHeader int            // how many of proto the Authorization header sent
+	header     []oauth1.Param // the Authorization header's other parameters
+	dec        []byte         // what the header had to decode, and the signature
+	large      bool           // it held a base string over maxPooledBase: not pooled
+}
+
+// maxPooledBase is the longest base string whose state is pooled, as
+// wire.State.Reset bounds the buffers it sees.
+const maxPooledBase = 2 << 20
+
+var statePool = sync.Pool{New: func() any { return new(state) }}
+
+func getState() *state { return statePool.Get().(*state) }
+
+func putState(s *state) {
+	// The parameters point into the request: not to be pinned in the pool.
+	clear(s.header)
+	clear(s.proto)
+	// A form body grows the parameters as much as the base string would,
+	// and a hostile header its parameters.
+	if s.large || len(s.Form) > maxPooledBase || cap(s.header)+cap(s.proto) > 4*maxProtocolParams || cap(s.dec) > maxPooledDec || !s.Reset() {
+		return
+	}
+	s.header, s.proto, s.dec = s.header[:0], s.proto[:0], s.dec[:0]
+	statePool.Put(s)
+}
+
+// maxPooledDec bounds the decoded header values a pooled state keeps.
+const maxPooledDec = 4 << 10
 
 // collect reads the protocol parameters of the request's Authorization
 // header and query; collectBody, those of a form body.
@@ -202,27 +290,6 @@ func (v *Verifier) checkTime(q *found) error {
 	return nil
 }
 
-// lookupConsumer finds the consumer's registration. Verify calls it before
-// reading a form body when the Authorization header or the query sent
-// oauth_consumer_key, so that a client nobody registered cannot make the
-// provider read and hold a body.
-func (v *Verifier) lookupConsumer(q *found) error {
-	// No store has such a key, and a database may fail on one (a NUL in a
-	// PostgreSQL text parameter): refused here, as unknown.
-	if !lookupable(q.consumerKey) {
-		return problem(oauth1.ProblemConsumerKeyUnknown, errors.New("the consumer key holds a control character or is not UTF-8"))
-	}
-	var err error
-	q.consumer, err = v.Store.Consumer(q.r.Context(), q.consumerKey, q.now)
-	if errors.Is(err, ErrNotFound) {
-		return problem(oauth1.ProblemConsumerKeyUnknown, nil)
-	} else if err != nil {
-		return fmt.Errorf("oauth1: looking up the consumer key: %w", err)
-	}
-	q.foundConsumer = true
-	return nil
-}
-
 // lookup finds the consumer's registration, unless lookupConsumer found it
 // already, and the token's secret.
 func (v *Verifier) lookup(q *found) error {
@@ -257,6 +324,27 @@ func (v *Verifier) lookup(q *found) error {
 		}
 		q.tokenSecret, q.user, q.scope = t.Secret, t.User, t.Scope
 	}
+	return nil
+}
+
+// lookupConsumer finds the consumer's registration. Verify calls it before
+// reading a form body when the Authorization header or the query sent
+// oauth_consumer_key, so that a client nobody registered cannot make the
+// provider read and hold a body.
+func (v *Verifier) lookupConsumer(q *found) error {
+	// No store has such a key, and a database may fail on one (a NUL in a
+	// PostgreSQL text parameter): refused here, as unknown.
+	if !lookupable(q.consumerKey) {
+		return problem(oauth1.ProblemConsumerKeyUnknown, errors.New("the consumer key holds a control character or is not UTF-8"))
+	}
+	var err error
+	q.consumer, err = v.Store.Consumer(q.r.Context(), q.consumerKey, q.now)
+	if errors.Is(err, ErrNotFound) {
+		return problem(oauth1.ProblemConsumerKeyUnknown, nil)
+	} else if err != nil {
+		return fmt.Errorf("oauth1: looking up the consumer key: %w", err)
+	}
+	q.foundConsumer = true
 	return nil
 }
 
@@ -303,37 +391,33 @@ func (v *Verifier) checkSigned(q *found) error {
 	return nil
 }
 
-// maxRefusedBase is the longest base string a refusal keeps. Refusals are
-// what hostile requests get, and a program may keep them (in a log queue,
-// say); the base string of a form takes up to five times its body ("+" is
-// "%2520"), so a bound on the body is none on the refusal. 64 KiB holds the
-// base string of any request but a large form's.
-const maxRefusedBase = 64 << 10
-
-// maxPooledRefused is the longest base string of a refused request whose
-// state is pooled: its parameters hold as much memory again.
-const maxPooledRefused = 1 << 20
-
-// refusedBaseString is baseString for a refused request: empty past
-// maxRefusedBase.
-func (q *found) refusedBaseString() string {
-	if len(q.base) > maxRefusedBase {
-		q.s.large = q.s.large || len(q.base) > maxPooledRefused
-		return ""
+// useNonce records the nonce of a request with a timestamp, and refuses
+// one already recorded. A MemoryNonceStore (the default) is told the
+// registration the request was verified with, so that it keeps the nonces
+// of two tenants' clients apart when their consumer keys are alike.
+func (v *Verifier) useNonce(q *found) error {
+	if !q.hasTS {
+		return nil
 	}
-	return q.baseString()
-}
-
-// baseString returns the verified base string, copied out of the pooled
-// state once.
-func (q *found) baseString() string {
-	if q.baseStr == "" && len(q.base) > 0 {
-		q.baseStr = string(q.base)
-		// The parameters behind a base string this long hold as much
-		// memory: not to be pinned in the pool.
-		q.s.large = len(q.base) > maxPooledBase
+	n := Nonce{ConsumerKey: q.consumerKey, Token: q.token, Value: q.nonce, Timestamp: q.ts}
+	expires := time.Unix(q.ts, 0).Add(v.window() + time.Second)
+	var fresh bool
+	var err error
+	if m, ok := v.nonceStore().(*MemoryNonceStore); ok && m != nil {
+		m.once.Do(m.init)
+		fresh, err = m.use(n, registration(m.seed, q.method, q.consumer), v.Store, q.now, expires)
+	} else {
+		fresh, err = v.nonceStore().Use(q.r.Context(), n, q.now, expires)
 	}
-	return q.baseStr
+	if err != nil {
+		return fmt.Errorf("oauth1: recording the nonce: %w", err)
+	}
+	if !fresh {
+		pe := problem(oauth1.ProblemNonceUsed, nil)
+		pe.BaseString = q.refusedBaseString() // a replay is as hostile as any refusal
+		return pe
+	}
+	return nil
 }
 
 // verification is what Verify returns for an accepted request.
@@ -368,4 +452,37 @@ func (q *found) verification() *Verification {
 type verified struct {
 	v      Verification
 	params [8]oauth1.Param
+}
+
+// maxRefusedBase is the longest base string a refusal keeps. Refusals are
+// what hostile requests get, and a program may keep them (in a log queue,
+// say); the base string of a form takes up to five times its body ("+" is
+// "%2520"), so a bound on the body is none on the refusal. 64 KiB holds the
+// base string of any request but a large form's.
+const maxRefusedBase = 64 << 10
+
+// maxPooledRefused is the longest base string of a refused request whose
+// state is pooled: its parameters hold as much memory again.
+const maxPooledRefused = 1 << 20
+
+// refusedBaseString is baseString for a refused request: empty past
+// maxRefusedBase.
+func (q *found) refusedBaseString() string {
+	if len(q.base) > maxRefusedBase {
+		q.s.large = q.s.large || len(q.base) > maxPooledRefused
+		return ""
+	}
+	return q.baseString()
+}
+
+// baseString returns the verified base string, copied out of the pooled
+// state once.
+func (q *found) baseString() string {
+	if q.baseStr == "" && len(q.base) > 0 {
+		q.baseStr = string(q.base)
+		// The parameters behind a base string this long hold as much
+		// memory: not to be pinned in the pool.
+		q.s.large = len(q.base) > maxPooledBase
+	}
+	return q.baseStr
 }
