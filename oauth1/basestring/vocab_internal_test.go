@@ -19,8 +19,9 @@ import (
 // library it did not learn from (TestLeaveOneOut).
 //
 // The corpora: COUNTERSIGN_SHARED_CORPUS (shared/corpora/six-libraries.json.gz),
-// and the .json.gz files of testdata/corpora but the RSA ones. A library is
-// known by its name across them.
+// the .json.gz files of testdata/corpora but the RSA ones, and any that
+// COUNTERSIGN_MORE_CORPORA lists (comma-separated). A library is known by
+// its name across them.
 
 // bugNames are the bugs' names without "bug", in their order.
 var bugNames = [bugCount]string{"Plus", "PlusLiteral", "Twice", "RawQuery", "RawForm", "NoEncoding", "UnencodedNames", "LowerHex", "JSComponent", "KeepSlash", "Java", "Tilde", "NoForm", "QueryInURI", "QueryOnlyInURI", "DefaultPort", "Scheme", "HostAsSent", "AnyPort", "DecodedPath", "Realm", "Signature", "Latin1", "KeepFirst", "KeepLast", "QueryWins", "SortDecoded", "SortJoined", "DropEmpty", "SemicolonDrop", "SemicolonSplit", "SemicolonCut", "HashCut", "NulCut", "EqCut", "QCut", "RawNames", "PHPNames", "NoEquals", "NotReencoded", "NoQuery", "EmptyToken", "BodyHash", "NoRootSlash", "UnencodedValues", "SpacePlus", "SchemeUpper", "SchemeTitle", "FormWins", "EmptyReplaced", "NetworkPath", "QueryOnly", "MethodLower", "EmptyPairs", "SortByName", "Unsorted", "PathParams", "PathSlashes", "DotSegments", "URILower", "QueryVerbatim", "QMarkKept", "MethodGetPost", "SortNameReversed"}
