@@ -13,12 +13,13 @@ import (
 // readBugs are the bugs that change how the query and the body are read.
 const readBugs = bugPlusLiteral | bugRawQuery | bugRawForm | bugNoForm | bugQueryOnlyInURI | bugQCut | bugHashCut |
 	bugSemicolonDrop | bugSemicolonSplit | bugSemicolonCut | bugEqCut | bugRawNames | bugNulCut | bugLatin1 | bugPHPNames |
-	bugQueryWins | bugKeepFirst | bugKeepLast | bugNoQuery | bugSpacePlus | bugFormWins | bugEmptyReplaced | bugQueryOnly
+	bugQueryWins | bugKeepFirst | bugKeepLast | bugNoQuery | bugSpacePlus | bugFormWins | bugEmptyReplaced | bugQueryOnly | bugEmptyPairs |
+	bugQueryVerbatim | bugQMarkKept
 
 // sourceBugs are the bugs of reading one query or body, which a client
 // with bugQueryOnly makes in the query only.
 const sourceBugs = bugPlusLiteral | bugSemicolonDrop | bugSemicolonSplit | bugSemicolonCut | bugEqCut | bugRawNames |
-	bugNulCut | bugLatin1 | bugPHPNames | bugSpacePlus | bugEmptyReplaced
+	bugNulCut | bugLatin1 | bugPHPNames | bugSpacePlus | bugEmptyReplaced | bugEmptyPairs
 
 // pieces reads the query and the form body as a client with bugs bs does,
 // once for each set of the bugs of reading: most variants share one. The
@@ -44,7 +45,7 @@ type readResult struct {
 // queryBugs and formBugs are the bugs that change how the query, and the
 // form body, are read each on its own.
 const (
-	queryBugs = sourceBugs | bugQueryOnlyInURI | bugNoQuery | bugQCut | bugRawQuery | bugHashCut
+	queryBugs = sourceBugs | bugQueryOnlyInURI | bugNoQuery | bugQCut | bugRawQuery | bugHashCut | bugQueryVerbatim | bugQMarkKept
 	formBugs  = sourceBugs | bugNoForm | bugRawForm
 )
 
@@ -98,15 +99,19 @@ func (r *rebuild) readPieces(bs bug) ([]piece, bool) {
 	return ps, true
 }
 
-// formKey marks the form body's reads in rebuild.src.
-const formKey bug = 1 << 63
+// A srcKey is the key of one read of the query, or of the form body, in
+// rebuild.src.
+type srcKey struct {
+	bs   bug
+	form bool
+}
 
 // source reads the query (or the form body) as a client with bugs bs
 // does, cached in r.src. The result is shared.
 func (r *rebuild) source(query bool, bs bug) ([]piece, bool) {
-	key, raw := bs, r.query
+	key, raw := srcKey{bs: bs}, r.query
 	if !query {
-		key, raw = bs|formKey, r.form
+		key, raw = srcKey{bs: bs, form: true}, r.form
 	}
 	if c, ok := r.src[key]; ok {
 		return c.ps, c.ok
@@ -114,7 +119,7 @@ func (r *rebuild) source(query bool, bs bug) ([]piece, bool) {
 	ps, ok := readSource(query, raw, bs)
 	r.work += workReadByte*int64(len(raw)) + workReadPair*int64(len(ps))
 	if r.src == nil {
-		r.src = map[bug]readResult{}
+		r.src = map[srcKey]readResult{}
 	}
 	r.src[key] = readResult{ps, ok}
 	return ps, ok
@@ -132,9 +137,16 @@ func readSource(query bool, raw string, bs bug) ([]piece, bool) {
 	if query && bs&bugHashCut != 0 {
 		raw = raw[:hashAt(raw)]
 	}
+	if query && bs&bugQMarkKept != 0 && raw != "" {
+		raw = "?" + raw
+	}
+	verbatim := query && bs&bugQueryVerbatim != 0
 	var ps []piece
 	for kv := range strings.SplitSeq(raw, "&") {
 		if kv == "" {
+			if bs&bugEmptyPairs != 0 && raw != "" {
+				ps = append(ps, piece{query: query})
+			}
 			continue // "a=1&&b=2" has no third pair
 		}
 		if bs&bugSemicolonDrop != 0 && strings.Contains(kv, ";") {
@@ -146,8 +158,12 @@ func readSource(query bool, raw string, bs bug) ([]piece, bool) {
 		}
 		for _, kv := range kvs {
 			p, ok := readPair(kv, bs, rawValues)
-			if !ok {
+			if !ok && !verbatim {
 				return nil, false
+			}
+			if verbatim {
+				n, v, _ := strings.Cut(kv, "=")
+				p = piece{name: n, value: v, verbatim: true}
 			}
 			if p.name == "oauth_signature" {
 				continue // never signed, wherever it is sent (§3.4.1.3.1)

@@ -16,6 +16,7 @@ import (
 type piece struct {
 	name, value string
 	query       bool // from the query, where a query value may replace a body's
+	verbatim    bool // name and value as sent, and signed without encoding
 }
 
 // A rebuild holds the parts of the provider's base string and of the
@@ -25,12 +26,12 @@ type rebuild struct {
 	scheme, host, path string // from the base string URI; host with any port
 	query, form        string // as sent
 	sentHost, realm    string
-	other              []piece            // the parameters from neither the query nor the body
-	fromRequest        bool               // query and form are the sources of the rest
-	read               map[bug]readResult // pieces' results, by the bugs of reading
-	src                map[bug]readResult // the query's and the form body's, by theirs (formKey for the body)
-	bodyHash           string             // the oauth_body_hash of the form body; "" when not known
-	work               int64              // the work done, in bytes hashed (work.go)
+	other              []piece               // the parameters from neither the query nor the body
+	fromRequest        bool                  // query and form are the sources of the rest
+	read               map[bug]readResult    // pieces' results, by the bugs of reading
+	src                map[srcKey]readResult // the query's and the form body's, by theirs
+	bodyHash           string                // the oauth_body_hash of the form body; "" when not known
+	work               int64                 // the work done, in bytes hashed (work.go)
 }
 
 // newRebuild splits b, parsed from base, into its parts, and checks that
@@ -136,6 +137,9 @@ func (r *rebuild) build(bs bug) (string, bool) {
 		case bs&bugUnencodedValues != 0:
 			value = p.value
 		}
+		if p.verbatim {
+			name, value = p.name, p.value
+		}
 		if bs&bugTwice != 0 {
 			value = enc(value)
 		}
@@ -144,11 +148,23 @@ func (r *rebuild) build(bs bug) (string, bool) {
 			pairs[i].joined = name + "=" + value
 		}
 	}
+	if bs&bugSortNameReversed != 0 && bs&(bugUnsorted|bugSortByName) == 0 {
+		slices.Reverse(pairs) // a map of names to lists that prepends
+	}
 	// Pairs that the order compares equal are written alike, so an
 	// unstable sort builds the same string; a stable one cost O(n log² n)
 	// moves of these structs, most of a build on a request of many pairs.
-	slices.SortFunc(pairs, func(a, c pair) int {
+	// The orders by name only, or none, keep the order of equal names.
+	sort := slices.SortFunc[[]pair]
+	if bs&(bugUnsorted|bugSortByName|bugSortNameReversed) != 0 {
+		sort = slices.SortStableFunc[[]pair]
+	}
+	sort(pairs, func(a, c pair) int {
 		switch {
+		case bs&bugUnsorted != 0:
+			return 0
+		case bs&(bugSortByName|bugSortNameReversed) != 0:
+			return strings.Compare(a.name, c.name)
 		case bs&bugSortDecoded != 0:
 			return cmpPair(a.dname, a.dvalue, c.dname, c.dvalue)
 		case bs&bugSortJoined != 0:
@@ -175,7 +191,14 @@ func (r *rebuild) build(bs bug) (string, bool) {
 	if bs&bugNotReencoded == 0 {
 		params = outer(params)
 	}
-	out := outer(strings.ToUpper(r.method)) + "&" + outer(uri) + "&" + params
+	method := strings.ToUpper(r.method)
+	if bs&bugMethodGetPost != 0 && method != "GET" && method != "POST" {
+		method = map[bool]string{true: "POST", false: "GET"}[method == "PUT" || method == "PATCH"]
+	}
+	if bs&bugMethodLower != 0 {
+		method = strings.ToLower(method)
+	}
+	out := outer(method) + "&" + outer(uri) + "&" + params
 	r.work += buildWork(len(ps), len(out))
 	return out, true
 }
@@ -239,12 +262,24 @@ func (r *rebuild) uri(bs bug) string {
 	if bs&bugNoRootSlash != 0 && path == "/" {
 		path = ""
 	}
+	if bs&bugPathParams != 0 {
+		path, _, _ = strings.Cut(path, ";")
+	}
+	if bs&bugPathSlashes != 0 {
+		path = collapseSlashes(path)
+	}
+	if bs&bugDotSegments != 0 {
+		path = removeDotSegments(path)
+	}
 	if bs&bugDecodedPath != 0 {
 		if d, err := percent.Decode(path); err == nil {
 			path = d
 		}
 	}
 	uri := scheme + "://" + host + path
+	if bs&bugURILower != 0 {
+		uri = strings.ToLower(uri)
+	}
 	if bs&(bugQueryInURI|bugQueryOnlyInURI) != 0 && r.query != "" {
 		uri += "?" + r.query
 	}

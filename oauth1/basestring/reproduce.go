@@ -49,8 +49,11 @@ const (
 // parameters sorted before encoding, empty values dropped, values cut at
 // ";", "#", "=", "?" or a NUL byte, the query or the form body left out, a
 // path "//x/y" read as host "x", the bugs of reading made in the query
-// only, and sets of these, the likeliest first, as real client libraries
-// make them), signs each with the right key (key's secrets, joined as
+// only, the method in lowercase or as GET or POST, empty pairs signed,
+// the parameters sorted by name only or not at all, the path cut at ";",
+// its "//" collapsed or its dot segments removed, the query signed as
+// sent or with its "?", and sets of these, the likeliest first by weights
+// learned from 24 client libraries, as real clients make them), signs each with the right key (key's secrets, joined as
 // §3.4.2 says), and returns the first whose HMAC is the signature, with the
 // base string the client signed. Diff(base, signed) lists the differences.
 //
@@ -95,6 +98,12 @@ func reproduceWithin(b budget, base, signature, method string, key Key, sent Req
 	return m, signed, ok, c.hmacs
 }
 
+// reproduceWith is reproduceWithin with the bugs and weights of v.
+func reproduceWith(b budget, v *vocabulary, base, signature, method string, key Key, sent Request) (Mistake, string, bool, int) {
+	m, signed, ok, c := reproduceCountedWith(b, v, base, signature, method, key, sent)
+	return m, signed, ok, c.hmacs
+}
+
 // A searchCost is what one search did: its HMACs, and its work in bytes
 // hashed (work.go), within limit.
 type searchCost struct {
@@ -104,6 +113,11 @@ type searchCost struct {
 
 // reproduceCounted is reproduceWithin, and also returns what it did.
 func reproduceCounted(b budget, base, signature, method string, key Key, sent Request) (Mistake, string, bool, searchCost) {
+	return reproduceCountedWith(b, defaultVocabulary, base, signature, method, key, sent)
+}
+
+// reproduceCountedWith is reproduceCounted with the bugs and weights of v.
+func reproduceCountedWith(b budget, v *vocabulary, base, signature, method string, key Key, sent Request) (Mistake, string, bool, searchCost) {
 	if len(base) > maxReproduceBytes || len(sent.Query)+len(sent.Form)+len(sent.Host)+len(sent.Realm) > maxReproduceBytes ||
 		len(signature) > 1024 {
 		return Mistake{}, "", false, searchCost{}
@@ -139,7 +153,7 @@ func reproduceCounted(b budget, base, signature, method string, key Key, sent Re
 		r.work += int64(len(r.form))
 	}
 	s := &search{r: r, base: base, t: t, h: h, key: signingKey(key.ConsumerSecret, key.TokenSecret), b: b, tried: map[string]bool{},
-		limit: limit, next: r.work}
+		limit: limit, next: r.work, v: v}
 	f := s.run()
 	if f == nil {
 		return Mistake{}, "", false, searchCost{t.n, r.work, limit}
@@ -153,59 +167,71 @@ func reproduceCounted(b budget, base, signature, method string, key Key, sent Re
 type bug uint64
 
 const (
-	bugPlus            bug = 1 << iota // names and values encoded with "+" for a space
-	bugPlusLiteral                     // "+" in the query or body not decoded as a space
-	bugTwice                           // values percent-encoded twice
-	bugRawQuery                        // query values signed as sent, not decoded
-	bugRawForm                         // form values signed as sent, not decoded
-	bugNoEncoding                      // names and values not encoded
-	bugUnencodedNames                  // names not encoded
-	bugLowerHex                        // lowercase hex in escapes
-	bugJSComponent                     // "!'()*" left unencoded (encodeURIComponent)
-	bugKeepSlash                       // "/" left unencoded (Python's quote)
-	bugJava                            // java.net.URLEncoder: "+", "*" unencoded, "~" encoded
-	bugTilde                           // "~" encoded as "%7E"
-	bugNoForm                          // the form body left out
-	bugQueryInURI                      // the query kept in the base string URI, and signed
-	bugQueryOnlyInURI                  // the query kept in the base string URI, not signed
-	bugDefaultPort                     // :80 or :443 kept
-	bugScheme                          // http for https, or https for http
-	bugHostAsSent                      // the Host as sent: its case, any port
-	bugAnyPort                         // :80 and :443 dropped whatever the scheme
-	bugDecodedPath                     // the path decoded
-	bugRealm                           // realm signed
-	bugSignature                       // an empty oauth_signature signed
-	bugLatin1                          // UTF-8 bytes read as Latin-1
-	bugKeepFirst                       // the first value of a repeated name kept
-	bugKeepLast                        // the last value of a repeated name kept
-	bugQueryWins                       // a query value replaces a body value of the same name
-	bugSortDecoded                     // sorted before encoding
-	bugSortJoined                      // sorted by the joined "name=value"
-	bugDropEmpty                       // empty values dropped
-	bugSemicolonDrop                   // pairs holding ";" dropped (Go's url.ParseQuery)
-	bugSemicolonSplit                  // ";" separating pairs as "&" does
-	bugSemicolonCut                    // values cut at a ";"
-	bugHashCut                         // the query decoded, then cut at a "#"
-	bugNulCut                          // values cut at a NUL byte
-	bugEqCut                           // values cut at an "=" inside them
-	bugQCut                            // the query cut at a "?" inside it
-	bugRawNames                        // names not decoded before being encoded
-	bugPHPNames                        // " " and "." in names turned into "_"
-	bugNoEquals                        // empty values signed as "name", without "="
-	bugNotReencoded                    // the parameter string not encoded as a whole
-	bugNoQuery                         // the query left out entirely
-	bugEmptyToken                      // an empty oauth_token signed, and not sent
-	bugBodyHash                        // an oauth_body_hash of the form body signed, and not sent
-	bugNoRootSlash                     // the path "/" left out of the base string URI
-	bugUnencodedValues                 // values not encoded
-	bugSpacePlus                       // a space in the query or body signed as a literal "+"
-	bugSchemeUpper                     // the scheme in uppercase, as typed: "HTTPS"
-	bugSchemeTitle                     // the scheme capitalized, as typed: "Https"
-	bugFormWins                        // a body value replaces the query's values of the same name
-	bugEmptyReplaced                   // an empty value replaced by the next value of its name
-	bugNetworkPath                     // a path that starts with "//" read as "//host/path"
-	bugQueryOnly                       // the bugs of reading the query and body made in the query only
-	bugCount           = iota
+	bugPlus             bug = 1 << iota // names and values encoded with "+" for a space
+	bugPlusLiteral                      // "+" in the query or body not decoded as a space
+	bugTwice                            // values percent-encoded twice
+	bugRawQuery                         // query values signed as sent, not decoded
+	bugRawForm                          // form values signed as sent, not decoded
+	bugNoEncoding                       // names and values not encoded
+	bugUnencodedNames                   // names not encoded
+	bugLowerHex                         // lowercase hex in escapes
+	bugJSComponent                      // "!'()*" left unencoded (encodeURIComponent)
+	bugKeepSlash                        // "/" left unencoded (Python's quote)
+	bugJava                             // java.net.URLEncoder: "+", "*" unencoded, "~" encoded
+	bugTilde                            // "~" encoded as "%7E"
+	bugNoForm                           // the form body left out
+	bugQueryInURI                       // the query kept in the base string URI, and signed
+	bugQueryOnlyInURI                   // the query kept in the base string URI, not signed
+	bugDefaultPort                      // :80 or :443 kept
+	bugScheme                           // http for https, or https for http
+	bugHostAsSent                       // the Host as sent: its case, any port
+	bugAnyPort                          // :80 and :443 dropped whatever the scheme
+	bugDecodedPath                      // the path decoded
+	bugRealm                            // realm signed
+	bugSignature                        // an empty oauth_signature signed
+	bugLatin1                           // UTF-8 bytes read as Latin-1
+	bugKeepFirst                        // the first value of a repeated name kept
+	bugKeepLast                         // the last value of a repeated name kept
+	bugQueryWins                        // a query value replaces a body value of the same name
+	bugSortDecoded                      // sorted before encoding
+	bugSortJoined                       // sorted by the joined "name=value"
+	bugDropEmpty                        // empty values dropped
+	bugSemicolonDrop                    // pairs holding ";" dropped (Go's url.ParseQuery)
+	bugSemicolonSplit                   // ";" separating pairs as "&" does
+	bugSemicolonCut                     // values cut at a ";"
+	bugHashCut                          // the query decoded, then cut at a "#"
+	bugNulCut                           // values cut at a NUL byte
+	bugEqCut                            // values cut at an "=" inside them
+	bugQCut                             // the query cut at a "?" inside it
+	bugRawNames                         // names not decoded before being encoded
+	bugPHPNames                         // " " and "." in names turned into "_"
+	bugNoEquals                         // empty values signed as "name", without "="
+	bugNotReencoded                     // the parameter string not encoded as a whole
+	bugNoQuery                          // the query left out entirely
+	bugEmptyToken                       // an empty oauth_token signed, and not sent
+	bugBodyHash                         // an oauth_body_hash of the form body signed, and not sent
+	bugNoRootSlash                      // the path "/" left out of the base string URI
+	bugUnencodedValues                  // values not encoded
+	bugSpacePlus                        // a space in the query or body signed as a literal "+"
+	bugSchemeUpper                      // the scheme in uppercase, as typed: "HTTPS"
+	bugSchemeTitle                      // the scheme capitalized, as typed: "Https"
+	bugFormWins                         // a body value replaces the query's values of the same name
+	bugEmptyReplaced                    // an empty value replaced by the next value of its name
+	bugNetworkPath                      // a path that starts with "//" read as "//host/path"
+	bugQueryOnly                        // the bugs of reading the query and body made in the query only
+	bugMethodLower                      // the method signed in lowercase, as given ("get")
+	bugEmptyPairs                       // an empty pair ("&&") read as the pair "="
+	bugSortByName                       // sorted by name only: a repeated name's values in the order sent
+	bugUnsorted                         // the parameters not sorted: query, body, then the protocol's
+	bugPathParams                       // the path cut at its first ";" (RFC 2396 path parameters)
+	bugPathSlashes                      // empty path segments ("//") collapsed into one "/"
+	bugDotSegments                      // "." and ".." path segments removed (RFC 3986 §5.2.4)
+	bugURILower                         // the whole base string URI in lowercase, path too
+	bugQueryVerbatim                    // the query's pairs signed as sent: neither decoded nor encoded
+	bugQMarkKept                        // the "?" kept at the head of the query's first name
+	bugMethodGetPost                    // POST signed for PUT and PATCH, GET for the other methods
+	bugSortNameReversed                 // sorted by name only: a repeated name's values in reverse order
+	bugCount            = iota
 )
 
 // The bugs' causes, in the bugs' order: each completes "the client ...",
@@ -263,4 +289,16 @@ var bugCauses = [bugCount]string{
 	`takes an empty value for no value, and replaces it with the next value of the same name (a falsy "" in JavaScript, PHP, Perl or Python); every pair is signed, "name=" too (§3.4.1.3.2)`,
 	`reads a path that starts with "//" as a host and a path ("//x/y" as host "x", path "/y"), as URL parsers do with a network-path reference; the base string URI keeps the path as sent (§3.4.1.2)`,
 	`makes these mistakes of reading in the query only: it parses the URL's query itself, and takes the form body's parameters as they were given to it`,
+	`signs the method in lowercase, as it was given ("get"); the base string has it in uppercase (§3.4.1.1)`,
+	`signs an empty pair of the query or body ("a=1&&b=2") as the parameter "="; split on "&" and skip the empty pieces`,
+	`sorts the parameters by name only, and keeps a repeated name's values in the order they were sent; pairs of the same name are sorted by value (§3.4.1.3.2)`,
+	`does not sort the parameters: it signs them in the order it has them; sort them by encoded name, then encoded value (§3.4.1.3.2)`,
+	`cuts the path at its first ";", taking the rest for path parameters (RFC 2396, Python's urlparse); the base string URI keeps the whole path (§3.4.1.2)`,
+	`collapses the empty segments of the path ("//" into "/"); the base string URI keeps the path as sent (§3.4.1.2)`,
+	`removes the "." and ".." segments of the path (RFC 3986 §5.2.4) where the request sent them; sign the path that is sent (§3.4.1.2)`,
+	`lowercases the whole base string URI, path and all; only the scheme and the host are lowercase (§3.4.1.2)`,
+	`signs the query's pairs as they are sent, neither decoded nor encoded; decode each name and value, then encode it (§3.4.1.3.1, §3.4.1.3.2)`,
+	`keeps the "?" at the head of the query's first name: it split the URL one character early; the query starts after the "?" (RFC 3986 §3.4)`,
+	`signs POST for a PUT or PATCH and GET for the other methods, as an HTTP client that knows only those two does; sign the method the request is sent with (§3.4.1.1)`,
+	`sorts the parameters by name only, and a repeated name's values in the reverse of the order they were sent (a multimap that puts each new value first); pairs of the same name are sorted by value (§3.4.1.3.2)`,
 }

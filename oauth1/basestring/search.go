@@ -5,7 +5,6 @@ import (
 	"crypto"
 	"encoding/base64"
 	"hash"
-	"slices"
 
 	"github.com/countersign/countersign/oauth1/internal/mac"
 )
@@ -48,63 +47,6 @@ var (
 	wideBudget = budget{hmacs: 2048, builds: 6144, work: maxWideWork, size: 5}
 )
 
-// bugWeights is, per mille, how often real clients make each bug: the
-// share of the wrong base strings of the shared corpus of six client
-// libraries (shared/corpora/six-libraries.json.gz) whose smallest set of
-// bugs that reproduces them holds the bug, averaged over the libraries so
-// that each counts alike, and at least 1 for a bug none of them makes.
-// TestSharedCorpusWeights (COUNTERSIGN_SHARED_CORPUS) prints it again.
-var bugWeights = [bugCount]uint16{
-	1, 89, 1, 1, 1, 5, 134, 1, 1, 1, 1, 1, 23, 1, 1, 41, 1, 79, 53, 77, 1, 1, 134, 149, 80, 2, 242, 11, 1, 12, 18, 1, 1, 26, 1, 2, 118, 1, 1, 1, 16, 26, 31, 35, 1, 1, 9, 10, 1, 2, 12, 10,
-}
-
-// minWeight is the weight, per mille, of a bug that the six libraries make
-// rarely or never: clients nobody here has run make them too.
-const minWeight = 20
-
-// schemeWeight is bugScheme's weight, per mille, which the corpus cannot
-// show: its requests went to the URL each library was given. Signing the
-// other scheme is a mistake of deployment (a proxy that terminates TLS, a
-// URL configured with http); 60 is the least weight with which the
-// Verifier names Python oauthlib signing the other scheme's URL with its
-// port (TestInteropReproduce), and costs the corpus 1 point of 75.
-const schemeWeight = 60
-
-func weight(b bug) float64 {
-	if b == bugScheme {
-		return schemeWeight / 1000.0
-	}
-	for i := range bugCount {
-		if b == bug(1)<<i {
-			return float64(max(bugWeights[i], minWeight)) / 1000
-		}
-	}
-	return minWeight / 1000
-}
-
-// byWeight returns every bug, the likeliest first.
-func byWeight() []bug {
-	bs := make([]bug, bugCount)
-	for i := range bs {
-		bs[i] = bug(1) << i
-	}
-	slices.SortStableFunc(bs, func(a, b bug) int {
-		wa, wb := weight(a), weight(b)
-		switch {
-		case wa > wb:
-			return -1
-		case wa < wb:
-			return 1
-		}
-		return 0
-	})
-	return bs
-}
-
-// bugsByWeight is byWeight, computed once; it is small, so building it at
-// first use costs nothing at start-up.
-var bugsByWeight []bug
-
 // A search signs the variants of one refused request in order, within a
 // budget, until one signs to the signature.
 type search struct {
@@ -116,9 +58,11 @@ type search struct {
 	b      budget
 	tried  map[string]bool
 	builds int
-	mac    hash.Hash // keyed once, and reset for each variant
-	limit  int64     // the work it may do
-	next   int64     // the most one try has cost: what the next may cost
+	mac    hash.Hash      // keyed once, and reset for each variant
+	limit  int64          // the work it may do
+	next   int64          // the most one try has cost: what the next may cost
+	v      *vocabulary    // the bugs tried, and their weights
+	single map[bug]string // the variants of the bugs alone, built to find those that change it
 }
 
 // found is what a search returns on a match.
@@ -136,12 +80,17 @@ func (s *search) try(bs bug) (stop, changes bool, f *found) {
 	if s.t.n >= s.b.hmacs || s.builds >= s.b.builds || s.r.work+int64(1+s.b.size)*s.next > s.limit {
 		return true, false, nil
 	}
-	s.builds++
 	w := s.r.work
 	defer func() { s.next = max(s.next, s.r.work-w) }()
-	v, ok := s.r.build(bs)
-	if !ok || v == s.base || len(v) > maxVariantBytes {
-		return false, false, nil
+	v, built := s.single[bs] // a bug alone, built by changes
+	if built {
+		delete(s.single, bs)
+	} else {
+		s.builds++
+		var ok bool
+		if v, ok = s.r.build(bs); !ok || v == s.base || len(v) > maxVariantBytes {
+			return false, false, nil
+		}
 	}
 	if s.tried[v] {
 		return false, true, nil
@@ -166,19 +115,15 @@ func (s *search) try(bs bug) (stop, changes bool, f *found) {
 	return false, true, nil
 }
 
-// run tries each bug alone, likeliest first, and then the sets of two or
-// more of those that change the base string, likeliest first.
+// run finds the bugs that change the base string alone (building their
+// variants, signing none), then tries the sets of them, each bug alone
+// among them, the likeliest first: a rare bug alone waits for the likely
+// pairs, so that a larger vocabulary spends no HMAC on its rare bugs
+// first.
 func (s *search) run() *found {
-	if bugsByWeight == nil {
-		bugsByWeight = byWeight()
-	}
 	var active []bug
-	for _, b := range bugsByWeight {
-		stop, changes, f := s.try(b)
-		if f != nil || stop {
-			return f
-		}
-		if changes || s.r.modifies(b) {
+	for _, b := range s.v.order {
+		if s.changes(b) || s.r.modifies(b) {
 			active = append(active, b)
 		}
 	}
@@ -186,25 +131,45 @@ func (s *search) run() *found {
 	// next ones add active[i+1] or put it in active[i]'s place. With every
 	// weight under 1, this lists each set once, none before a likelier one.
 	q := &setQueue{}
-	if len(active) > 1 {
-		heap.Push(q, set{bs: active[0], last: 0, w: weight(active[0])})
+	if len(active) > 0 {
+		heap.Push(q, set{bs: active[0], last: 0, w: s.v.weight(active[0])})
 	}
 	for q.Len() > 0 {
 		c := heap.Pop(q).(set)
-		if n := bitCount(c.bs); n > 1 {
-			stop, _, f := s.try(c.bs)
-			if f != nil || stop {
-				return f
-			}
+		stop, _, f := s.try(c.bs)
+		if f != nil || stop {
+			return f
 		}
 		if i := c.last + 1; i < len(active) {
 			if bitCount(c.bs) < s.b.size {
-				heap.Push(q, set{bs: c.bs | active[i], last: i, w: c.w * weight(active[i])})
+				heap.Push(q, set{bs: c.bs | active[i], last: i, w: c.w * s.v.weight(active[i])})
 			}
-			heap.Push(q, set{bs: c.bs&^active[c.last] | active[i], last: i, w: c.w / weight(active[c.last]) * weight(active[i])})
+			heap.Push(q, set{bs: c.bs&^active[c.last] | active[i], last: i, w: c.w / s.v.weight(active[c.last]) * s.v.weight(active[i])})
 		}
 	}
 	return nil
+}
+
+// changes reports whether bug b alone changes the base string, building
+// its variant within half the budget but signing nothing; try signs it
+// later, in its turn, without building it again. The other half is kept
+// for trying: on a large request the rarest bugs are not tried at all.
+func (s *search) changes(b bug) bool {
+	if 2*s.builds >= s.b.builds || s.r.work+int64(1+s.b.size)*s.next > s.limit/2 {
+		return false
+	}
+	s.builds++
+	w := s.r.work
+	v, ok := s.r.build(b)
+	s.next = max(s.next, s.r.work-w)
+	if !ok || v == s.base || len(v) > maxVariantBytes {
+		return false
+	}
+	if s.single == nil {
+		s.single = map[bug]string{}
+	}
+	s.single[b] = v
+	return true
 }
 
 // modifies reports whether b is a bug that changes nothing alone but

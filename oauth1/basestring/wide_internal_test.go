@@ -21,7 +21,9 @@ import (
 // randomRequest returns a small random request as sent, with the parts
 // that the bugs change (spaces, "+", ";", NUL bytes, "=" and "?" in
 // values, repeated names, names with "." and " ", non-ASCII text, a Host
-// in another case or with its port, a path that starts with "//"), of at
+// in another case or with its port, a path that starts with "//" or holds
+// ";", "//", dot segments or uppercase letters, empty pairs, methods but
+// GET and POST), of at
 // most pairs pairs in its query
 // and as many in its form body, and the provider's base string of it;
 // nonce sets oauth_nonce.
@@ -32,6 +34,9 @@ func randomWideRequest(rng *rand.Rand, nonce string, pairs int) (base string, se
 		var ps []string
 		for range n {
 			ps = append(ps, names[rng.IntN(len(names))]+"="+values[rng.IntN(len(values))])
+		}
+		if rng.IntN(8) == 0 && len(ps) > 1 {
+			return strings.Join(ps, "&&") // empty pairs
 		}
 		return strings.Join(ps, "&")
 	}
@@ -48,8 +53,8 @@ func randomWideRequest(rng *rand.Rand, nonce string, pairs int) (base string, se
 	if rng.IntN(4) == 0 {
 		sent.Realm = "r"
 	}
-	r0 := &rebuild{method: []string{"GET", "POST"}[rng.IntN(2)], scheme: scheme, host: host,
-		path: []string{"/", "/p", "/a%20b/c", "//p/q"}[rng.IntN(4)], query: sent.Query, form: sent.Form,
+	r0 := &rebuild{method: []string{"GET", "POST", "PUT", "DELETE"}[rng.IntN(4)], scheme: scheme, host: host,
+		path: []string{"/", "/p", "/a%20b/c", "//p/q", "/a;b/c", "/a//b", "/a/./b/../c", "/A/b"}[rng.IntN(8)], query: sent.Query, form: sent.Form,
 		other: []piece{{name: "oauth_consumer_key", value: "ck"}, {name: "oauth_nonce", value: nonce},
 			{name: "oauth_signature_method", value: "HMAC-SHA1"}, {name: "oauth_timestamp", value: "1"}}}
 	if rng.IntN(2) == 0 {
@@ -90,7 +95,7 @@ func randomVariant(rng *rand.Rand, base string, sent Request) (string, bool) {
 // there are CPUs. A third are signed with the right key over a variant (a
 // claim must name it), a third with another key over a variant, and a
 // third with the right key over a variant of another request (no claim at
-// all).
+// all). Each case runs with the Verifier's budget and then the operator's.
 func TestReproduceWideNoFalseClaim(t *testing.T) {
 	n, workers, seed := falseClaimsSize(t)
 	start := time.Now()
@@ -187,7 +192,18 @@ func negativeCases(seed uint64, n int) (res negativeResult) {
 			sig = b64(rsign(sha1.New, rqKey, ov))
 		}
 		res.cases++
-		m, signed, ok, k := reproduceWithin(wideBudget, base, sig, "HMAC-SHA1", rqKey, sent)
+		// The Verifier's budget, then the operator's: either may claim
+		// only the variant signed with the right key.
+		m, signed, ok, k := reproduceWithin(liveBudget, base, sig, "HMAC-SHA1", rqKey, sent)
+		if k > liveBudget.hmacs {
+			res.failure = strconv.Itoa(k) + " HMACs, over the live budget"
+			return res
+		}
+		if ok && (signed != want || m.Kind != BaseStringDiffers) {
+			res.failure = fmt.Sprintf("live false claim on case %d: %v\nclaimed %q\nsigned  %q\nbase    %q\nsent %+v", res.cases, m, signed, want, base, sent)
+			return res
+		}
+		m, signed, ok, k = reproduceWithin(wideBudget, base, sig, "HMAC-SHA1", rqKey, sent)
 		res.hmacs += k
 		if k > wideBudget.hmacs {
 			res.failure = strconv.Itoa(k) + " HMACs, over the budget"
