@@ -34,3 +34,5 @@ require (
 	modernc.org/memory v1.12.1 // indirect
 	modernc.org/sqlite v1.62.0 // indirect
 )
+
+replace github.com/countersign/countersign/redisstore => ../../redisstore
