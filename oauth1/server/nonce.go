@@ -6,15 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"math"
-	"reflect"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/countersign/countersign/oauth1/internal/mac"
 )
 
 // A Nonce identifies one signed request for replay protection: RFC 5849
@@ -373,101 +368,6 @@ func (s *nonceShard) use(m *MemoryNonceStore, b nonceBounds, c client, store Cre
 	return fresh, err
 }
 
-// tenantOf returns the fingerprint, under seed, of the tenant a Verifier
-// with store serves: of the store itself, its address if it is a pointer
-// or a map, its value if that is comparable, so that the Verifiers built
-// on one store (copies, one per request, a Provider's three) charge the
-// registrations of a consumer key to one share. A store of any other kind
-// (a func, a value holding a slice) has no identity to take, and tenant
-// returns zero: each registration is then a tenant of its own, as before
-// clients were charged by key.
-func tenantOf(seed maphash.Seed, store CredentialStore) uint64 {
-	var v reflect.Value
-	if t, ok := store.(interface{ tenant() any }); ok {
-		v = reflect.ValueOf(t.tenant())
-	} else {
-		v = reflect.ValueOf(store)
-	}
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.UnsafePointer:
-		// The address alone: no other store lives there meanwhile.
-		return uint64(v.Pointer()) | 1
-	case reflect.Invalid:
-		return 0
-	}
-	var h maphash.Hash
-	h.SetSeed(seed)
-	if !writeIdentity(&h, v, 0) {
-		return 0
-	}
-	return h.Sum64() | 1
-}
-
-// writeIdentity writes what makes v the value it is to h, its type and
-// its comparable contents, without allocating (as maphash.Comparable does
-// for an interface). It reports false for a value that has no identity to
-// take, or more than a few levels or fields.
-func writeIdentity(h *maphash.Hash, v reflect.Value, depth int) bool {
-	if depth > 4 {
-		return false
-	}
-	var buf [8]byte
-	w := uint64(0)
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.UnsafePointer:
-		w = uint64(v.Pointer())
-	case reflect.Bool:
-		if v.Bool() {
-			w = 1
-		}
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		w = uint64(v.Int())
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		w = v.Uint()
-	case reflect.String:
-		h.WriteString(v.String())
-		w = uint64(v.Len())
-	case reflect.Struct, reflect.Interface:
-		if v.Kind() == reflect.Interface {
-			if v.IsNil() {
-				break
-			}
-			v = v.Elem()
-		}
-		// The type's descriptor, by address: two types alike in shape
-		// and value are still two stores.
-		binary.LittleEndian.PutUint64(buf[:], uint64(reflect.ValueOf(v.Type()).Pointer()))
-		h.Write(buf[:])
-		if v.Kind() != reflect.Struct {
-			return writeIdentity(h, v, depth+1)
-		}
-		if v.NumField() > 16 {
-			return false
-		}
-		for i := range v.NumField() {
-			if !writeIdentity(h, v.Field(i), depth+1) {
-				return false
-			}
-		}
-		return true
-	case reflect.Array:
-		if v.Len() > 16 {
-			return false
-		}
-		for i := range v.Len() {
-			if !writeIdentity(h, v.Index(i), depth+1) {
-				return false
-			}
-		}
-		return true
-	default: // a func, a slice, a float: no identity to take
-		return false
-	}
-	binary.LittleEndian.PutUint64(buf[:], w)
-	h.Write(buf[:])
-	return true
-}
-
 // use is nonceShard.use for the client's set, in shard s.
 func (set *nonceSet) use(s *nonceShard, m *MemoryNonceStore, b nonceBounds, h uint64, t, exp int64) (bool, error) {
 	e, ok := set.seen[h]
@@ -533,135 +433,6 @@ func reserve(count *atomic.Int64, limit int64) bool {
 	}
 }
 
-// sweep drops the expired nonces of every set of the holding that has
-// any, and the sets left empty but keep, in shard s of store m.
-func (hd *holding) sweep(s *nonceShard, m *MemoryNonceStore, keep *nonceSet, now int64) {
-	next := int64(math.MaxInt64)
-	for set := hd.sets; set != nil; {
-		following := set.next // remove unlinks set
-		if now >= set.nextSweep {
-			set.sweep(now, &m.count)
-		}
-		if len(set.seen) == 0 && set != keep {
-			s.remove(m, set)
-		} else {
-			next = min(next, set.nextSweep)
-		}
-		set = following
-	}
-	hd.nextSweep = next
-}
-
-// sweep drops the expired nonces of every shard, one shard at a time,
-// unless no nonce has expired since the last sweep.
-func (m *MemoryNonceStore) sweep(now int64) {
-	if now < m.nextSweep.Load() {
-		return
-	}
-	// Raised first, then lowered to each set's next expiry: a nonce added
-	// meanwhile lowers it itself (set.use), and a concurrent sweep that
-	// raises it again visits every shard after.
-	m.nextSweep.Store(math.MaxInt64)
-	for i := range m.shards {
-		s := &m.shards[i]
-		s.mu.Lock()
-		for _, set := range s.consumers {
-			if now >= set.nextSweep {
-				set.sweep(now, &m.count)
-			}
-			if len(set.seen) == 0 {
-				s.remove(m, set)
-			} else {
-				m.lowerNextSweep(set.nextSweep)
-			}
-		}
-		s.mu.Unlock()
-	}
-}
-
-// remove drops set, which is empty, and its holding if it was the last of
-// its sets.
-func (s *nonceShard) remove(m *MemoryNonceStore, set *nonceSet) {
-	hd := set.hold
-	delete(s.consumers, client{hd.who.key, set.reg})
-	if set.prev != nil {
-		set.prev.next = set.next
-	} else {
-		hd.sets = set.next
-	}
-	if set.next != nil {
-		set.next.prev = set.prev
-	}
-	set.prev, set.next = nil, nil
-	if hd.sets == nil {
-		delete(s.holdings, hd.who)
-		m.clients.Add(-1)
-	}
-}
-
-// lowerNextSweep makes m.nextSweep no later than t.
-func (m *MemoryNonceStore) lowerNextSweep(t int64) {
-	for {
-		n := m.nextSweep.Load()
-		if n <= t || m.nextSweep.CompareAndSwap(n, t) {
-			return
-		}
-	}
-}
-
-// sweep drops every expired nonce, wherever it is in the insertion order,
-// and notes when the next one expires: until then another sweep would free
-// nothing, so a store that is full of live nonces does not sweep the shard
-// on every refused request.
-func (s *nonceSet) sweep(now int64, count *atomic.Int64) {
-	next := int64(math.MaxInt64)
-	kept := s.order[:0]
-	dropped := 0
-	for _, e := range s.order[s.head:] {
-		if s.seen[e.h] != e.expires {
-			continue // superseded: the nonce was recorded again
-		}
-		if e.expires <= now {
-			delete(s.seen, e.h)
-			dropped++
-			continue
-		}
-		kept = append(kept, e)
-		next = min(next, e.expires)
-	}
-	clear(s.order[len(kept):])
-	s.order, s.head, s.nextSweep = kept, 0, next
-	count.Add(-int64(dropped))
-	s.hold.held -= int64(dropped)
-}
-
-// purge drops the expired nonces at the front of the insertion order.
-func (s *nonceSet) purge(now int64, count *atomic.Int64) {
-	dropped := 0
-	for s.head < len(s.order) && s.order[s.head].expires <= now {
-		e := s.order[s.head]
-		// The map may hold a later expiry for the same hash, if the nonce was
-		// recorded again after expiring; only the matching entry removes it.
-		if s.seen[e.h] == e.expires {
-			delete(s.seen, e.h)
-			dropped++
-		}
-		s.head++
-	}
-	if dropped > 0 {
-		count.Add(-int64(dropped))
-		s.hold.held -= int64(dropped)
-	}
-	// Compact when the dead prefix is half the slice, so that order stays
-	// within twice the live count.
-	if s.head > 0 && s.head >= len(s.order)/2 {
-		n := copy(s.order, s.order[s.head:])
-		clear(s.order[n:])
-		s.order = s.order[:n]
-		s.head = 0
-	}
-}
-
 // errShareFull is nonceSet.use's refusal of a client that holds its
 // share; nonceShard.use names the key.
 var errShareFull = errors.New("share full")
@@ -670,37 +441,6 @@ var errShareFull = errors.New("share full")
 // when the store has no room for as much as it holds; MemoryNonceStore.use
 // names the key, once a sweep of the store has freed nothing.
 var errOverFair = errors.New("over its fair share")
-
-// registration returns the fingerprint, under seed, of what a request
-// signed with method was verified with: the consumer secret for HMAC and
-// PLAINTEXT, the public key for RSA. It is never zero, which is
-// MemoryNonceStore.Use's, and never leaves the process.
-//
-// A keyed 64-bit hash suffices: the secrets are the store's, not the
-// client's to choose, and a collision would only let two registrations of
-// one consumer key share their nonces, as every registration did before;
-// no replay is accepted for it.
-func registration(seed maphash.Seed, method string, r Registration) uint64 {
-	_, isRSA, _ := mac.MethodHash(method)
-	if !isRSA || r.PublicKey == nil || r.PublicKey.N == nil {
-		return maphash.String(seed, r.Secret) | 1
-	}
-	var h maphash.Hash
-	h.SetSeed(seed)
-	h.WriteByte('k')
-	var buf [64]byte
-	b := buf[:0]
-	for _, w := range r.PublicKey.N.Bits() {
-		if len(b) == len(buf) {
-			h.Write(b)
-			b = b[:0]
-		}
-		b = binary.LittleEndian.AppendUint64(b, uint64(w))
-	}
-	h.Write(b)
-	h.Write(strconv.AppendInt(buf[:0], int64(r.PublicKey.E), 10))
-	return h.Sum64() | 1
-}
 
 // size returns the number of nonces the store holds, expired or not.
 func (m *MemoryNonceStore) size() int {
