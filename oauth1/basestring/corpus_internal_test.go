@@ -1,10 +1,8 @@
 package basestring
 
 import (
-	"compress/gzip"
 	"crypto"
 	"crypto/sha1"
-	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -36,20 +34,7 @@ func loadSharedCorpus(t testing.TB) []corpusEntry {
 	if path == "" {
 		t.Skip("set COUNTERSIGN_SHARED_CORPUS to the shared corpus (shared/corpora/six-libraries.json.gz) to run")
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var es []corpusEntry
-	if err := json.NewDecoder(z).Decode(&es); err != nil {
-		t.Fatal(err)
-	}
-	return es
+	return loadCorpusFile(t, path)
 }
 
 // entryRequest is what a provider has of the entry's request as sent.
